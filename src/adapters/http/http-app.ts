@@ -1,0 +1,60 @@
+import type { McpServerFactory } from '@modelcontextprotocol/server';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import type { Logger } from '../log/json-logger.js';
+import { hostGuard, jsonOnly } from './request-guards.js';
+
+export interface HttpAppOptions {
+  readonly factory: McpServerFactory;
+  readonly allowedHosts: ReadonlySet<string>;
+  readonly legacy: 'stateless' | 'reject';
+  readonly maxBodyBytes: number;
+  readonly logger: Logger;
+  readonly health: () => Promise<boolean>;
+  readonly version: string;
+}
+
+export interface HttpApp {
+  readonly fetch: (request: Request) => Response | Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** The HTTP surface: POST /mcp (both protocol eras), health, and nothing else. */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const mcp = createMcpHandler(options.factory, {
+    legacy: options.legacy,
+    maxRequestBodySize: options.maxBodyBytes,
+    onerror: (error) => options.logger.warn('mcp transport error', { error: error.message }),
+  });
+  const app = new Hono();
+  app.use('*', secureHeaders());
+  app.use('*', hostGuard(options.allowedHosts));
+
+  app.get('/healthz', (c) => c.json({ status: 'ok', version: options.version }));
+  app.get('/readyz', async (c) =>
+    (await options.health()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
+  );
+
+  app.post(
+    '/mcp',
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: (c) =>
+        c.json({ error: 'payload_too_large', message: `Body over ${options.maxBodyBytes} bytes` }, 413),
+    }),
+    jsonOnly,
+    (c) => mcp.fetch(c.req.raw),
+  );
+  // Stateless server: no SSE stream to resume and no session to delete.
+  app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
+    c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),
+  );
+  app.notFound((c) => c.json({ error: 'not_found' }, 404));
+  app.onError((error, c) => {
+    options.logger.error('http error', { error: error.stack ?? String(error) });
+    return c.json({ error: 'internal' }, 500);
+  });
+  return { fetch: app.fetch, close: () => mcp.close() };
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { bookingStatuses } from '../../domain/booking/booking.js';
+import { errorCodes } from '../../domain/errors.js';
+
+/** Input and output shapes published to clients; inputs are strict (unknown fields rejected, no coercion). */
+export const instantInput = z.iso.datetime({
+  offset: true,
+  error:
+    'must be an RFC 3339 date-time with an offset, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00',
+});
+export const idempotencyKey = z.uuid({ error: 'must be a UUID; reuse it only to retry the same call' });
+export const calendarIdsInput = z
+  .array(z.string().min(1).max(100))
+  .min(1)
+  .max(10)
+  .describe('One or more calendar ids; all must be free at the same time.');
+export const bookingIdInput = z.string().min(1).max(100);
+export const expectedVersion = z
+  .int()
+  .min(1)
+  .describe('The booking version you last read; the change fails with VERSION_CONFLICT if it moved.');
+
+const hhmm = z.string().describe('Wall-clock time HH:MM in the calendar time zone; end may be 24:00');
+const timeWindow = z.strictObject({ start: hhmm, end: hhmm });
+const windows = z.array(timeWindow).max(12);
+export const weeklyHours = z
+  .strictObject({
+    mon: windows.optional(),
+    tue: windows.optional(),
+    wed: windows.optional(),
+    thu: windows.optional(),
+    fri: windows.optional(),
+    sat: windows.optional(),
+    sun: windows.optional(),
+  })
+  .describe('Opening hours per weekday; a missing day is closed.');
+export const dateOverrides = z
+  .array(
+    z.strictObject({
+      date: z.string().describe('Local date YYYY-MM-DD'),
+      windows: windows.describe('Hours for that date; [] closes the whole day.'),
+    }),
+  )
+  .max(366);
+export const availabilitySchema = z.strictObject({ weekly: weeklyHours, overrides: dateOverrides });
+export const moneySchema = z.strictObject({
+  amount: z.string().describe('Decimal string, e.g. "500.00"; never a float'),
+  currency: z.string().describe('ISO 4217 code, e.g. "CNY"'),
+});
+
+const instantOut = z.string().describe('UTC, RFC 3339');
+const localTime = z.object({ timeZone: z.string(), start: z.string(), end: z.string() });
+const calendarRef = z.object({ id: z.string(), name: z.string(), timeZone: z.string() });
+
+export const calendarOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  timeZone: z.string(),
+  price: moneySchema.nullable(),
+  availability: availabilitySchema,
+});
+
+export const slotOut = z.object({
+  start: instantOut,
+  end: instantOut,
+  local: z.array(localTime).describe('The same range on each calendar wall clock.'),
+});
+
+export const bookingOut = z.object({
+  id: z.string(),
+  reference: z.string(),
+  status: z.enum(bookingStatuses),
+  version: z.int(),
+  calendarIds: z.array(z.string()),
+  calendars: z.array(calendarRef),
+  start: instantOut,
+  end: instantOut,
+  local: z.array(localTime),
+  expiresAt: instantOut.nullable(),
+  customer: z.record(z.string(), z.unknown()).nullable(),
+  label: z.string().nullable(),
+  price: moneySchema.nullable(),
+  payment: z.object({ status: z.string(), paidAt: instantOut.nullable() }).nullable(),
+  owner: z.object({ subject: z.string(), clientId: z.string() }),
+  externalKeys: z.record(z.string(), z.string()),
+  createdAt: instantOut,
+  updatedAt: instantOut,
+});
+
+const meta = z.object({
+  traceId: z.string(),
+  operationId: z.string(),
+  serverTime: instantOut,
+  idempotentReplay: z.boolean().optional(),
+});
+
+const toolError = z.object({
+  code: z.enum(errorCodes as [string, ...string[]]),
+  message: z.string(),
+  retryable: z.boolean(),
+  details: z.record(z.string(), z.unknown()),
+  recovery: z.object({ action: z.string() }),
+});
+
+/** The one envelope every tool answers with: `ok` plus `data`, or `error`. */
+export function envelopeOf(data: z.ZodType) {
+  return z.object({ ok: z.boolean(), data: data.optional(), error: toolError.optional(), meta });
+}

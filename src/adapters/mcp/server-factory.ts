@@ -1,0 +1,54 @@
+import { McpServer } from '@modelcontextprotocol/server';
+import type { ToolContext } from './tool-kit.js';
+import { registerTool } from './tool-kit.js';
+import { createCalendarTool, setAvailabilityTool } from './tools/admin-calendars.js';
+import { bookSlotTool } from './tools/book-slot.js';
+import { cancelBookingTool, confirmBookingTool, releaseHoldTool } from './tools/change-booking.js';
+import { findSlotsTool } from './tools/find-slots.js';
+import { holdSlotTool } from './tools/hold-slot.js';
+import { getBookingTool, listBookingsTool } from './tools/read-bookings.js';
+import { listCalendarsTool } from './tools/list-calendars.js';
+
+export const SERVER_NAME = 'holdfast';
+export const SERVER_VERSION = '0.1.0';
+
+const instructions = `Holdfast books time on calendars in two steps and never double-books.
+1. list_calendars, then find_slots (all listed calendars free at once).
+2. hold_slot reserves the time for a few minutes (status HELD, see expiresAt).
+3. Show the held booking to the user; only after they approve, confirm_booking with its version.
+Every write takes a fresh UUID idempotencyKey: retry with the same key after a timeout, never a new one.
+Times are RFC 3339 with an offset. Errors carry code, retryable and recovery.action: follow it.`;
+
+const tools = [
+  listCalendarsTool,
+  findSlotsTool,
+  holdSlotTool,
+  releaseHoldTool,
+  confirmBookingTool,
+  cancelBookingTool,
+  getBookingTool,
+  listBookingsTool,
+  createCalendarTool,
+  setAvailabilityTool,
+  bookSlotTool,
+];
+
+export const toolNames = tools.map((t) => t.name);
+
+/** One factory for every transport: stdio builds one per connection, HTTP one per request. */
+export function createHoldfastServer(ctx: ToolContext): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    {
+      capabilities: { tools: {} },
+      instructions,
+      // The tool list only changes on upgrade: let clients and shared caches keep it for a minute.
+      cacheHints: {
+        'tools/list': { ttlMs: 60_000, cacheScope: 'public' },
+        'server/discover': { ttlMs: 60_000, cacheScope: 'public' },
+      },
+    },
+  );
+  for (const tool of tools) registerTool(server, ctx, tool as Parameters<typeof registerTool>[2]);
+  return server;
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { createCalendar, setAvailability } from '../../../app/calendars.js';
+import {
+  calendarOut,
+  dateOverrides,
+  idempotencyKey,
+  moneySchema,
+  availabilitySchema,
+  weeklyHours,
+} from '../schemas.js';
+import { defineTool } from '../tool-kit.js';
+import { calendarView } from '../views.js';
+
+export const createCalendarTool = defineTool({
+  name: 'create_calendar',
+  title: 'Create a calendar (admin)',
+  description:
+    'Creates a bookable calendar with an IANA time zone (e.g. "Europe/Berlin"), optional price per booking and weekly hours. Admin only.',
+  input: z.strictObject({
+    name: z.string().min(1).max(200),
+    timeZone: z.string().min(1).max(64),
+    price: moneySchema.optional(),
+    availability: availabilitySchema.optional(),
+    idempotencyKey,
+  }),
+  data: z.object({ calendar: calendarOut }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  async run({ deps, principal }, input) {
+    const outcome = await createCalendar(deps, principal, input);
+    return { data: { calendar: calendarView(outcome.value) }, replayed: outcome.replayed };
+  },
+});
+
+export const setAvailabilityTool = defineTool({
+  name: 'set_availability',
+  title: 'Set calendar availability (admin)',
+  description:
+    'Replaces a calendar whole week of opening hours and all its date overrides (closed days or other hours). Wall-clock times in the calendar time zone. Existing bookings are kept. Admin only.',
+  input: z.strictObject({
+    calendarId: z.string().min(1).max(100),
+    weekly: weeklyHours,
+    overrides: dateOverrides,
+    idempotencyKey,
+  }),
+  data: z.object({ calendar: calendarOut }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  async run({ deps, principal }, input) {
+    const outcome = await setAvailability(deps, principal, {
+      calendarId: input.calendarId,
+      availability: { weekly: input.weekly, overrides: input.overrides },
+      idempotencyKey: input.idempotencyKey,
+    });
+    return { data: { calendar: calendarView(outcome.value) }, replayed: outcome.replayed };
+  },
+});

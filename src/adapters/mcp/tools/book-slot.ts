@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { DomainError } from '../../../domain/errors.js';
+import { defineTool } from '../tool-kit.js';
+
+/** Models reach for a one-step verb; this one never books and teaches the two steps instead. */
+export const bookSlotTool = defineTool({
+  name: 'book_slot',
+  title: 'Book a slot (explains; never books)',
+  description:
+    'Does NOT book anything. Holdfast books in two steps: hold_slot reserves the time for a few minutes, then confirm_booking makes it final after the user approves. Calling this returns those instructions as an error.',
+  input: z.looseObject({}),
+  data: z.object({}),
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  async run() {
+    throw new DomainError(
+      'INVALID_STATE',
+      'book_slot never books. Nothing was reserved.',
+      { steps: ['find_slots', 'hold_slot', 'confirm_booking'] },
+      'Call hold_slot with calendarIds, start, end and a new UUID idempotencyKey; show the hold to the user; after they approve, call confirm_booking with the booking id and version.',
+    );
+  },
+});

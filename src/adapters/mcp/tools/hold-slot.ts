@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { holdSlot } from '../../../app/hold-slot.js';
+import { DomainError } from '../../../domain/errors.js';
+import type { Instant } from '../../../domain/time/instant.js';
+import { formatInstant } from '../../../domain/time/instant.js';
+import { bookingOut, calendarIdsInput, idempotencyKey, instantInput } from '../schemas.js';
+import { defineTool } from '../tool-kit.js';
+import { bookingView } from '../views.js';
+
+export const holdSlotTool = defineTool({
+  name: 'hold_slot',
+  title: 'Hold a slot',
+  description:
+    'Reserves [start, end) on every listed calendar at once, or on none, for a few minutes (see expiresAt) while you confirm with the user. Not a booking yet: call confirm_booking with the returned version. If the time is taken you get SLOT_UNAVAILABLE with up to 3 alternatives (not reserved). Send a fresh UUID idempotencyKey; retry with the same key to be safe.',
+  input: z.strictObject({
+    calendarIds: calendarIdsInput,
+    start: instantInput,
+    end: instantInput,
+    customer: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('Customer details (name, email, phone, notes...); stored and returned exactly as given.'),
+    label: z.string().max(200).optional().describe('Short title for the booking.'),
+    idempotencyKey,
+  }),
+  data: z.object({ booking: bookingOut }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  async run({ deps, principal }, input) {
+    if (input.customer && JSON.stringify(input.customer).length > 8192) {
+      throw new DomainError('INVALID_ARGUMENTS', 'customer: at most 8 KiB of details', { field: 'customer' });
+    }
+    try {
+      const outcome = await holdSlot(deps, principal, input);
+      return { data: { booking: bookingView(outcome.value, deps.clock.now()) }, replayed: outcome.replayed };
+    } catch (error) {
+      throw withWireAlternatives(error);
+    }
+  },
+});
+
+function withWireAlternatives(error: unknown): unknown {
+  if (!(error instanceof DomainError) || !Array.isArray(error.details.alternatives)) return error;
+  const alternatives = (error.details.alternatives as { start: Instant; end: Instant }[]).map((a) => ({
+    start: formatInstant(a.start),
+    end: formatInstant(a.end),
+    reserved: false,
+  }));
+  return new DomainError(error.code, error.message, { ...error.details, alternatives }, error.recovery);
+}

@@ -1,0 +1,116 @@
+import type { Availability } from '../../domain/availability/availability.js';
+import type { Booking, BookingStatus, PaymentState } from '../../domain/booking/booking.js';
+import type { Calendar } from '../../domain/calendar.js';
+
+/** Column values shared by the SQL adapters: instants are integer epoch milliseconds (UTC). */
+export interface CalendarRow {
+  tenant_id: string;
+  id: string;
+  name: string;
+  time_zone: string;
+  price_amount: string | null;
+  price_currency: string | null;
+  availability: string;
+  created_at: number | string;
+}
+
+export interface BookingRow {
+  tenant_id: string;
+  id: string;
+  reference: string;
+  calendar_ids: string;
+  start_at: number | string;
+  end_at: number | string;
+  status: string;
+  version: number;
+  created_at: number | string;
+  updated_at: number | string;
+  expires_at: number | string | null;
+  customer: string | null;
+  label: string | null;
+  price_amount: string | null;
+  price_currency: string | null;
+  payment: string | null;
+  owner_subject: string;
+  owner_client: string;
+  external_keys: string;
+}
+
+const num = (v: number | string): number => Number(v);
+
+export function calendarFromRow(row: CalendarRow): Calendar {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    timeZone: row.time_zone,
+    price:
+      row.price_amount !== null && row.price_currency !== null
+        ? { amount: row.price_amount, currency: row.price_currency }
+        : null,
+    availability: JSON.parse(row.availability) as Availability,
+    createdAt: num(row.created_at),
+  };
+}
+
+export function calendarToRow(c: Calendar): CalendarRow {
+  return {
+    tenant_id: c.tenantId,
+    id: c.id,
+    name: c.name,
+    time_zone: c.timeZone,
+    price_amount: c.price?.amount ?? null,
+    price_currency: c.price?.currency ?? null,
+    availability: JSON.stringify(c.availability),
+    created_at: c.createdAt,
+  };
+}
+
+export function bookingFromRow(row: BookingRow): Booking {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    reference: row.reference,
+    calendarIds: JSON.parse(row.calendar_ids) as string[],
+    start: num(row.start_at),
+    end: num(row.end_at),
+    status: row.status as BookingStatus,
+    version: Number(row.version),
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
+    expiresAt: row.expires_at === null ? null : num(row.expires_at),
+    customer: row.customer === null ? null : (JSON.parse(row.customer) as Booking['customer']),
+    label: row.label,
+    price:
+      row.price_amount !== null && row.price_currency !== null
+        ? { amount: row.price_amount, currency: row.price_currency }
+        : null,
+    payment: row.payment === null ? null : (JSON.parse(row.payment) as PaymentState),
+    owner: { subject: row.owner_subject, clientId: row.owner_client },
+    externalKeys: JSON.parse(row.external_keys) as Booking['externalKeys'],
+  };
+}
+
+export function bookingToRow(b: Booking): BookingRow {
+  return {
+    tenant_id: b.tenantId,
+    id: b.id,
+    reference: b.reference,
+    calendar_ids: JSON.stringify(b.calendarIds),
+    start_at: b.start,
+    end_at: b.end,
+    status: b.status,
+    version: b.version,
+    created_at: b.createdAt,
+    updated_at: b.updatedAt,
+    expires_at: b.expiresAt,
+    customer: b.customer === null ? null : JSON.stringify(b.customer),
+    label: b.label,
+    price_amount: b.price?.amount ?? null,
+    price_currency: b.price?.currency ?? null,
+    payment: b.payment === null ? null : JSON.stringify(b.payment),
+    owner_subject: b.owner.subject,
+    owner_client: b.owner.clientId,
+    external_keys: JSON.stringify(b.externalKeys),
+  };
+}

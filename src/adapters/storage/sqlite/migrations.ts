@@ -1,0 +1,104 @@
+/** Versioned schema steps; append only, never edit a released step. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+
+export const sqliteMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'core schema: calendars, bookings, allocations, idempotency',
+    sql: `
+CREATE TABLE calendars (
+  tenant_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  time_zone TEXT NOT NULL,
+  price_amount TEXT,
+  price_currency TEXT,
+  availability TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+) STRICT;
+
+CREATE TABLE bookings (
+  tenant_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  reference TEXT NOT NULL,
+  calendar_ids TEXT NOT NULL,
+  start_at INTEGER NOT NULL,
+  end_at INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('HELD','CONFIRMED','CANCELLED','EXPIRED','RELEASED','PAYMENT_FAILED','PAYMENT_CLOSED')),
+  version INTEGER NOT NULL CHECK (version >= 1),
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  customer TEXT,
+  label TEXT,
+  price_amount TEXT,
+  price_currency TEXT,
+  payment TEXT,
+  owner_subject TEXT NOT NULL,
+  owner_client TEXT NOT NULL,
+  external_keys TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, id),
+  CHECK (end_at > start_at)
+) STRICT;
+CREATE UNIQUE INDEX bookings_reference ON bookings (tenant_id, reference);
+CREATE INDEX bookings_start ON bookings (tenant_id, start_at, id);
+CREATE INDEX bookings_lapsing ON bookings (expires_at) WHERE status = 'HELD';
+
+-- One row per (booking, calendar). Only active rows occupy time.
+CREATE TABLE allocations (
+  tenant_id TEXT NOT NULL,
+  booking_id TEXT NOT NULL,
+  calendar_id TEXT NOT NULL,
+  start_at INTEGER NOT NULL,
+  end_at INTEGER NOT NULL,
+  active INTEGER NOT NULL CHECK (active IN (0, 1)),
+  PRIMARY KEY (tenant_id, booking_id, calendar_id),
+  FOREIGN KEY (tenant_id, booking_id) REFERENCES bookings (tenant_id, id),
+  FOREIGN KEY (tenant_id, calendar_id) REFERENCES calendars (tenant_id, id),
+  CHECK (end_at > start_at AND end_at - start_at <= ${WEEK_MS})
+) STRICT;
+CREATE INDEX allocations_active ON allocations (tenant_id, calendar_id, start_at) WHERE active = 1;
+
+-- The engine, not the application, refuses two overlapping active allocations on one calendar.
+-- Allocations last at most a week (CHECK above), which bounds the index range scanned.
+CREATE TRIGGER allocations_no_overlap_insert BEFORE INSERT ON allocations
+WHEN NEW.active = 1
+BEGIN
+  SELECT RAISE(ABORT, 'HOLDFAST_OVERLAP') WHERE EXISTS (
+    SELECT 1 FROM allocations a
+    WHERE a.tenant_id = NEW.tenant_id AND a.calendar_id = NEW.calendar_id AND a.active = 1
+      AND a.start_at < NEW.end_at AND a.start_at > NEW.start_at - ${WEEK_MS} AND a.end_at > NEW.start_at);
+END;
+
+CREATE TRIGGER allocations_no_overlap_update BEFORE UPDATE ON allocations
+WHEN NEW.active = 1
+BEGIN
+  SELECT RAISE(ABORT, 'HOLDFAST_OVERLAP') WHERE EXISTS (
+    SELECT 1 FROM allocations a
+    WHERE a.tenant_id = NEW.tenant_id AND a.calendar_id = NEW.calendar_id AND a.active = 1
+      AND a.rowid <> OLD.rowid
+      AND a.start_at < NEW.end_at AND a.start_at > NEW.start_at - ${WEEK_MS} AND a.end_at > NEW.start_at);
+END;
+
+CREATE TABLE idempotency (
+  tenant_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  key TEXT NOT NULL,
+  arguments_digest TEXT NOT NULL,
+  result TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, subject, tool, key)
+) STRICT;
+CREATE INDEX idempotency_expiry ON idempotency (expires_at);
+`,
+  },
+];

@@ -1,0 +1,54 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Migration } from './migrations.js';
+import { sqliteMigrations } from './migrations.js';
+
+export type SqliteDb = Database.Database;
+
+const SYNCHRONOUS_FULL = 2;
+
+/** Opens a connection with the durability settings Holdfast relies on, and checks they took. */
+export function openSqlite(path: string): SqliteDb {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // better-sqlite3 leaves WAL at NORMAL durability; a confirmed booking must survive power loss.
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  const synchronous = db.pragma('synchronous', { simple: true });
+  if (synchronous !== SYNCHRONOUS_FULL) {
+    throw new Error(`SQLite synchronous is ${String(synchronous)}, expected FULL (2)`);
+  }
+  const journal = db.pragma('journal_mode', { simple: true });
+  if (path !== ':memory:' && journal !== 'wal')
+    throw new Error(`SQLite journal_mode is ${String(journal)}, expected wal`);
+  return db;
+}
+
+/** Applies pending migrations in order, each in its own transaction; refuses a newer schema. */
+export function migrate(db: SqliteDb, migrations: readonly Migration[] = sqliteMigrations): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const rows = db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
+  const applied = new Set(rows.map((r) => r.version));
+  const known = Math.max(0, ...migrations.map((m) => m.version));
+  const newest = Math.max(0, ...applied);
+  if (newest > known)
+    throw new Error(`Database schema version ${newest} is newer than this Holdfast (${known})`);
+  const done: number[] = [];
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      );
+    }).immediate();
+    done.push(migration.version);
+  }
+  return done;
+}

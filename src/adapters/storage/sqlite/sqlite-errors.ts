@@ -1,0 +1,15 @@
+import { DomainError } from '../../../domain/errors.js';
+
+/** The one place SQLite failures become domain errors; anything unknown stays an internal error. */
+export function mapSqliteError(error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  const message = error instanceof Error ? error.message : '';
+  const code = (error as { code?: unknown } | null)?.code;
+  if (message.includes('HOLDFAST_OVERLAP')) {
+    return new DomainError('SLOT_UNAVAILABLE', 'The requested time overlaps an existing booking.');
+  }
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return new DomainError('INTERNAL', 'The database is busy; retry.', { retryAfterMs: 100 });
+  }
+  return error;
+}

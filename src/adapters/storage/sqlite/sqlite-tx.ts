@@ -1,0 +1,221 @@
+import type Database from 'better-sqlite3';
+import type { Availability } from '../../../domain/availability/availability.js';
+import type { Booking } from '../../../domain/booking/booking.js';
+import { occupiesTime } from '../../../domain/booking/booking.js';
+import type { Calendar } from '../../../domain/calendar.js';
+import { DomainError } from '../../../domain/errors.js';
+import type { Instant } from '../../../domain/time/instant.js';
+import type { Interval } from '../../../domain/time/interval.js';
+import type { BookingQuery, IdempotencyRecord, IdempotencyScope, StoreTx } from '../../../ports/store.js';
+import type { BookingRow, CalendarRow } from '../rows.js';
+import { bookingFromRow, bookingToRow, calendarFromRow, calendarToRow } from '../rows.js';
+import type { SqliteDb } from './sqlite-database.js';
+
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+// Prepared statements are reused per connection: preparing costs more than running.
+type Statement = Database.Statement<unknown[], unknown>;
+const statementCache = new WeakMap<SqliteDb, Map<string, Statement>>();
+
+/** StoreTx over one better-sqlite3 connection; the caller owns BEGIN/COMMIT. */
+export class SqliteTx implements StoreTx {
+  constructor(private readonly db: SqliteDb) {}
+
+  private statement(sql: string): Statement {
+    let cache = statementCache.get(this.db);
+    if (!cache) statementCache.set(this.db, (cache = new Map()));
+    let statement = cache.get(sql);
+    if (!statement) cache.set(sql, (statement = this.db.prepare<unknown[], unknown>(sql)));
+    return statement;
+  }
+
+  async listCalendars(tenantId: string): Promise<Calendar[]> {
+    const rows = this.statement('SELECT * FROM calendars WHERE tenant_id = ? ORDER BY created_at, id').all(
+      tenantId,
+    );
+    return (rows as CalendarRow[]).map(calendarFromRow);
+  }
+
+  async getCalendars(tenantId: string, ids: readonly string[]): Promise<Calendar[]> {
+    if (ids.length === 0) return [];
+    const rows = this.statement(
+      `SELECT * FROM calendars WHERE tenant_id = ? AND id IN (${placeholders(ids.length)})`,
+    ).all(tenantId, ...ids) as CalendarRow[];
+    const byId = new Map(rows.map((r) => [r.id, calendarFromRow(r)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async insertCalendar(calendar: Calendar): Promise<void> {
+    this.statement(
+      `INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at)
+       VALUES (@tenant_id, @id, @name, @time_zone, @price_amount, @price_currency, @availability, @created_at)`,
+    ).run(calendarToRow(calendar));
+  }
+
+  async replaceAvailability(tenantId: string, calendarId: string, availability: Availability): Promise<void> {
+    this.statement('UPDATE calendars SET availability = ? WHERE tenant_id = ? AND id = ?').run(
+      JSON.stringify(availability),
+      tenantId,
+      calendarId,
+    );
+  }
+
+  async getBooking(tenantId: string, id: string): Promise<Booking | null> {
+    const row = this.statement('SELECT * FROM bookings WHERE tenant_id = ? AND id = ?').get(tenantId, id);
+    return row ? bookingFromRow(row as BookingRow) : null;
+  }
+
+  async insertHold(booking: Booking): Promise<void> {
+    this.statement(
+      `INSERT INTO bookings (tenant_id, id, reference, calendar_ids, start_at, end_at, status, version, created_at,
+         updated_at, expires_at, customer, label, price_amount, price_currency, payment, owner_subject, owner_client,
+         external_keys)
+       VALUES (@tenant_id, @id, @reference, @calendar_ids, @start_at, @end_at, @status, @version, @created_at,
+         @updated_at, @expires_at, @customer, @label, @price_amount, @price_currency, @payment, @owner_subject,
+         @owner_client, @external_keys)`,
+    ).run(bookingToRow(booking));
+    const allocate = this.statement(
+      `INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active) VALUES (?, ?, ?, ?, ?, 1)`,
+    );
+    for (const calendarId of booking.calendarIds) {
+      allocate.run(booking.tenantId, booking.id, calendarId, booking.start, booking.end);
+    }
+  }
+
+  async updateBooking(next: Booking): Promise<void> {
+    const row = bookingToRow(next);
+    const result = this.statement(
+      `UPDATE bookings SET status = @status, version = @version, updated_at = @updated_at, expires_at = @expires_at,
+         customer = @customer, label = @label, payment = @payment, external_keys = @external_keys
+       WHERE tenant_id = @tenant_id AND id = @id AND version = @version - 1`,
+    ).run(row);
+    if (result.changes !== 1) {
+      const current = await this.getBooking(next.tenantId, next.id);
+      throw new DomainError('VERSION_CONFLICT', `Booking ${next.id} changed concurrently.`, {
+        bookingId: next.id,
+        currentVersion: current?.version ?? null,
+      });
+    }
+    this.statement('UPDATE allocations SET active = ? WHERE tenant_id = ? AND booking_id = ?').run(
+      occupiesTime(next.status) ? 1 : 0,
+      next.tenantId,
+      next.id,
+    );
+  }
+
+  async listBookings(tenantId: string, query: BookingQuery): Promise<{ items: Booking[]; total: number }> {
+    const where = ['b.tenant_id = @tenantId'];
+    const params: Record<string, unknown> = {
+      tenantId,
+      now: query.now,
+      limit: query.limit,
+      offset: query.offset,
+    };
+    if (query.calendarId !== undefined) {
+      where.push(
+        'EXISTS (SELECT 1 FROM allocations a WHERE a.tenant_id = b.tenant_id AND a.booking_id = b.id AND a.calendar_id = @calendarId)',
+      );
+      params.calendarId = query.calendarId;
+    }
+    if (query.status === 'HELD') where.push("b.status = 'HELD' AND b.expires_at > @now");
+    else if (query.status === 'EXPIRED')
+      where.push("(b.status = 'EXPIRED' OR (b.status = 'HELD' AND b.expires_at <= @now))");
+    else if (query.status !== undefined) {
+      where.push('b.status = @status');
+      params.status = query.status;
+    }
+    if (query.from !== undefined) {
+      where.push('b.end_at > @from');
+      params.from = query.from;
+    }
+    if (query.to !== undefined) {
+      where.push('b.start_at < @to');
+      params.to = query.to;
+    }
+    const clause = where.join(' AND ');
+    const total = (
+      this.statement(`SELECT count(*) AS n FROM bookings b WHERE ${clause}`).get(params) as { n: number }
+    ).n;
+    const rows = this.statement(
+      `SELECT b.* FROM bookings b WHERE ${clause} ORDER BY b.start_at, b.id LIMIT @limit OFFSET @offset`,
+    ).all(params) as BookingRow[];
+    return { items: rows.map(bookingFromRow), total };
+  }
+
+  async busyIntervals(
+    tenantId: string,
+    calendarIds: readonly string[],
+    range: Interval,
+    now: Instant,
+  ): Promise<Map<string, Interval[]>> {
+    const rows = this.statement(
+      `SELECT a.calendar_id, a.start_at, a.end_at FROM allocations a
+       JOIN bookings b ON b.tenant_id = a.tenant_id AND b.id = a.booking_id
+       WHERE a.tenant_id = ? AND a.active = 1 AND a.calendar_id IN (${placeholders(calendarIds.length)})
+         AND a.start_at < ? AND a.start_at > ? AND a.end_at > ?
+         AND NOT (b.status = 'HELD' AND b.expires_at <= ?)`,
+    ).all(tenantId, ...calendarIds, range.end, range.start - WEEK_MS, range.start, now) as {
+      calendar_id: string;
+      start_at: number;
+      end_at: number;
+    }[];
+    const busy = new Map<string, Interval[]>();
+    for (const row of rows) {
+      const list = busy.get(row.calendar_id) ?? [];
+      list.push({ start: row.start_at, end: row.end_at });
+      busy.set(row.calendar_id, list);
+    }
+    return busy;
+  }
+
+  async expireLapsedHolds(now: Instant, tenantId?: string): Promise<number> {
+    const tenantClause = tenantId === undefined ? '' : 'AND tenant_id = @tenantId';
+    const params = { now, tenantId };
+    this.statement(
+      `UPDATE allocations SET active = 0 WHERE active = 1 AND (tenant_id, booking_id) IN (
+         SELECT tenant_id, id FROM bookings WHERE status = 'HELD' AND expires_at <= @now ${tenantClause})`,
+    ).run(params);
+    return this.statement(
+      `UPDATE bookings SET status = 'EXPIRED', version = version + 1, updated_at = @now
+       WHERE status = 'HELD' AND expires_at <= @now ${tenantClause}`,
+    ).run(params).changes;
+  }
+
+  async getIdempotency(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {
+    const row = this.statement(
+      'SELECT * FROM idempotency WHERE tenant_id = ? AND subject = ? AND tool = ? AND key = ?',
+    ).get(scope.tenantId, scope.subject, scope.tool, scope.key) as
+      { arguments_digest: string; result: string; created_at: number; expires_at: number } | undefined;
+    if (!row) return null;
+    return {
+      ...scope,
+      argumentsDigest: row.arguments_digest,
+      result: JSON.parse(row.result) as unknown,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  async putIdempotency(record: IdempotencyRecord): Promise<void> {
+    this.statement(
+      `INSERT INTO idempotency (tenant_id, subject, tool, key, arguments_digest, result, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant_id, subject, tool, key) DO UPDATE SET arguments_digest = excluded.arguments_digest,
+         result = excluded.result, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+    ).run(
+      record.tenantId,
+      record.subject,
+      record.tool,
+      record.key,
+      record.argumentsDigest,
+      JSON.stringify(record.result),
+      record.createdAt,
+      record.expiresAt,
+    );
+  }
+
+  async purgeIdempotency(now: Instant): Promise<number> {
+    return this.statement('DELETE FROM idempotency WHERE expires_at <= ?').run(now).changes;
+  }
+}

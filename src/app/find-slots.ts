@@ -1,0 +1,70 @@
+import { invalidArgument } from '../domain/errors.js';
+import type { Principal } from '../domain/calendar.js';
+import type { Instant } from '../domain/time/instant.js';
+import { MINUTE_MS, parseInstant } from '../domain/time/instant.js';
+import { requireScope } from './authorize.js';
+import type { AppDeps } from './deps.js';
+import { decodeCursor, encodeCursor } from './page-cursor.js';
+import type { CalendarRef } from './snapshot.js';
+import { calendarRef, loadCalendars } from './snapshot.js';
+import { searchSlotStarts } from './slot-search.js';
+
+export interface FindSlotsInput {
+  readonly calendarIds: readonly string[];
+  readonly from: string;
+  readonly to: string;
+  readonly durationMinutes: number;
+  readonly stepMinutes?: number;
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+export interface FindSlotsResult {
+  readonly calendars: readonly CalendarRef[];
+  readonly slots: readonly { start: Instant; end: Instant }[];
+  readonly total: number;
+  readonly nextCursor: string | null;
+}
+
+export const MAX_SEARCH_DAYS = 62;
+
+export async function findSlots(
+  deps: AppDeps,
+  principal: Principal,
+  input: FindSlotsInput,
+): Promise<FindSlotsResult> {
+  requireScope(principal, 'bookings:read');
+  const from = parseInstant(input.from, 'from');
+  const to = parseInstant(input.to, 'to');
+  if (to <= from) throw invalidArgument('to', 'must be after from');
+  if (to - from > MAX_SEARCH_DAYS * 24 * 60 * MINUTE_MS) {
+    throw invalidArgument('to', `the search range may span at most ${MAX_SEARCH_DAYS} days`);
+  }
+  const stepMinutes = input.stepMinutes ?? 15;
+  const { cursor, limit, ...query } = input;
+  // The cursor keeps the last start shown, so pages stay correct while time passes and bookings change.
+  const after = decodeCursor(deps.digest, { ...query, stepMinutes }, cursor);
+  const now = deps.clock.now();
+  return deps.store.read(async (tx) => {
+    const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
+    const starts = await searchSlotStarts(
+      tx,
+      principal.tenantId,
+      { calendars, range: { start: from, end: to }, durationMinutes: input.durationMinutes, stepMinutes },
+      now,
+    );
+    const remaining = after === null ? starts : starts.filter((start) => start > after);
+    const page = remaining.slice(0, limit);
+    const durationMs = input.durationMinutes * MINUTE_MS;
+    const last = page[page.length - 1];
+    return {
+      calendars: calendars.map(calendarRef),
+      slots: page.map((start) => ({ start, end: start + durationMs })),
+      total: starts.length,
+      nextCursor:
+        remaining.length > page.length && last !== undefined
+          ? encodeCursor(deps.digest, { ...query, stepMinutes }, last)
+          : null,
+    };
+  });
+}

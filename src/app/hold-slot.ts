@@ -1,0 +1,151 @@
+import { openIntervals } from '../domain/availability/availability.js';
+import type { Booking, Customer } from '../domain/booking/booking.js';
+import { sumPrices } from '../domain/booking/money.js';
+import type { Principal } from '../domain/calendar.js';
+import { DomainError, invalidArgument } from '../domain/errors.js';
+import { MINUTE_MS, parseInstant } from '../domain/time/instant.js';
+import type { Instant } from '../domain/time/instant.js';
+import { overlaps } from '../domain/time/interval.js';
+import type { Interval } from '../domain/time/interval.js';
+import { requireWriter } from './authorize.js';
+import type { AppDeps } from './deps.js';
+import type { Outcome } from './idempotent.js';
+import { idempotent } from './idempotent.js';
+import type { BookingSnapshot } from './snapshot.js';
+import { calendarRef, loadCalendars } from './snapshot.js';
+import { searchSlotStarts } from './slot-search.js';
+
+export interface HoldSlotInput {
+  readonly calendarIds: readonly string[];
+  readonly start: string;
+  readonly end: string;
+  readonly customer?: Customer;
+  readonly label?: string;
+  readonly idempotencyKey: string;
+}
+
+export const MAX_BOOKING_MINUTES = 7 * 24 * 60;
+const ALTERNATIVES = 3;
+const ALTERNATIVE_HORIZON_MS = 14 * 24 * 60 * MINUTE_MS;
+
+export interface Alternative {
+  readonly start: Instant;
+  readonly end: Instant;
+  readonly reserved: false;
+}
+
+function parseRange(input: HoldSlotInput, now: Instant): Interval {
+  const start = parseInstant(input.start, 'start');
+  const end = parseInstant(input.end, 'end');
+  if (end <= start) throw invalidArgument('end', 'must be after start');
+  if (end - start > MAX_BOOKING_MINUTES * MINUTE_MS)
+    throw invalidArgument('end', 'a booking may last at most 7 days');
+  if (start < now) throw invalidArgument('start', 'must not be in the past');
+  if (new Set(input.calendarIds).size !== input.calendarIds.length) {
+    throw invalidArgument('calendarIds', 'must not repeat a calendar');
+  }
+  return { start, end };
+}
+
+/** Holds one time range on every listed calendar, or on none. */
+export async function holdSlot(
+  deps: AppDeps,
+  principal: Principal,
+  input: HoldSlotInput,
+): Promise<Outcome<BookingSnapshot>> {
+  requireWriter(principal);
+  const now = deps.clock.now();
+  const range = parseRange(input, now);
+  try {
+    return await deps.store.write((tx) =>
+      idempotent(deps, tx, principal, 'hold_slot', input.idempotencyKey, input, async () => {
+        const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
+        for (const calendar of calendars) {
+          const open = openIntervals(calendar.availability, calendar.timeZone, range);
+          const covered = open.some((o) => o.start <= range.start && o.end >= range.end);
+          if (!covered) {
+            throw new DomainError(
+              'OUTSIDE_AVAILABILITY',
+              `${calendar.name} is not open for the whole requested time.`,
+              {
+                calendarId: calendar.id,
+              },
+            );
+          }
+        }
+        await tx.expireLapsedHolds(now, principal.tenantId);
+        const busy = await tx.busyIntervals(principal.tenantId, input.calendarIds, range, now);
+        const conflict = [...busy.values()].some((list) => list.some((b) => overlaps(b, range)));
+        if (conflict) throw new DomainError('SLOT_UNAVAILABLE', 'The requested time is already taken.');
+        const booking: Booking = {
+          id: deps.ids.newId('bk'),
+          tenantId: principal.tenantId,
+          reference: deps.ids.newReference(),
+          calendarIds: [...input.calendarIds],
+          start: range.start,
+          end: range.end,
+          status: 'HELD',
+          version: 1,
+          createdAt: now,
+          updatedAt: now,
+          expiresAt: now + deps.config.holdTtlMs,
+          customer: input.customer ?? null,
+          label: input.label ?? null,
+          price: sumPrices(calendars.map((c) => c.price)),
+          payment: null,
+          owner: { subject: principal.subject, clientId: principal.clientId },
+          externalKeys: {},
+        };
+        await tx.insertHold(booking);
+        return { booking, calendars: calendars.map(calendarRef) };
+      }),
+    );
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'SLOT_UNAVAILABLE') {
+      throw await withAlternatives(deps, principal, input, range, now);
+    }
+    throw error;
+  }
+}
+
+/** Up to three free ranges of the same length nearest the one asked for; nothing is reserved. */
+async function withAlternatives(
+  deps: AppDeps,
+  principal: Principal,
+  input: HoldSlotInput,
+  range: Interval,
+  now: Instant,
+): Promise<DomainError> {
+  const durationMs = range.end - range.start;
+  const alternatives = await deps.store.read(async (tx) => {
+    const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
+    const starts = await searchSlotStarts(
+      tx,
+      principal.tenantId,
+      {
+        calendars,
+        range: { start: range.start - ALTERNATIVE_HORIZON_MS / 2, end: range.end + ALTERNATIVE_HORIZON_MS },
+        durationMinutes: durationMs / MINUTE_MS,
+        stepMinutes: 15,
+      },
+      now,
+    );
+    return starts
+      .sort((a, b) => Math.abs(a - range.start) - Math.abs(b - range.start) || a - b)
+      .slice(0, ALTERNATIVES)
+      .sort((a, b) => a - b);
+  });
+  const offered: Alternative[] = alternatives.map((start) => ({
+    start,
+    end: start + durationMs,
+    reserved: false,
+  }));
+  return new DomainError(
+    'SLOT_UNAVAILABLE',
+    'The requested time is already taken on at least one calendar.',
+    {
+      calendarIds: input.calendarIds,
+      alternatives: offered,
+    },
+  );
+}

@@ -1,0 +1,49 @@
+import { DomainError } from '../domain/errors.js';
+import type { Principal } from '../domain/calendar.js';
+import type { StoreTx } from '../ports/store.js';
+import type { AppDeps } from './deps.js';
+
+export interface Outcome<T> {
+  readonly value: T;
+  readonly replayed: boolean;
+}
+
+/**
+ * Runs `effect` once per (tenant, principal, tool, key), inside the caller's
+ * write transaction so the record and the effect commit together. Same key and
+ * same arguments replay the stored result; other arguments are a conflict.
+ * Failures are not recorded: they changed nothing, so a retry runs again.
+ */
+export async function idempotent<T>(
+  deps: AppDeps,
+  tx: StoreTx,
+  principal: Principal,
+  tool: string,
+  key: string,
+  args: unknown,
+  effect: () => Promise<T>,
+): Promise<Outcome<T>> {
+  const scope = { tenantId: principal.tenantId, subject: principal.subject, tool, key };
+  const argumentsDigest = deps.digest.ofJson(args);
+  const now = deps.clock.now();
+  const existing = await tx.getIdempotency(scope);
+  if (existing && existing.expiresAt > now) {
+    if (existing.argumentsDigest !== argumentsDigest) {
+      throw new DomainError(
+        'IDEMPOTENCY_CONFLICT',
+        `idempotencyKey ${key} was already used for ${tool} with different arguments.`,
+        { idempotencyKey: key, tool },
+      );
+    }
+    return { value: existing.result as T, replayed: true };
+  }
+  const value = await effect();
+  await tx.putIdempotency({
+    ...scope,
+    argumentsDigest,
+    result: value,
+    createdAt: now,
+    expiresAt: now + deps.config.idempotencyTtlMs,
+  });
+  return { value, replayed: false };
+}

@@ -1,0 +1,57 @@
+import type { BookingStatus } from '../domain/booking/booking.js';
+import type { Principal } from '../domain/calendar.js';
+import { invalidArgument } from '../domain/errors.js';
+import { parseInstant } from '../domain/time/instant.js';
+import { requireScope } from './authorize.js';
+import type { AppDeps } from './deps.js';
+import { decodeCursor, encodeCursor } from './page-cursor.js';
+import type { BookingSnapshot } from './snapshot.js';
+import { loadBooking, snapshotOf } from './snapshot.js';
+
+export async function getBooking(
+  deps: AppDeps,
+  principal: Principal,
+  bookingId: string,
+): Promise<BookingSnapshot> {
+  requireScope(principal, 'bookings:read');
+  return deps.store.read(async (tx) => snapshotOf(tx, await loadBooking(tx, principal.tenantId, bookingId)));
+}
+
+export interface ListBookingsInput {
+  readonly calendarId?: string;
+  readonly status?: BookingStatus;
+  readonly from?: string;
+  readonly to?: string;
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+export interface ListBookingsResult {
+  readonly bookings: readonly BookingSnapshot[];
+  readonly total: number;
+  readonly nextCursor: string | null;
+}
+
+export async function listBookings(
+  deps: AppDeps,
+  principal: Principal,
+  input: ListBookingsInput,
+): Promise<ListBookingsResult> {
+  requireScope(principal, 'bookings:read');
+  const from = input.from === undefined ? undefined : parseInstant(input.from, 'from');
+  const to = input.to === undefined ? undefined : parseInstant(input.to, 'to');
+  if (from !== undefined && to !== undefined && to <= from) throw invalidArgument('to', 'must be after from');
+  const { cursor, limit, ...filter } = input;
+  const offset = decodeCursor(deps.digest, filter, cursor) ?? 0;
+  const now = deps.clock.now();
+  return deps.store.read(async (tx) => {
+    const page = await tx.listBookings(principal.tenantId, { ...filter, from, to, now, offset, limit });
+    const bookings = await Promise.all(page.items.map((b) => snapshotOf(tx, b)));
+    const next = offset + page.items.length;
+    return {
+      bookings,
+      total: page.total,
+      nextCursor: next < page.total ? encodeCursor(deps.digest, filter, next) : null,
+    };
+  });
+}

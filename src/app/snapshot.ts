@@ -1,0 +1,44 @@
+import { DomainError } from '../domain/errors.js';
+import type { Booking } from '../domain/booking/booking.js';
+import type { Calendar } from '../domain/calendar.js';
+import type { StoreTx } from '../ports/store.js';
+
+export interface CalendarRef {
+  readonly id: string;
+  readonly name: string;
+  readonly timeZone: string;
+}
+
+/** A booking with the calendar facts needed to show it; JSON-safe so it can be replayed. */
+export interface BookingSnapshot {
+  readonly booking: Booking;
+  readonly calendars: readonly CalendarRef[];
+}
+
+export function calendarRef(calendar: Calendar): CalendarRef {
+  return { id: calendar.id, name: calendar.name, timeZone: calendar.timeZone };
+}
+
+export async function loadBooking(tx: StoreTx, tenantId: string, bookingId: string): Promise<Booking> {
+  const booking = await tx.getBooking(tenantId, bookingId);
+  if (!booking) throw new DomainError('NOT_FOUND', `No booking ${bookingId}.`, { bookingId });
+  return booking;
+}
+
+export async function loadCalendars(
+  tx: StoreTx,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Calendar[]> {
+  const found = await tx.getCalendars(tenantId, ids);
+  const missing = ids.filter((id) => !found.some((c) => c.id === id));
+  if (missing.length > 0) {
+    throw new DomainError('NOT_FOUND', `No calendar ${missing.join(', ')}.`, { calendarIds: missing });
+  }
+  return found;
+}
+
+export async function snapshotOf(tx: StoreTx, booking: Booking): Promise<BookingSnapshot> {
+  const calendars = await tx.getCalendars(booking.tenantId, booking.calendarIds);
+  return { booking, calendars: calendars.map(calendarRef) };
+}

@@ -1,0 +1,50 @@
+import { Temporal } from 'temporal-polyfill';
+import { invalidArgument } from '../errors.js';
+
+/** Milliseconds since the Unix epoch, UTC. The only instant type in the core. */
+export type Instant = number;
+
+export const MINUTE_MS = 60_000;
+
+// RFC 3339 date-time: the offset is mandatory; a naive local time is an error, never localised.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+export function parseInstant(text: string, field: string): Instant {
+  if (!RFC3339.test(text)) {
+    throw invalidArgument(
+      field,
+      `"${text}" is not an RFC 3339 date-time with an offset (for example 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00)`,
+    );
+  }
+  try {
+    return Temporal.Instant.from(text.toUpperCase()).epochMilliseconds;
+  } catch {
+    throw invalidArgument(field, `"${text}" is not a valid date-time`);
+  }
+}
+
+export function formatInstant(instant: Instant): string {
+  return new Date(instant).toISOString().replace('.000Z', 'Z');
+}
+
+export function isValidTimeZone(zone: string): boolean {
+  try {
+    Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(zone);
+    return zone.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The calendar-local wall-clock form of an instant, with its offset (no zone annotation). */
+export function formatLocal(instant: Instant, zone: string): string {
+  return Temporal.Instant.fromEpochMilliseconds(instant)
+    .toZonedDateTimeISO(zone)
+    .toString({ timeZoneName: 'never', smallestUnit: 'second' });
+}
+
+/** Offset of the zone's wall clock from UTC at an instant, in milliseconds. */
+export function zoneOffsetMs(instant: Instant, zone: string): number {
+  const ns = Temporal.Instant.fromEpochMilliseconds(instant).toZonedDateTimeISO(zone).offsetNanoseconds;
+  return ns / 1_000_000;
+}

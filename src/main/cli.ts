@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+import { sweep } from '../app/sweep.js';
+import { systemClock } from '../adapters/clock/system-clock.js';
+import { jsonLogger } from '../adapters/log/json-logger.js';
+import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
+import { readConfig, usage } from './config.js';
+import { runHttpServer, StartupError } from './serve.js';
+import { runStdioServer } from './stdio.js';
+
+async function main(): Promise<void> {
+  const config = readConfig(process.argv.slice(2), process.env);
+  const logger = jsonLogger();
+  switch (config.command) {
+    case 'serve': {
+      const stop = await runHttpServer(config, logger);
+      const shutdown = () => void stop().then(() => process.exit(0));
+      process.once('SIGINT', shutdown);
+      process.once('SIGTERM', shutdown);
+      return;
+    }
+    case 'stdio':
+      return runStdioServer(config, logger);
+    case 'db': {
+      if (config.rest[0] !== 'migrate') throw new StartupError('Usage: holdfast db migrate [--db PATH]');
+      const store = SqliteStore.open(config.databasePath);
+      await store.close();
+      process.stdout.write(`Database ${config.databasePath} is at the current schema.\n`);
+      return;
+    }
+    case 'sweep': {
+      const store = SqliteStore.open(config.databasePath);
+      const result = await sweep({ store, clock: systemClock });
+      await store.close();
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      return;
+    }
+    case 'help':
+      process.stdout.write(usage);
+      return;
+    default:
+      throw new StartupError(`Unknown command "${config.command}".\n\n${usage}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  const known =
+    error instanceof StartupError ||
+    (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
+  process.stderr.write(
+    `holdfast: ${error instanceof Error && known ? error.message : String(error instanceof Error ? error.stack : error)}\n`,
+  );
+  process.exit(known ? 2 : 1);
+});

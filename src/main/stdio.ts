@@ -1,0 +1,25 @@
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { sweep } from '../app/sweep.js';
+import type { Logger } from '../adapters/log/json-logger.js';
+import { createHoldfastServer } from '../adapters/mcp/server-factory.js';
+import type { ServerConfig } from './config.js';
+import { buildDeps, localOperator, toolContext } from './compose.js';
+import { seedIfEmpty } from './seed.js';
+
+/** Serves one stdio connection; stdout carries protocol only, logs go to stderr. */
+export async function runStdioServer(config: ServerConfig, logger: Logger): Promise<void> {
+  const deps = buildDeps(config);
+  if (config.seed) await seedIfEmpty(deps, localOperator(config.tenantId));
+  const ctx = toolContext(deps, config, logger, 'stdio');
+  const sweeper = setInterval(() => void sweep(deps).catch(() => undefined), config.sweepIntervalMs);
+  sweeper.unref();
+  serveStdio(() => createHoldfastServer(ctx), {
+    legacy: config.legacy === 'reject' ? 'reject' : 'serve',
+    onerror: (error) => logger.warn('stdio transport error', { error: error.message }),
+  });
+  process.stdin.once('end', () => {
+    clearInterval(sweeper);
+    void deps.store.close();
+  });
+  logger.info('holdfast serving on stdio', { database: config.databasePath });
+}

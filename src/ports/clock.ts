@@ -1,0 +1,5 @@
+import type { Instant } from '../domain/time/instant.js';
+
+export interface Clock {
+  now(): Instant;
+}

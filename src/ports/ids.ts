@@ -1,0 +1,7 @@
+/** Fresh identifiers; unguessable where they act as capabilities. */
+export interface Ids {
+  /** An unguessable id for a booking, calendar or operation. */
+  newId(prefix: 'bk' | 'cal' | 'op'): string;
+  /** A short human code such as "HF-7K3Q9P". */
+  newReference(): string;
+}

@@ -1,0 +1,66 @@
+import type { Availability } from '../domain/availability/availability.js';
+import type { Booking, BookingStatus } from '../domain/booking/booking.js';
+import type { Calendar } from '../domain/calendar.js';
+import type { Instant } from '../domain/time/instant.js';
+import type { Interval } from '../domain/time/interval.js';
+
+export interface BookingQuery {
+  readonly calendarId?: string;
+  readonly status?: BookingStatus;
+  /** Bookings that end after `from` and start before `to`. */
+  readonly from?: Instant;
+  readonly to?: Instant;
+  readonly now: Instant;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+export interface IdempotencyScope {
+  readonly tenantId: string;
+  readonly subject: string;
+  readonly tool: string;
+  readonly key: string;
+}
+
+export interface IdempotencyRecord extends IdempotencyScope {
+  readonly argumentsDigest: string;
+  readonly result: unknown;
+  readonly createdAt: Instant;
+  readonly expiresAt: Instant;
+}
+
+/** The subset of persistence the use cases need, inside one transaction. */
+export interface StoreTx {
+  listCalendars(tenantId: string): Promise<Calendar[]>;
+  /** The calendars that exist among `ids`, in the order asked. */
+  getCalendars(tenantId: string, ids: readonly string[]): Promise<Calendar[]>;
+  insertCalendar(calendar: Calendar): Promise<void>;
+  replaceAvailability(tenantId: string, calendarId: string, availability: Availability): Promise<void>;
+
+  getBooking(tenantId: string, id: string): Promise<Booking | null>;
+  /** Inserts a HELD booking and its allocations; the engine refuses overlaps with SLOT_UNAVAILABLE. */
+  insertHold(booking: Booking): Promise<void>;
+  /** Writes `next` if the stored version is still `next.version - 1`; allocations follow the status. */
+  updateBooking(next: Booking): Promise<void>;
+  listBookings(tenantId: string, query: BookingQuery): Promise<{ items: Booking[]; total: number }>;
+  /** Occupied time per calendar, ignoring holds that lapsed before `now`. */
+  busyIntervals(
+    tenantId: string,
+    calendarIds: readonly string[],
+    range: Interval,
+    now: Instant,
+  ): Promise<Map<string, Interval[]>>;
+  /** Marks lapsed holds EXPIRED and frees their time; returns how many. */
+  expireLapsedHolds(now: Instant, tenantId?: string): Promise<number>;
+
+  getIdempotency(scope: IdempotencyScope): Promise<IdempotencyRecord | null>;
+  putIdempotency(record: IdempotencyRecord): Promise<void>;
+  purgeIdempotency(now: Instant): Promise<number>;
+}
+
+/** Unit of work: every use case runs inside exactly one read or write transaction. */
+export interface Store {
+  read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  write<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
