@@ -3,7 +3,7 @@ import { sweep } from '../app/sweep.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import { jsonLogger } from '../adapters/log/json-logger.js';
 import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
-import { readConfig, usage } from './config.js';
+import { readConfig, usage, UsageError } from './config.js';
 import { runHttpServer, StartupError } from './serve.js';
 import { runStdioServer } from './stdio.js';
 

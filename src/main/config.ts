@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
 
+/** A mistake in the command line: reported as one clear line, exit code 2. */
+export class UsageError extends Error {}
+
 export interface ServerConfig {
   readonly command: string;
   readonly rest: readonly string[];
@@ -37,7 +40,7 @@ Options:
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || (n === 0 && name !== 'port')) throw new UsageError(`--${name} must be a positive whole number, got "${value}"`);
   return n;
 }
 
@@ -60,7 +63,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     },
   });
   const legacy = values.legacy ?? 'stateless';
-  if (legacy !== 'stateless' && legacy !== 'reject') throw new Error('--legacy must be stateless or reject');
+  if (legacy !== 'stateless' && legacy !== 'reject') throw new UsageError('--legacy must be stateless or reject');
   return {
     command: values.help ? 'help' : (positionals[0] ?? 'serve'),
     rest: positionals.slice(1),

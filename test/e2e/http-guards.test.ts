@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../support/spawn-server.js';
+import { CLI, spawnServer, tempDbPath } from '../support/spawn-server.js';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await spawnServer(['--no-seed']);
+});
+afterAll(() => server.stop());
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** One POST on its own connection: fetch() cannot forge Host, and a 413 closes the socket early. */
+function rawPost(port: number, extraHeaders: Record<string, string>, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent: false, headers: { ...headers, ...extraHeaders } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.end(body);
+  });
+}
+
+describe('HTTP safety defaults of the real server', () => {
+  it('answers a well-formed POST', async () => {
+    const res = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify(initialize) });
+    expect(res.status).toBe(200);
+  });
+
+  it('refuses a foreign Host header with 403 (DNS rebinding)', async () => {
+    expect(await rawPost(server.port, { host: 'evil.example:80' }, JSON.stringify(initialize))).toBe(403);
+    expect(await rawPost(server.port, { host: `localhost:${server.port}` }, JSON.stringify(initialize))).toBe(200);
+  });
+
+  it('refuses a foreign Origin with 403', async () => {
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { ...headers, origin: 'https://evil.example' },
+      body: JSON.stringify(initialize),
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it('answers GET and DELETE on /mcp with 405', async () => {
+    expect((await fetch(server.url)).status).toBe(405);
+    expect((await fetch(server.url, { method: 'DELETE' })).status).toBe(405);
+  });
+
+  it('refuses non-JSON with 415 and oversized bodies with 413', async () => {
+    const text = await fetch(server.url, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: 'hi' });
+    expect(text.status).toBe(415);
+    const huge = JSON.stringify({ ...initialize, padding: 'x'.repeat(300 * 1024) });
+    expect(await rawPost(server.port, {}, huge)).toBe(413);
+  });
+
+  it('serves health and a JSON 404 elsewhere', async () => {
+    const health = await fetch(server.url.replace('/mcp', '/healthz'));
+    expect(await health.json()).toMatchObject({ status: 'ok' });
+    expect((await fetch(server.url.replace('/mcp', '/readyz'))).status).toBe(200);
+    expect((await fetch(server.url.replace('/mcp', '/nope'))).status).toBe(404);
+  });
+
+  it('refuses to start on a non-loopback address without authentication', async () => {
+    const db = tempDbPath();
+    const child = spawn(process.execPath, [CLI, 'serve', '--host', '0.0.0.0', '--port', '0', '--db', db.path]);
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    db.cleanup();
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('Refusing to bind 0.0.0.0');
+    expect(stderr).not.toContain('    at ');
+  });
+});
+
+describe('--legacy reject', () => {
+  it('serves 2026-07-28 only and refuses a 2025 initialize', async () => {
+    const strict = await spawnServer(['--no-seed', '--legacy', 'reject']);
+    try {
+      const res = await fetch(strict.url, { method: 'POST', headers, body: JSON.stringify(initialize) });
+      const text = await res.text();
+      expect(text).toMatch(/2026-07-28/);
+      expect(text).toMatch(/error/i);
+    } finally {
+      await strict.stop();
+    }
+  });
+});

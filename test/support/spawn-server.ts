@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const CLI = join(process.cwd(), 'dist/main/cli.js');
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  readonly dbPath: string;
+  readonly process: ChildProcess;
+  readonly logs: string[];
+  stop(): Promise<void>;
+}
+
+export function tempDbPath(): { path: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'holdfast-'));
+  return { path: join(dir, 'holdfast.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Spawns the real entry point on a free port and waits until it listens. */
+export async function spawnServer(args: string[] = []): Promise<RunningServer> {
+  const db = tempDbPath();
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db.path, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs.join('')}`)), 20_000);
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      logs.push(chunk);
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(logs.join(''));
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${logs.join('')}`)));
+  });
+  const port = Number(new URL(url).port);
+  return {
+    url,
+    port,
+    dbPath: db.path,
+    process: child,
+    logs,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      db.cleanup();
+    },
+  };
+}
