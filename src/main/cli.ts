@@ -45,9 +45,11 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   const known =
     error instanceof StartupError ||
+    error instanceof UsageError ||
     (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
-  process.stderr.write(
-    `holdfast: ${error instanceof Error && known ? error.message : String(error instanceof Error ? error.stack : error)}\n`,
-  );
+  // Operators get one clear line for their own mistakes; a stack only for real bugs.
+  const text =
+    error instanceof Error ? (known ? error.message : (error.stack ?? error.message)) : String(error);
+  process.stderr.write(`holdfast: ${text}\n`);
   process.exit(known ? 2 : 1);
 });

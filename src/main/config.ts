@@ -40,7 +40,8 @@ Options:
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || (n === 0 && name !== 'port')) throw new UsageError(`--${name} must be a positive whole number, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || (n === 0 && name !== 'port'))
+    throw new UsageError(`--${name} must be a positive whole number, got "${value}"`);
   return n;
 }
 
@@ -63,7 +64,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     },
   });
   const legacy = values.legacy ?? 'stateless';
-  if (legacy !== 'stateless' && legacy !== 'reject') throw new UsageError('--legacy must be stateless or reject');
+  if (legacy !== 'stateless' && legacy !== 'reject')
+    throw new UsageError('--legacy must be stateless or reject');
   return {
     command: values.help ? 'help' : (positionals[0] ?? 'serve'),
     rest: positionals.slice(1),

@@ -106,7 +106,11 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
     expect(first.booking.status).toBe('HELD');
     expect(first.booking.version).toBe(1);
     expect(first.booking.price).toEqual({ amount: '500.00', currency: 'CNY' });
-    expect(first.booking.customer).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com', notes: '  keep   spacing ' });
+    expect(first.booking.customer).toEqual({
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      notes: '  keep   spacing ',
+    });
 
     const clash = await call(rival, 'hold_slot', {
       calendarIds: [roomB],
@@ -116,7 +120,11 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
     });
     expect(clash.ok).toBe(false);
     expect(clash.error!.code).toBe('SLOT_UNAVAILABLE');
-    const alternatives = clash.error!.details.alternatives as { start: string; end: string; reserved: boolean }[];
+    const alternatives = clash.error!.details.alternatives as {
+      start: string;
+      end: string;
+      reserved: boolean;
+    }[];
     expect(alternatives.length).toBeGreaterThan(0);
     expect(alternatives.length).toBeLessThanOrEqual(3);
     for (const alt of alternatives) {
@@ -189,13 +197,23 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
       limit: 5,
     });
     expect(coerced.error!.details.field).toBe('durationMinutes');
-    const bookings = await ok(agent, 'list_bookings', { calendarId: roomA, from: futureHour(day, 5), to: futureHour(day, 6), limit: 5 });
+    const bookings = await ok(agent, 'list_bookings', {
+      calendarId: roomA,
+      from: futureHour(day, 5),
+      to: futureHour(day, 6),
+      limit: 5,
+    });
     expect(bookings.total).toBe(0);
   });
 
   it('replays a retried hold and refuses the key with other arguments', async () => {
     const key = randomUUID();
-    const args = { calendarIds: [roomA], start: futureHour(day, 7), end: futureHour(day, 8), idempotencyKey: key };
+    const args = {
+      calendarIds: [roomA],
+      start: futureHour(day, 7),
+      end: futureHour(day, 8),
+      idempotencyKey: key,
+    };
     const original = await call(agent, 'hold_slot', args);
     const replay = await call(agent, 'hold_slot', args);
     expect(replay.ok).toBe(true);
@@ -205,7 +223,12 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
 
     const conflict = await call(agent, 'hold_slot', { ...args, end: futureHour(day, 9) });
     expect(conflict.error!.code).toBe('IDEMPOTENCY_CONFLICT');
-    const held = await ok(agent, 'list_bookings', { calendarId: roomA, from: futureHour(day, 7), to: futureHour(day, 9), limit: 10 });
+    const held = await ok(agent, 'list_bookings', {
+      calendarId: roomA,
+      from: futureHour(day, 7),
+      to: futureHour(day, 9),
+      limit: 10,
+    });
     expect(held.total).toBe(1);
   });
 
@@ -235,7 +258,11 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
     expect(page1.nextCursor).toEqual(expect.any(String));
     const page2 = await ok(agent, 'find_slots', { ...query, cursor: page1.nextCursor });
     expect(page2.slots[0].start > page1.slots[1].start).toBe(true);
-    const misuse = await call(agent, 'find_slots', { ...query, durationMinutes: 60, cursor: page1.nextCursor });
+    const misuse = await call(agent, 'find_slots', {
+      ...query,
+      durationMinutes: 60,
+      cursor: page1.nextCursor,
+    });
     expect(misuse.error!.code).toBe('INVALID_CURSOR');
   });
 

@@ -22,13 +22,22 @@ const headers = { 'content-type': 'application/json', accept: 'application/json,
 function rawPost(port: number, extraHeaders: Record<string, string>, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent: false, headers: { ...headers, ...extraHeaders } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent: false,
+        headers: { ...headers, ...extraHeaders },
+      },
       (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       },
     );
-    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
     req.end(body);
   });
 }
@@ -41,7 +50,9 @@ describe('HTTP safety defaults of the real server', () => {
 
   it('refuses a foreign Host header with 403 (DNS rebinding)', async () => {
     expect(await rawPost(server.port, { host: 'evil.example:80' }, JSON.stringify(initialize))).toBe(403);
-    expect(await rawPost(server.port, { host: `localhost:${server.port}` }, JSON.stringify(initialize))).toBe(200);
+    expect(await rawPost(server.port, { host: `localhost:${server.port}` }, JSON.stringify(initialize))).toBe(
+      200,
+    );
   });
 
   it('refuses a foreign Origin with 403', async () => {
@@ -59,7 +70,11 @@ describe('HTTP safety defaults of the real server', () => {
   });
 
   it('refuses non-JSON with 415 and oversized bodies with 413', async () => {
-    const text = await fetch(server.url, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: 'hi' });
+    const text = await fetch(server.url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'text/plain' },
+      body: 'hi',
+    });
     expect(text.status).toBe(415);
     const huge = JSON.stringify({ ...initialize, padding: 'x'.repeat(300 * 1024) });
     expect(await rawPost(server.port, {}, huge)).toBe(413);
@@ -74,7 +89,16 @@ describe('HTTP safety defaults of the real server', () => {
 
   it('refuses to start on a non-loopback address without authentication', async () => {
     const db = tempDbPath();
-    const child = spawn(process.execPath, [CLI, 'serve', '--host', '0.0.0.0', '--port', '0', '--db', db.path]);
+    const child = spawn(process.execPath, [
+      CLI,
+      'serve',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '0',
+      '--db',
+      db.path,
+    ]);
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -19,7 +19,11 @@ export function plusMinutes(iso: string, minutes: number): string {
   return new Date(Date.parse(iso) + minutes * 60_000).toISOString();
 }
 
-export async function createOpenCalendar(client: Client, name: string, price?: { amount: string; currency: string }) {
+export async function createOpenCalendar(
+  client: Client,
+  name: string,
+  price?: { amount: string; currency: string },
+) {
   const data = await ok<{ calendar: { id: string } }>(client, 'create_calendar', {
     name,
     timeZone: 'UTC',

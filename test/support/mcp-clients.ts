@@ -7,7 +7,13 @@ export type Era = 'modern' | 'legacy';
 export interface Envelope<D = Record<string, unknown>> {
   ok: boolean;
   data?: D;
-  error?: { code: string; message: string; retryable: boolean; details: Record<string, unknown>; recovery: { action: string } };
+  error?: {
+    code: string;
+    message: string;
+    retryable: boolean;
+    details: Record<string, unknown>;
+    recovery: { action: string };
+  };
   meta: { traceId: string; operationId: string; serverTime: string; idempotentReplay?: boolean };
 }
 
@@ -27,21 +33,34 @@ export async function connectHttp(url: string, era: Era): Promise<Client> {
 export async function connectStdio(dbPath: string, era: Era, extraArgs: string[] = []): Promise<Client> {
   const client = newClient(era);
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--db', dbPath, ...extraArgs], stderr: 'pipe' }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'stdio', '--db', dbPath, ...extraArgs],
+      stderr: 'pipe',
+    }),
   );
   return client;
 }
 
 /** Calls a tool and returns Holdfast's envelope, checking it agrees with isError. */
-export async function call<D = Record<string, any>>(client: Client, name: string, args: Record<string, unknown>): Promise<Envelope<D>> {
+export async function call<D = Record<string, any>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Envelope<D>> {
   const result = await client.callTool({ name, arguments: args });
   const envelope = result.structuredContent as unknown as Envelope<D>;
-  if (!envelope || typeof envelope.ok !== 'boolean') throw new Error(`no envelope from ${name}: ${JSON.stringify(result)}`);
+  if (!envelope || typeof envelope.ok !== 'boolean')
+    throw new Error(`no envelope from ${name}: ${JSON.stringify(result)}`);
   if (Boolean(result.isError) === envelope.ok) throw new Error(`isError disagrees with ok for ${name}`);
   return envelope;
 }
 
-export async function ok<D = Record<string, any>>(client: Client, name: string, args: Record<string, unknown>): Promise<D> {
+export async function ok<D = Record<string, any>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<D> {
   const envelope = await call<D>(client, name, args);
   if (!envelope.ok) throw new Error(`${name} failed: ${JSON.stringify(envelope.error)}`);
   return envelope.data!;

@@ -73,11 +73,19 @@ export function validateAvailability(availability: Availability): void {
   });
 }
 
+/**
+ * The first instant at which the zone's wall clock reads at least the given time.
+ * "24:00" is the next day's midnight. A time skipped by a DST gap maps to the
+ * moment the clock jumps (a window 02:30-05:00 opens at 03:00 on that day);
+ * a repeated time maps to its first occurrence.
+ */
 function wallClockToInstant(date: Temporal.PlainDate, minutes: number, zone: string): number {
-  // "24:00" is the next day's midnight; DST gaps resolve forward ('compatible'), folds to the earlier time.
   const day = minutes === 1440 ? date.add({ days: 1 }) : date;
-  const time = new Temporal.PlainTime(Math.floor((minutes % 1440) / 60), minutes % 60);
-  return day.toZonedDateTime({ timeZone: zone, plainTime: time }).epochMilliseconds;
+  const wall = day.toPlainDateTime(new Temporal.PlainTime(Math.floor((minutes % 1440) / 60), minutes % 60));
+  const zoned = wall.toZonedDateTime(zone, { disambiguation: 'compatible' });
+  if (Temporal.PlainDateTime.compare(zoned.toPlainDateTime(), wall) === 0) return zoned.epochMilliseconds;
+  const jump = zoned.getTimeZoneTransition('previous');
+  return (jump ?? zoned).epochMilliseconds;
 }
 
 /** Open intervals (UTC instants) of a calendar within a range, honouring overrides and DST. */

@@ -24,7 +24,7 @@ export function parseInstant(text: string, field: string): Instant {
 }
 
 export function formatInstant(instant: Instant): string {
-  return new Date(instant).toISOString().replace('.000Z', 'Z');
+  return Temporal.Instant.fromEpochMilliseconds(instant).toString();
 }
 
 export function isValidTimeZone(zone: string): boolean {

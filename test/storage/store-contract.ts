@@ -1,0 +1,219 @@
+import { describe, expect, it, beforeEach, afterEach } from 'vitest';
+import type { Booking } from '../../src/domain/booking/booking.js';
+import type { Calendar } from '../../src/domain/calendar.js';
+import { DomainError } from '../../src/domain/errors.js';
+import type { Store } from '../../src/ports/store.js';
+
+/** What each store adapter provides to run the shared contract. */
+export interface StoreHarness {
+  readonly store: Store;
+  /** Writes a booking row and its active allocations with plain SQL on a separate connection, bypassing Holdfast. */
+  rawInsertBooking(booking: Booking): Promise<void>;
+  /** Closes and opens the store again on the same data, as a restart would. */
+  reopen(): Promise<Store>;
+  close(): Promise<void>;
+}
+
+const H = 3_600_000;
+const T0 = Date.UTC(2030, 0, 7, 9);
+
+export const calendar = (id: string): Calendar => ({
+  id,
+  tenantId: 't1',
+  name: id,
+  timeZone: 'UTC',
+  price: null,
+  availability: { weekly: {}, overrides: [] },
+  createdAt: T0,
+});
+
+let seq = 0;
+export function hold(
+  calendarIds: string[],
+  start: number,
+  end: number,
+  overrides: Partial<Booking> = {},
+): Booking {
+  seq += 1;
+  return {
+    id: `bk_${seq}_${Math.random().toString(36).slice(2)}`,
+    tenantId: 't1',
+    reference: `HF-${seq}${Math.random().toString(36).slice(2, 8)}`,
+    calendarIds,
+    start,
+    end,
+    status: 'HELD',
+    version: 1,
+    createdAt: T0,
+    updatedAt: T0,
+    expiresAt: T0 + 5 * 60_000,
+    customer: { name: 'Zoë', phone: '+49 30 1234' },
+    label: null,
+    price: null,
+    payment: null,
+    owner: { subject: 'sub', clientId: 'cli' },
+    externalKeys: {},
+    ...overrides,
+  };
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    return error instanceof DomainError ? error.code : `non-domain: ${String(error)}`;
+  }
+  return undefined;
+}
+
+export function storeContract(name: string, make: () => Promise<StoreHarness>): void {
+  describe(`Store contract: ${name}`, () => {
+    let harness: StoreHarness;
+    let store: Store;
+    beforeEach(async () => {
+      harness = await make();
+      store = harness.store;
+      await store.write(async (tx) => {
+        await tx.insertCalendar(calendar('cal_a'));
+        await tx.insertCalendar(calendar('cal_b'));
+      });
+    });
+    afterEach(() => harness.close());
+
+    it('round-trips a booking exactly, customer details included', async () => {
+      const b = hold(['cal_a', 'cal_b'], T0 + H, T0 + 2 * H, {
+        price: { amount: '500.00', currency: 'CNY' },
+      });
+      await store.write((tx) => tx.insertHold(b));
+      expect(await store.read((tx) => tx.getBooking('t1', b.id))).toEqual(b);
+      expect(await store.read((tx) => tx.getBooking('other-tenant', b.id))).toBeNull();
+    });
+
+    it('the engine refuses an overlapping active allocation written directly, bypassing the app', async () => {
+      await store.write((tx) => tx.insertHold(hold(['cal_a'], T0 + H, T0 + 2 * H)));
+      await expect(
+        harness.rawInsertBooking(hold(['cal_a'], T0 + H + 30 * 60_000, T0 + 3 * H)),
+      ).rejects.toThrow();
+      // Touching half-open ranges and other calendars are fine.
+      await harness.rawInsertBooking(hold(['cal_a'], T0 + 2 * H, T0 + 3 * H));
+      await harness.rawInsertBooking(hold(['cal_b'], T0 + H, T0 + 2 * H));
+    });
+
+    it('maps an engine refusal through the store to SLOT_UNAVAILABLE and keeps nothing of the refused hold', async () => {
+      await store.write((tx) => tx.insertHold(hold(['cal_b'], T0 + H, T0 + 2 * H)));
+      const clash = hold(['cal_a', 'cal_b'], T0 + H, T0 + 2 * H);
+      expect(await codeOf(store.write((tx) => tx.insertHold(clash)))).toBe('SLOT_UNAVAILABLE');
+      expect(await store.read((tx) => tx.getBooking('t1', clash.id))).toBeNull();
+      const busy = await store.read((tx) =>
+        tx.busyIntervals('t1', ['cal_a'], { start: T0, end: T0 + 5 * H }, T0),
+      );
+      expect(busy.get('cal_a') ?? []).toEqual([]);
+    });
+
+    it('rolls back every write of a failed transaction', async () => {
+      const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      const failed = store.write(async (tx) => {
+        await tx.insertHold(b);
+        throw new DomainError('INVALID_STATE', 'abort');
+      });
+      expect(await codeOf(failed)).toBe('INVALID_STATE');
+      expect(await store.read((tx) => tx.getBooking('t1', b.id))).toBeNull();
+    });
+
+    it('treats an unswept lapsed hold as free for readers and expires it for writers', async () => {
+      const b = hold(['cal_a'], T0 + H, T0 + 2 * H, { expiresAt: T0 + 60_000 });
+      await store.write((tx) => tx.insertHold(b));
+      const range = { start: T0, end: T0 + 5 * H };
+      expect(
+        (await store.read((tx) => tx.busyIntervals('t1', ['cal_a'], range, T0)))?.get('cal_a'),
+      ).toHaveLength(1);
+      expect(
+        (await store.read((tx) => tx.busyIntervals('t1', ['cal_a'], range, T0 + 60_000))).get('cal_a') ?? [],
+      ).toEqual([]);
+      // Until swept, the engine still sees the lapsed hold's allocation.
+      const taker = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      expect(await codeOf(store.write((tx) => tx.insertHold(taker)))).toBe('SLOT_UNAVAILABLE');
+      const expired = await store.write(async (tx) => {
+        const n = await tx.expireLapsedHolds(T0 + 60_000);
+        await tx.insertHold(taker);
+        return n;
+      });
+      expect(expired).toBe(1);
+      expect(await store.read((tx) => tx.getBooking('t1', b.id))).toMatchObject({
+        status: 'EXPIRED',
+        version: 2,
+      });
+    });
+
+    it('writes an update only at the expected version', async () => {
+      const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      await store.write((tx) => tx.insertHold(b));
+      await store.write((tx) => tx.updateBooking({ ...b, status: 'CONFIRMED', version: 2, expiresAt: null }));
+      const lost = store.write((tx) => tx.updateBooking({ ...b, status: 'RELEASED', version: 2 }));
+      expect(await codeOf(lost)).toBe('VERSION_CONFLICT');
+      expect(await store.read((tx) => tx.getBooking('t1', b.id))).toMatchObject({
+        status: 'CONFIRMED',
+        version: 2,
+      });
+    });
+
+    it('frees the time when a booking leaves HELD/CONFIRMED', async () => {
+      const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      await store.write((tx) => tx.insertHold(b));
+      await store.write((tx) => tx.updateBooking({ ...b, status: 'RELEASED', version: 2, expiresAt: null }));
+      await store.write((tx) => tx.insertHold(hold(['cal_a'], T0 + H, T0 + 2 * H)));
+    });
+
+    it('stores, replays and purges idempotency records per scope', async () => {
+      const scope = {
+        tenantId: 't1',
+        subject: 'sub',
+        tool: 'hold_slot',
+        key: '6f1c6c3e-4d2b-4d07-9d3e-1f5b1f7a2b10',
+      };
+      const record = {
+        ...scope,
+        argumentsDigest: 'sha256:abc',
+        result: { a: [1, 'x'] },
+        createdAt: T0,
+        expiresAt: T0 + 1000,
+      };
+      await store.write((tx) => tx.putIdempotency(record));
+      expect(await store.read((tx) => tx.getIdempotency(scope))).toEqual(record);
+      expect(await store.read((tx) => tx.getIdempotency({ ...scope, subject: 'other' }))).toBeNull();
+      expect(await store.write((tx) => tx.purgeIdempotency(T0 + 1000))).toBe(1);
+      expect(await store.read((tx) => tx.getIdempotency(scope))).toBeNull();
+    });
+
+    it('lists bookings by calendar, status and time, with a total for paging', async () => {
+      const a = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      const b = hold(['cal_a', 'cal_b'], T0 + 3 * H, T0 + 4 * H, { expiresAt: T0 + 1 });
+      const c = hold(['cal_b'], T0 + 5 * H, T0 + 6 * H);
+      await store.write(async (tx) => {
+        for (const x of [a, b, c]) await tx.insertHold(x);
+      });
+      const list = (q: object) =>
+        store.read((tx) => tx.listBookings('t1', { now: T0 + 10, offset: 0, limit: 10, ...q }));
+      expect((await list({ calendarId: 'cal_a' })).items.map((x) => x.id)).toEqual([a.id, b.id]);
+      expect((await list({ status: 'EXPIRED' })).items.map((x) => x.id)).toEqual([b.id]);
+      expect((await list({ status: 'HELD' })).items.map((x) => x.id)).toEqual([a.id, c.id]);
+      expect((await list({ from: T0 + 3.5 * H, to: T0 + 5.5 * H })).items.map((x) => x.id)).toEqual([
+        b.id,
+        c.id,
+      ]);
+      const page = await list({ limit: 1, offset: 1 });
+      expect(page).toMatchObject({ total: 3 });
+      expect(page.items.map((x) => x.id)).toEqual([b.id]);
+    });
+
+    it('keeps everything across a restart', async () => {
+      const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      await store.write((tx) => tx.insertHold(b));
+      const reopened = await harness.reopen();
+      expect(await reopened.read((tx) => tx.getBooking('t1', b.id))).toEqual(b);
+      expect(await codeOf(reopened.write((tx) => tx.insertHold(hold(['cal_a'], T0 + H, T0 + 2 * H))))).toBe(
+        'SLOT_UNAVAILABLE',
+      );
+    });
+  });
+}
