@@ -7,6 +7,8 @@ import { MINUTE_MS, parseInstant } from '../domain/time/instant.js';
 import type { Instant } from '../domain/time/instant.js';
 import { overlaps } from '../domain/time/interval.js';
 import type { Interval } from '../domain/time/interval.js';
+import type { StoreTx } from '../ports/store.js';
+import { ReferenceTakenError } from '../ports/store.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
 import type { Outcome } from './idempotent.js';
@@ -80,7 +82,7 @@ export async function holdSlot(
         const booking: Booking = {
           id: deps.ids.newId('bk'),
           tenantId: principal.tenantId,
-          reference: deps.ids.newReference(),
+          reference: '',
           calendarIds: [...input.calendarIds],
           start: range.start,
           end: range.end,
@@ -96,8 +98,8 @@ export async function holdSlot(
           owner: { subject: principal.subject, clientId: principal.clientId },
           externalKeys: {},
         };
-        await tx.insertHold(booking);
-        return { booking, calendars: calendars.map(calendarRef) };
+        const stored = await insertWithFreshReference(tx, booking, () => deps.ids.newReference());
+        return { booking: stored, calendars: calendars.map(calendarRef) };
       }),
     );
   } catch (error) {
@@ -105,6 +107,23 @@ export async function holdSlot(
       throw await withAlternatives(deps, principal, input, range, now);
     }
     throw error;
+  }
+}
+
+/** Short references are random; on the rare clash inside a tenant, draw again. */
+async function insertWithFreshReference(
+  tx: StoreTx,
+  booking: Booking,
+  newReference: () => string,
+): Promise<Booking> {
+  for (let attempt = 1; ; attempt++) {
+    const candidate = { ...booking, reference: newReference() };
+    try {
+      await tx.insertHold(candidate);
+      return candidate;
+    } catch (error) {
+      if (!(error instanceof ReferenceTakenError) || attempt >= 5) throw error;
+    }
   }
 }
 

@@ -29,6 +29,11 @@ export interface IdempotencyRecord extends IdempotencyScope {
   readonly expiresAt: Instant;
 }
 
+/** Thrown by insertHold when the booking's short reference is already taken in the tenant; pick another. */
+export class ReferenceTakenError extends Error {
+  override readonly name = 'ReferenceTakenError';
+}
+
 /** The subset of persistence the use cases need, inside one transaction. */
 export interface StoreTx {
   listCalendars(tenantId: string): Promise<Calendar[]>;
@@ -38,7 +43,10 @@ export interface StoreTx {
   replaceAvailability(tenantId: string, calendarId: string, availability: Availability): Promise<void>;
 
   getBooking(tenantId: string, id: string): Promise<Booking | null>;
-  /** Inserts a HELD booking and its allocations; the engine refuses overlaps with SLOT_UNAVAILABLE. */
+  /**
+   * Inserts a HELD booking and its allocations; the engine refuses overlaps with SLOT_UNAVAILABLE.
+   * A clash of the short reference throws ReferenceTakenError and writes nothing.
+   */
   insertHold(booking: Booking): Promise<void>;
   /** Writes `next` if the stored version is still `next.version - 1`; allocations follow the status. */
   updateBooking(next: Booking): Promise<void>;

@@ -5,7 +5,9 @@ import type { RunningServer } from '../support/spawn-server.js';
 import { spawnServer } from '../support/spawn-server.js';
 
 // The official conformance CLI needs Node 22; the script installs one beside the project (not on PATH).
-const node22 = execFileSync('bash', [join(process.cwd(), 'scripts/ensure-node22.sh')], { encoding: 'utf8' }).trim();
+const node22 = execFileSync('bash', [join(process.cwd(), 'scripts/ensure-node22.sh')], {
+  encoding: 'utf8',
+}).trim();
 const cli = join(process.cwd(), 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 
 let server: RunningServer;

@@ -3,6 +3,7 @@ import type { Booking } from '../../src/domain/booking/booking.js';
 import type { Calendar } from '../../src/domain/calendar.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Store } from '../../src/ports/store.js';
+import { ReferenceTakenError } from '../../src/ports/store.js';
 
 /** What each store adapter provides to run the shared contract. */
 export interface StoreHarness {
@@ -108,6 +109,30 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         tx.busyIntervals('t1', ['cal_a'], { start: T0, end: T0 + 5 * H }, T0),
       );
       expect(busy.get('cal_a') ?? []).toEqual([]);
+    });
+
+    it('refuses a reference already used in the tenant with ReferenceTakenError, writing nothing', async () => {
+      const first = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      await store.write((tx) => tx.insertHold(first));
+      const twin = hold(['cal_b'], T0 + H, T0 + 2 * H, { reference: first.reference });
+      await expect(store.write((tx) => tx.insertHold(twin))).rejects.toBeInstanceOf(ReferenceTakenError);
+      expect(await store.read((tx) => tx.getBooking('t1', twin.id))).toBeNull();
+    });
+
+    it('keeps concurrent writes independent: one failing write does not undo the others', async () => {
+      const good = [hold(['cal_a'], T0 + H, T0 + 2 * H), hold(['cal_b'], T0 + 3 * H, T0 + 4 * H)];
+      const outcomes = await Promise.allSettled([
+        store.write((tx) => tx.insertHold(good[0]!)),
+        store.write(async (tx) => {
+          await tx.insertHold(hold(['cal_b'], T0 + 5 * H, T0 + 6 * H));
+          throw new DomainError('INVALID_STATE', 'abort after a write');
+        }),
+        store.write((tx) => tx.insertHold(hold(['cal_a'], T0 + H, T0 + 2 * H))),
+        store.write((tx) => tx.insertHold(good[1]!)),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      const listed = await store.read((tx) => tx.listBookings('t1', { now: T0, offset: 0, limit: 10 }));
+      expect(listed.items.map((b) => b.id)).toEqual(good.map((b) => b.id));
     });
 
     it('rolls back every write of a failed transaction', async () => {

@@ -6,6 +6,10 @@ const REFERENCE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 export const randomIds: Ids = {
   newId: (prefix) => `${prefix}_${randomBytes(16).toString('base64url')}`,
-  newReference: () =>
-    `HF-${Array.from({ length: 6 }, () => REFERENCE_ALPHABET[randomInt(REFERENCE_ALPHABET.length)]).join('')}`,
+  // 40 random bits in two groups of four, e.g. HF-7K3Q-9PXA.
+  newReference: () => {
+    const pick = () => REFERENCE_ALPHABET[randomInt(REFERENCE_ALPHABET.length)];
+    const group = () => `${pick()}${pick()}${pick()}${pick()}`;
+    return `HF-${group()}-${group()}`;
+  },
 };

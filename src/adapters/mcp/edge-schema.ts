@@ -9,13 +9,23 @@ import { DomainError } from '../../domain/errors.js';
  * The handler then validates once, with the same schema.
  */
 export function publishOnly(schema: z.ZodType): StandardSchemaWithJSON {
-  const standard = schema['~standard'];
+  const { jsonSchema } = schema['~standard'];
+  // The SDK converts the schema on every new server instance (one per HTTP request): convert once.
+  const converted = new Map<string, Record<string, unknown>>();
+  const memo =
+    (direction: 'input' | 'output') =>
+    (options: Parameters<typeof jsonSchema.input>[0]): Record<string, unknown> => {
+      const key = `${direction}|${String(options.target)}`;
+      let json = converted.get(key);
+      if (!json) converted.set(key, (json = jsonSchema[direction](options)));
+      return { ...json };
+    };
   return {
     '~standard': {
       version: 1,
       vendor: 'holdfast',
       validate: (value: unknown) => ({ value }),
-      jsonSchema: standard.jsonSchema,
+      jsonSchema: { input: memo('input'), output: memo('output') },
     },
   } as StandardSchemaWithJSON;
 }

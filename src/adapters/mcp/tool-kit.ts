@@ -45,14 +45,31 @@ function traceIdOf(request: ServerContext): string {
   return match?.[1] ?? randomBytes(16).toString('hex');
 }
 
+interface CompiledSchemas {
+  readonly input: ReturnType<typeof publishOnly>;
+  readonly output: ReturnType<typeof envelopeOf>;
+  outputJson?: Record<string, unknown>;
+}
+
+// HTTP builds a server per request: build each tool's schemas (and their JSON Schema) once per process.
+const compiled = new WeakMap<object, CompiledSchemas>();
+
+function schemasOf(tool: ToolDefinition<unknown, unknown>): CompiledSchemas {
+  let schemas = compiled.get(tool);
+  if (!schemas)
+    compiled.set(tool, (schemas = { input: publishOnly(tool.input), output: envelopeOf(tool.data) }));
+  return schemas;
+}
+
 export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: ToolDefinition<I, D>): void {
-  server.registerTool(
+  const schemas = schemasOf(tool as ToolDefinition<unknown, unknown>);
+  const registered = server.registerTool(
     tool.name,
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: publishOnly(tool.input),
-      outputSchema: envelopeOf(tool.data),
+      inputSchema: schemas.input,
+      outputSchema: schemas.output,
       annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
     },
     async (args: unknown, request: ServerContext) => {
@@ -94,6 +111,9 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
       }
     },
   );
+  // The SDK converts the output schema lazily per registration; hand it the conversion done once.
+  if (schemas.outputJson === undefined) schemas.outputJson = registered.outputSchemaJson;
+  else registered.outputSchemaJson = schemas.outputJson;
 }
 
 function elapsed(started: number): number {

@@ -2,6 +2,7 @@ import { Temporal } from 'temporal-polyfill';
 import { invalidArgument } from '../errors.js';
 import type { Interval } from '../time/interval.js';
 import { normalize, clip } from '../time/interval.js';
+import { isoDateOfDay, localEpochDay, wallClockToInstant, weekdayIndex } from '../time/zone.js';
 
 export const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof weekdays)[number];
@@ -73,40 +74,21 @@ export function validateAvailability(availability: Availability): void {
   });
 }
 
-/**
- * The first instant at which the zone's wall clock reads at least the given time.
- * "24:00" is the next day's midnight. A time skipped by a DST gap maps to the
- * moment the clock jumps (a window 02:30-05:00 opens at 03:00 on that day);
- * a repeated time maps to its first occurrence.
- */
-function wallClockToInstant(date: Temporal.PlainDate, minutes: number, zone: string): number {
-  const day = minutes === 1440 ? date.add({ days: 1 }) : date;
-  const wall = day.toPlainDateTime(new Temporal.PlainTime(Math.floor((minutes % 1440) / 60), minutes % 60));
-  const zoned = wall.toZonedDateTime(zone, { disambiguation: 'compatible' });
-  if (Temporal.PlainDateTime.compare(zoned.toPlainDateTime(), wall) === 0) return zoned.epochMilliseconds;
-  const jump = zoned.getTimeZoneTransition('previous');
-  return (jump ?? zoned).epochMilliseconds;
-}
-
 /** Open intervals (UTC instants) of a calendar within a range, honouring overrides and DST. */
 export function openIntervals(availability: Availability, zone: string, range: Interval): Interval[] {
   if (range.end <= range.start) return [];
   const overrides = new Map(availability.overrides.map((o) => [o.date, o.windows]));
-  const toDate = (ms: number) =>
-    Temporal.Instant.fromEpochMilliseconds(ms).toZonedDateTimeISO(zone).toPlainDate();
-  const last = toDate(range.end);
   const out: Interval[] = [];
-  for (
-    let date = toDate(range.start).subtract({ days: 1 });
-    Temporal.PlainDate.compare(date, last) <= 0;
-    date = date.add({ days: 1 })
-  ) {
+  const lastDay = localEpochDay(range.end, zone);
+  for (let day = localEpochDay(range.start, zone) - 1; day <= lastDay; day++) {
     const windows =
-      overrides.get(date.toString()) ?? availability.weekly[weekdays[date.dayOfWeek - 1]!] ?? [];
+      (overrides.size > 0 ? overrides.get(isoDateOfDay(day)) : undefined) ??
+      availability.weekly[weekdays[weekdayIndex(day)]!] ??
+      [];
     for (const w of windows) {
-      const start = wallClockToInstant(date, minutesOf(w.start), zone);
-      const end = wallClockToInstant(date, minutesOf(w.end), zone);
-      if (end > start) out.push({ start, end });
+      const start = wallClockToInstant(day, minutesOf(w.start), zone);
+      const end = wallClockToInstant(day, minutesOf(w.end), zone);
+      if (end > start && end > range.start && start < range.end) out.push({ start, end });
     }
   }
   return clip(normalize(out), range);

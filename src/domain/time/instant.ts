@@ -24,7 +24,7 @@ export function parseInstant(text: string, field: string): Instant {
 }
 
 export function formatInstant(instant: Instant): string {
-  return Temporal.Instant.fromEpochMilliseconds(instant).toString();
+  return formatUtc(instant);
 }
 
 export function isValidTimeZone(zone: string): boolean {
@@ -36,15 +36,5 @@ export function isValidTimeZone(zone: string): boolean {
   }
 }
 
-/** The calendar-local wall-clock form of an instant, with its offset (no zone annotation). */
-export function formatLocal(instant: Instant, zone: string): string {
-  return Temporal.Instant.fromEpochMilliseconds(instant)
-    .toZonedDateTimeISO(zone)
-    .toString({ timeZoneName: 'never', smallestUnit: 'second' });
-}
-
-/** Offset of the zone's wall clock from UTC at an instant, in milliseconds. */
-export function zoneOffsetMs(instant: Instant, zone: string): number {
-  const ns = Temporal.Instant.fromEpochMilliseconds(instant).toZonedDateTimeISO(zone).offsetNanoseconds;
-  return ns / 1_000_000;
-}
+export { formatLocal, offsetAt as zoneOffsetMs } from './zone.js';
+import { formatUtc } from './zone.js';

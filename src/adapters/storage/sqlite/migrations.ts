@@ -50,6 +50,7 @@ CREATE TABLE bookings (
 CREATE UNIQUE INDEX bookings_reference ON bookings (tenant_id, reference);
 CREATE INDEX bookings_start ON bookings (tenant_id, start_at, id);
 CREATE INDEX bookings_lapsing ON bookings (expires_at) WHERE status = 'HELD';
+CREATE INDEX bookings_tenant_lapsing ON bookings (tenant_id, expires_at) WHERE status = 'HELD';
 
 -- One row per (booking, calendar). Only active rows occupy time.
 CREATE TABLE allocations (

@@ -1,12 +1,16 @@
 import { DomainError } from '../../../domain/errors.js';
+import { ReferenceTakenError } from '../../../ports/store.js';
 
 /** The one place SQLite failures become domain errors; anything unknown stays an internal error. */
 export function mapSqliteError(error: unknown): unknown {
-  if (error instanceof DomainError) return error;
+  if (error instanceof DomainError || error instanceof ReferenceTakenError) return error;
   const message = error instanceof Error ? error.message : '';
   const code = (error as { code?: unknown } | null)?.code;
   if (message.includes('HOLDFAST_OVERLAP')) {
     return new DomainError('SLOT_UNAVAILABLE', 'The requested time overlaps an existing booking.');
+  }
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' && message.includes('bookings.reference')) {
+    return new ReferenceTakenError(message);
   }
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
     return new DomainError('INTERNAL', 'The database is busy; retry.', { retryAfterMs: 100 });

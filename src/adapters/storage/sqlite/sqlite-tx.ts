@@ -10,6 +10,7 @@ import type { BookingQuery, IdempotencyRecord, IdempotencyScope, StoreTx } from 
 import type { BookingRow, CalendarRow } from '../rows.js';
 import { bookingFromRow, bookingToRow, calendarFromRow, calendarToRow } from '../rows.js';
 import type { SqliteDb } from './sqlite-database.js';
+import { mapSqliteError } from './sqlite-errors.js';
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
@@ -67,6 +68,20 @@ export class SqliteTx implements StoreTx {
   }
 
   async insertHold(booking: Booking): Promise<void> {
+    try {
+      this.insertBookingRow(booking);
+    } catch (error) {
+      throw mapSqliteError(error);
+    }
+    const allocate = this.statement(
+      `INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active) VALUES (?, ?, ?, ?, ?, 1)`,
+    );
+    for (const calendarId of booking.calendarIds) {
+      allocate.run(booking.tenantId, booking.id, calendarId, booking.start, booking.end);
+    }
+  }
+
+  private insertBookingRow(booking: Booking): void {
     this.statement(
       `INSERT INTO bookings (tenant_id, id, reference, calendar_ids, start_at, end_at, status, version, created_at,
          updated_at, expires_at, customer, label, price_amount, price_currency, payment, owner_subject, owner_client,
@@ -75,12 +90,6 @@ export class SqliteTx implements StoreTx {
          @updated_at, @expires_at, @customer, @label, @price_amount, @price_currency, @payment, @owner_subject,
          @owner_client, @external_keys)`,
     ).run(bookingToRow(booking));
-    const allocate = this.statement(
-      `INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active) VALUES (?, ?, ?, ?, ?, 1)`,
-    );
-    for (const calendarId of booking.calendarIds) {
-      allocate.run(booking.tenantId, booking.id, calendarId, booking.start, booking.end);
-    }
   }
 
   async updateBooking(next: Booking): Promise<void> {
@@ -170,16 +179,21 @@ export class SqliteTx implements StoreTx {
   }
 
   async expireLapsedHolds(now: Instant, tenantId?: string): Promise<number> {
-    const tenantClause = tenantId === undefined ? '' : 'AND tenant_id = @tenantId';
-    const params = { now, tenantId };
-    this.statement(
-      `UPDATE allocations SET active = 0 WHERE active = 1 AND (tenant_id, booking_id) IN (
-         SELECT tenant_id, id FROM bookings WHERE status = 'HELD' AND expires_at <= @now ${tenantClause})`,
-    ).run(params);
-    return this.statement(
-      `UPDATE bookings SET status = 'EXPIRED', version = version + 1, updated_at = @now
-       WHERE status = 'HELD' AND expires_at <= @now ${tenantClause}`,
-    ).run(params).changes;
+    // Usually nothing has lapsed: one probe of the partial index on held bookings' deadlines.
+    const lapsed = this.statement(
+      tenantId === undefined
+        ? "SELECT tenant_id, id FROM bookings WHERE status = 'HELD' AND expires_at <= ?"
+        : "SELECT tenant_id, id FROM bookings WHERE status = 'HELD' AND expires_at <= ? AND tenant_id = ?",
+    ).all(...(tenantId === undefined ? [now] : [now, tenantId])) as { tenant_id: string; id: string }[];
+    const free = this.statement('UPDATE allocations SET active = 0 WHERE tenant_id = ? AND booking_id = ?');
+    const expire = this.statement(
+      "UPDATE bookings SET status = 'EXPIRED', version = version + 1, updated_at = ? WHERE tenant_id = ? AND id = ? AND status = 'HELD'",
+    );
+    for (const row of lapsed) {
+      free.run(row.tenant_id, row.id);
+      expire.run(now, row.tenant_id, row.id);
+    }
+    return lapsed.length;
   }
 
   async getIdempotency(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {
