@@ -12,6 +12,7 @@ import { createCalendar } from '../dist/app/calendars.js';
 import { defaultAppConfig } from '../dist/app/deps.js';
 import { holdSlot } from '../dist/app/hold-slot.js';
 import { openGate } from '../dist/app/write-gate.js';
+import { noSlotCache } from '../dist/ports/slot-cache.js';
 
 const OPS = 3000;
 const SLOT = 15 * 60_000;
@@ -37,6 +38,7 @@ export async function benchInProcess(dir) {
     ids: randomIds,
     digest: jcsDigest,
     gate: openGate,
+    slotCache: noSlotCache,
     config: defaultAppConfig,
   };
   const calendar = (

@@ -66,11 +66,13 @@ export async function setAvailability(
 ): Promise<Outcome<Calendar>> {
   requireWriter(principal, 'calendars:admin');
   validateAvailability(input.availability);
-  return deps.store.write((tx) =>
+  const outcome = await deps.store.write((tx) =>
     idempotent(deps, tx, principal, 'set_availability', input.idempotencyKey, input, async () => {
       const [calendar] = await loadCalendars(tx, principal.tenantId, [input.calendarId]);
       await tx.replaceAvailability(principal.tenantId, input.calendarId, input.availability);
       return { ...calendar!, availability: input.availability };
     }),
   );
+  deps.slotCache.invalidate(principal.tenantId, [input.calendarId]);
+  return outcome;
 }

@@ -29,7 +29,7 @@ async function changeBooking(
   gated?: 'confirm' | 'cancel',
 ): Promise<Outcome<BookingSnapshot>> {
   requireWriter(principal);
-  return deps.store.write((tx) =>
+  const outcome = await deps.store.write((tx) =>
     idempotent(deps, tx, principal, tool, input.idempotencyKey, input, async () => {
       const now = deps.clock.now();
       const booking = await loadBooking(tx, principal.tenantId, input.bookingId);
@@ -39,6 +39,8 @@ async function changeBooking(
       return snapshotOf(tx, next);
     }),
   );
+  deps.slotCache.invalidate(principal.tenantId, outcome.value.booking.calendarIds);
+  return outcome;
 }
 
 export function releaseHold(deps: AppDeps, principal: Principal, input: ChangeBookingInput) {

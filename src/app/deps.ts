@@ -1,6 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Digest } from '../ports/digest.js';
 import type { Ids } from '../ports/ids.js';
+import type { SlotCache } from '../ports/slot-cache.js';
 import type { Store } from '../ports/store.js';
 import type { WriteGate } from './write-gate.js';
 
@@ -22,5 +23,6 @@ export interface AppDeps {
   readonly ids: Ids;
   readonly digest: Digest;
   readonly gate: WriteGate;
+  readonly slotCache: SlotCache;
   readonly config: AppConfig;
 }

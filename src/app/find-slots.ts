@@ -45,22 +45,36 @@ export async function findSlots(
   // The cursor keeps the last start shown, so pages stay correct while time passes and bookings change.
   const after = decodeCursor(deps.digest, { ...query, stepMinutes }, cursor);
   const now = deps.clock.now();
+  const tenantId = principal.tenantId;
+  const cacheKey = JSON.stringify([input.calendarIds, from, to, input.durationMinutes, stepMinutes]);
+  const generation = deps.slotCache.generation(tenantId);
   return deps.store.read(async (tx) => {
-    const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
-    const starts = await searchSlotStarts(
-      tx,
-      principal.tenantId,
-      { calendars, range: { start: from, end: to }, durationMinutes: input.durationMinutes, stepMinutes },
-      now,
-    );
-    const remaining = after === null ? starts : starts.filter((start) => start > after);
+    const calendars = await loadCalendars(tx, tenantId, input.calendarIds);
+    let starts = deps.slotCache.get(tenantId, cacheKey, now);
+    if (!starts) {
+      const range = { start: from, end: to };
+      const query = { calendars, range, durationMinutes: input.durationMinutes, stepMinutes };
+      starts = await searchSlotStarts(tx, tenantId, query, now);
+      deps.slotCache.set({
+        tenantId,
+        key: cacheKey,
+        calendarIds: input.calendarIds,
+        starts,
+        now,
+        generation,
+      });
+    }
+    // Only future starts are offered; the cursor resumes after the last start shown.
+    const floor = Math.max(now, after === null ? -Infinity : after + 1);
+    const remaining = starts.filter((start) => start >= floor);
+    const total = starts.filter((start) => start >= now).length;
     const page = remaining.slice(0, limit);
     const durationMs = input.durationMinutes * MINUTE_MS;
     const last = page[page.length - 1];
     return {
       calendars: calendars.map(calendarRef),
       slots: page.map((start) => ({ start, end: start + durationMs })),
-      total: starts.length,
+      total,
       nextCursor:
         remaining.length > page.length && last !== undefined
           ? encodeCursor(deps.digest, { ...query, stepMinutes }, last)

@@ -59,7 +59,7 @@ export async function holdSlot(
   const now = deps.clock.now();
   const range = parseRange(input, now);
   try {
-    return await deps.store.write((tx) =>
+    const outcome = await deps.store.write((tx) =>
       idempotent(deps, tx, principal, 'hold_slot', input.idempotencyKey, input, async () => {
         const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
         for (const calendar of calendars) {
@@ -102,6 +102,8 @@ export async function holdSlot(
         return { booking: stored, calendars: calendars.map(calendarRef) };
       }),
     );
+    deps.slotCache.invalidate(principal.tenantId, input.calendarIds);
+    return outcome;
   } catch (error) {
     if (error instanceof DomainError && error.code === 'SLOT_UNAVAILABLE') {
       throw await withAlternatives(deps, principal, input, range, now);
@@ -143,13 +145,17 @@ async function withAlternatives(
       principal.tenantId,
       {
         calendars,
-        range: { start: range.start - ALTERNATIVE_HORIZON_MS / 2, end: range.end + ALTERNATIVE_HORIZON_MS },
+        range: {
+          start: Math.max(now, range.start - ALTERNATIVE_HORIZON_MS / 2),
+          end: range.end + ALTERNATIVE_HORIZON_MS,
+        },
         durationMinutes: durationMs / MINUTE_MS,
         stepMinutes: 15,
       },
       now,
     );
     return starts
+      .filter((start) => start >= now)
       .sort((a, b) => Math.abs(a - range.start) - Math.abs(b - range.start) || a - b)
       .slice(0, ALTERNATIVES)
       .sort((a, b) => a - b);

@@ -13,14 +13,19 @@ export interface SlotQuery {
   readonly stepMinutes: number;
 }
 
-/** Every start when all calendars are open and free for the whole duration, aligned on the first calendar's wall clock. */
+/**
+ * Every start when all calendars are open and free for the whole duration,
+ * aligned on the first calendar's wall clock. Starts before `now` are kept:
+ * the grid does not depend on the range start, so callers filter by the time
+ * they serve the result (which lets a cached result stay correct as time passes).
+ */
 export async function searchSlotStarts(
   tx: StoreTx,
   tenantId: string,
   query: SlotQuery,
   now: Instant,
 ): Promise<Instant[]> {
-  const range = { start: Math.max(query.range.start, now), end: query.range.end };
+  const range = query.range;
   if (range.end <= range.start) return [];
   const ids = query.calendars.map((c) => c.id);
   const busy = await tx.busyIntervals(tenantId, ids, range, now);

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../app/deps.js';
 import { defaultAppConfig } from '../app/deps.js';
 import { openGate } from '../app/write-gate.js';
+import { MemorySlotCache } from '../adapters/cache/memory-slot-cache.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import { jcsDigest } from '../adapters/ids/jcs-digest.js';
 import { randomIds } from '../adapters/ids/random-ids.js';
@@ -17,6 +18,8 @@ export function buildDeps(config: ServerConfig): AppDeps {
     ids: randomIds,
     digest: jcsDigest,
     gate: openGate,
+    // Writes in this process invalidate at once; the age bound covers holds lapsing meanwhile.
+    slotCache: new MemorySlotCache(config.slotCacheMaxAgeMs),
     config: { ...defaultAppConfig, holdTtlMs: config.holdTtlMs },
   };
 }

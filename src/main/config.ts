@@ -16,6 +16,7 @@ export interface ServerConfig {
   readonly tenantId: string;
   readonly maxBodyBytes: number;
   readonly sweepIntervalMs: number;
+  readonly slotCacheMaxAgeMs: number;
 }
 
 export const usage = `Usage: holdfast <command> [options]
@@ -79,5 +80,6 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     tenantId: values.tenant ?? 'local',
     maxBodyBytes: 256 * 1024,
     sweepIntervalMs: 15_000,
+    slotCacheMaxAgeMs: 2_000,
   };
 }

@@ -9,6 +9,7 @@ import { openGate } from '../../src/app/write-gate.js';
 import type { Availability } from '../../src/domain/availability/availability.js';
 import type { Principal } from '../../src/domain/calendar.js';
 import { tempDbPath } from './spawn-server.js';
+import { MemorySlotCache } from '../../src/adapters/cache/memory-slot-cache.js';
 
 /** A clock the test moves by hand. */
 export function manualClock(start: number) {
@@ -33,6 +34,7 @@ export function appHarness(start: number) {
     ids: randomIds,
     digest: jcsDigest,
     gate: openGate,
+    slotCache: new MemorySlotCache(2_000),
     config: defaultAppConfig,
   };
   return {

@@ -1,7 +1,6 @@
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from '../log/json-logger.js';
 import { hostGuard, jsonOnly } from './request-guards.js';
@@ -37,16 +36,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     (await options.health()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
   );
 
-  app.post(
-    '/mcp',
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: (c) =>
-        c.json({ error: 'payload_too_large', message: `Body over ${options.maxBodyBytes} bytes` }, 413),
-    }),
-    jsonOnly,
-    (c) => mcp.fetch(c.req.raw),
-  );
+  // The SDK handler enforces maxBodyBytes itself (413 before parsing), without re-streaming the body.
+  app.post('/mcp', jsonOnly, (c) => mcp.fetch(c.req.raw));
   // Stateless server: no SSE stream to resume and no session to delete.
   app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
     c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),

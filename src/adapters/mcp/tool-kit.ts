@@ -47,7 +47,7 @@ function traceIdOf(request: ServerContext): string {
 
 interface CompiledSchemas {
   readonly input: ReturnType<typeof publishOnly>;
-  readonly output: ReturnType<typeof envelopeOf>;
+  readonly output: ReturnType<typeof publishOnly>;
   outputJson?: Record<string, unknown>;
 }
 

@@ -38,6 +38,17 @@ export interface BookingRow {
 
 const num = (v: number | string): number => Number(v);
 
+// Calendars are read on every slot search; parse each distinct availability document once.
+const parsedAvailability = new Map<string, Availability>();
+function availabilityOf(json: string): Availability {
+  let parsed = parsedAvailability.get(json);
+  if (!parsed) {
+    if (parsedAvailability.size >= 10_000) parsedAvailability.clear();
+    parsedAvailability.set(json, (parsed = JSON.parse(json) as Availability));
+  }
+  return parsed;
+}
+
 export function calendarFromRow(row: CalendarRow): Calendar {
   return {
     id: row.id,
@@ -48,7 +59,7 @@ export function calendarFromRow(row: CalendarRow): Calendar {
       row.price_amount !== null && row.price_currency !== null
         ? { amount: row.price_amount, currency: row.price_currency }
         : null,
-    availability: JSON.parse(row.availability) as Availability,
+    availability: availabilityOf(row.availability),
     createdAt: num(row.created_at),
   };
 }

@@ -1,0 +1,56 @@
+import type { Instant } from '../../domain/time/instant.js';
+import type { SlotCache } from '../../ports/slot-cache.js';
+
+interface Entry {
+  readonly calendarIds: readonly string[];
+  readonly starts: Instant[];
+  readonly storedAt: Instant;
+}
+
+/**
+ * One process's slot cache: bounded (oldest entries go first), each entry at
+ * most `maxAgeMs` old, dropped by any write to one of its calendars.
+ */
+export class MemorySlotCache implements SlotCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly generations = new Map<string, number>();
+
+  constructor(
+    readonly maxAgeMs: number,
+    private readonly maxEntries = 1000,
+  ) {}
+
+  generation(tenantId: string): number {
+    return this.generations.get(tenantId) ?? 0;
+  }
+
+  get(tenantId: string, key: string, now: Instant): Instant[] | undefined {
+    const id = `${tenantId}\u0000${key}`;
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    if (now - entry.storedAt >= this.maxAgeMs || now < entry.storedAt) {
+      this.entries.delete(id);
+      return undefined;
+    }
+    return entry.starts;
+  }
+
+  set(entry: Parameters<SlotCache['set']>[0]): void {
+    if (entry.generation !== this.generation(entry.tenantId)) return;
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(`${entry.tenantId}\u0000${entry.key}`, {
+      calendarIds: entry.calendarIds,
+      starts: entry.starts,
+      storedAt: entry.now,
+    });
+  }
+
+  invalidate(tenantId: string, calendarIds?: readonly string[]): void {
+    this.generations.set(tenantId, this.generation(tenantId) + 1);
+    const prefix = `${tenantId}\u0000`;
+    for (const [id, entry] of this.entries) {
+      if (!id.startsWith(prefix)) continue;
+      if (!calendarIds || entry.calendarIds.some((c) => calendarIds.includes(c))) this.entries.delete(id);
+    }
+  }
+}

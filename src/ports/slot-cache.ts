@@ -1,0 +1,29 @@
+import type { Instant } from '../domain/time/instant.js';
+
+/**
+ * Remembers computed slot starts for a query. Entries are dropped when a write
+ * touches one of their calendars and never served past the cache's age bound
+ * (holds lapse as time passes without any write).
+ */
+export interface SlotCache {
+  /** A token to take before reading, so a result computed from older data is never stored after an invalidation. */
+  generation(tenantId: string): number;
+  get(tenantId: string, key: string, now: Instant): Instant[] | undefined;
+  set(entry: {
+    tenantId: string;
+    key: string;
+    calendarIds: readonly string[];
+    starts: Instant[];
+    now: Instant;
+    generation: number;
+  }): void;
+  /** Forget every entry of the tenant that involves any of these calendars (all of the tenant's when omitted). */
+  invalidate(tenantId: string, calendarIds?: readonly string[]): void;
+}
+
+export const noSlotCache: SlotCache = {
+  generation: () => 0,
+  get: () => undefined,
+  set() {},
+  invalidate() {},
+};
