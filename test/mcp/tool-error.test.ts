@@ -4,6 +4,7 @@ import { toToolError } from '../../src/adapters/mcp/tool-error.js';
 import { DomainError, errorCatalog, errorCodes } from '../../src/domain/errors.js';
 import { findSlotsTool } from '../../src/adapters/mcp/tools/find-slots.js';
 import { holdSlotTool } from '../../src/adapters/mcp/tools/hold-slot.js';
+import { envelopeOf } from '../../src/adapters/mcp/schemas.js';
 
 describe('toToolError: the one mapping from thrown values to what a model sees', () => {
   it.each(errorCodes)('%s keeps its code, retryable flag, details and recovery', (code) => {
@@ -68,5 +69,16 @@ describe('parseArguments: strict edge validation', () => {
         limit: 1,
       }),
     ).toBe('durationMinutes');
+  });
+});
+
+describe('error envelopes match the published output schema', () => {
+  it.each(errorCodes)('%s', (code) => {
+    const envelope = {
+      ok: false,
+      error: toToolError(new DomainError(code, 'm', { field: 'x' })),
+      meta: { traceId: 't', operationId: 'op_1', serverTime: '2030-01-07T09:00:00Z' },
+    };
+    expect(envelopeOf(holdSlotTool.data).safeParse(envelope).success).toBe(true);
   });
 });

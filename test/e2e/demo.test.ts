@@ -1,0 +1,22 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+describe('npm run demo', () => {
+  it('walks the whole agent session against a spawned server', () => {
+    const run = spawnSync(process.execPath, ['dist/main/demo.js'], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    for (const step of [
+      'list_calendars',
+      'find_slots',
+      'hold_slot -> HELD',
+      'SLOT_UNAVAILABLE',
+      'release_hold',
+      'confirm_booking -> CONFIRMED',
+      'get_booking',
+      'cancel_booking -> CANCELLED',
+      'Demo complete.',
+    ]) {
+      expect(run.stdout).toContain(step);
+    }
+  });
+});
