@@ -1,20 +1,26 @@
 import type { Clock } from '../ports/clock.js';
 import type { Digest } from '../ports/digest.js';
 import type { Ids } from '../ports/ids.js';
+import type { PaymentQuery } from '../ports/payment-query.js';
 import type { SlotCache } from '../ports/slot-cache.js';
 import type { Store } from '../ports/store.js';
-import type { WriteGate } from './write-gate.js';
 
 export interface AppConfig {
   /** How long a hold keeps its time before it expires. */
   readonly holdTtlMs: number;
   /** How long an idempotency record replays. */
   readonly idempotencyTtlMs: number;
+  /** Where `holdfast serve` is reachable by a person, for approval links. */
+  readonly publicBaseUrl: string;
+  /** Payment page for priced bookings: this base plus the booking id. */
+  readonly paymentUrlBase: string;
 }
 
 export const defaultAppConfig: AppConfig = {
   holdTtlMs: 5 * 60_000,
   idempotencyTtlMs: 24 * 60 * 60_000,
+  publicBaseUrl: 'http://127.0.0.1:3000',
+  paymentUrlBase: 'http://127.0.0.1:3000/pay/',
 };
 
 export interface AppDeps {
@@ -22,7 +28,7 @@ export interface AppDeps {
   readonly clock: Clock;
   readonly ids: Ids;
   readonly digest: Digest;
-  readonly gate: WriteGate;
+  readonly payments: PaymentQuery;
   readonly slotCache: SlotCache;
   readonly config: AppConfig;
 }

@@ -47,3 +47,32 @@ export async function idempotent<T>(
   });
   return { value, replayed: false };
 }
+
+/** The stored answer for a retried call, read before any approval or payment work; null when there is none. */
+export async function findReplay<T>(
+  deps: AppDeps,
+  tx: StoreTx,
+  principal: Principal,
+  tool: string,
+  key: string,
+  args: unknown,
+): Promise<Outcome<T> | null> {
+  const existing = await tx.getIdempotency({
+    tenantId: principal.tenantId,
+    subject: principal.subject,
+    tool,
+    key,
+  });
+  if (!existing || existing.expiresAt <= deps.clock.now()) return null;
+  if (existing.argumentsDigest !== deps.digest.ofJson(args)) {
+    throw new DomainError(
+      'IDEMPOTENCY_CONFLICT',
+      `idempotencyKey ${key} was already used for ${tool} with different arguments.`,
+      {
+        idempotencyKey: key,
+        tool,
+      },
+    );
+  }
+  return { value: existing.result as T, replayed: true };
+}

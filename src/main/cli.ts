@@ -5,6 +5,7 @@ import { jsonLogger } from '../adapters/log/json-logger.js';
 import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
 import { readConfig, usage, UsageError } from './config.js';
 import { runHttpServer, StartupError } from './serve.js';
+import { runOperatorCommand } from './operator-commands.js';
 import { runStdioServer } from './stdio.js';
 
 async function main(): Promise<void> {
@@ -34,6 +35,11 @@ async function main(): Promise<void> {
       process.stdout.write(`${JSON.stringify(result)}\n`);
       return;
     }
+    case 'approvals':
+    case 'payments':
+    case 'audit':
+      process.exitCode = await runOperatorCommand(config, (text) => process.stdout.write(`${text}\n`));
+      return;
     case 'help':
       process.stdout.write(usage);
       return;

@@ -1,45 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import type { RequestStateCodec } from '@modelcontextprotocol/server';
+import { createRequestStateCodec } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../app/deps.js';
 import { defaultAppConfig } from '../app/deps.js';
-import { openGate } from '../app/write-gate.js';
+import { SqliteAuditLog } from '../adapters/audit/sqlite-audit-log.js';
 import { MemorySlotCache } from '../adapters/cache/memory-slot-cache.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import { jcsDigest } from '../adapters/ids/jcs-digest.js';
 import { randomIds } from '../adapters/ids/random-ids.js';
 import type { Logger } from '../adapters/log/json-logger.js';
-import type { ToolContext } from '../adapters/mcp/tool-kit.js';
+import type { ApprovalState, ToolContext } from '../adapters/mcp/tool-kit.js';
+import { HttpPayments } from '../adapters/payment/http-payments.js';
+import { SimulatedPayments } from '../adapters/payment/simulated-payments.js';
 import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
-import type { Principal } from '../domain/calendar.js';
+import type { Principal, WritePolicy } from '../domain/calendar.js';
 import type { ServerConfig } from './config.js';
 
-export function buildDeps(config: ServerConfig): AppDeps {
-  return {
-    store: SqliteStore.open(config.databasePath),
+export interface Runtime {
+  readonly deps: AppDeps;
+  readonly store: SqliteStore;
+  readonly simulator: SimulatedPayments;
+  readonly audit: SqliteAuditLog;
+  /** HMAC key for MRTR request state. */
+  readonly stateKey: string;
+}
+
+export function buildRuntime(config: ServerConfig, boundPort?: number): Runtime {
+  const store = SqliteStore.open(config.databasePath);
+  const simulator = new SimulatedPayments(store.writer);
+  const publicBaseUrl = config.publicBaseUrl ?? `http://127.0.0.1:${boundPort ?? config.port}`;
+  const deps: AppDeps = {
+    store,
     clock: systemClock,
     ids: randomIds,
     digest: jcsDigest,
-    gate: openGate,
+    payments: config.payments === 'http' ? new HttpPayments(config.paymentQueryBaseUrl!) : simulator,
     // Writes in this process invalidate at once; the age bound covers holds lapsing meanwhile.
     slotCache: new MemorySlotCache(config.slotCacheMaxAgeMs),
-    config: { ...defaultAppConfig, holdTtlMs: config.holdTtlMs },
+    config: {
+      ...defaultAppConfig,
+      holdTtlMs: config.holdTtlMs,
+      publicBaseUrl,
+      paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl}/pay/`,
+    },
+  };
+  return {
+    deps,
+    store,
+    simulator,
+    audit: new SqliteAuditLog(store),
+    // One key per process unless configured: MRTR rounds must come back to a process that knows it.
+    stateKey: config.stateKey ?? randomBytes(32).toString('base64url'),
   };
 }
 
-/** Until authentication exists, whoever can reach the loopback port or stdio is the local operator. */
-export function localOperator(tenantId: string): Principal {
+/** Until authentication exists, whoever reaches the loopback port or stdio is the local operator. */
+export function localOperator(tenantId: string, writePolicy: WritePolicy): Principal {
   return {
     tenantId,
     subject: 'local-operator',
     clientId: 'local',
     scopes: ['bookings:read', 'bookings:write', 'calendars:admin'],
-    writePolicy: 'attested',
+    writePolicy,
   };
 }
 
+/** Sealed MRTR state, bound to the principal it was minted for: another principal's echo fails to verify. */
+export function approvalStateCodec(key: string, principal: Principal): RequestStateCodec<ApprovalState> {
+  return createRequestStateCodec<ApprovalState>({
+    key,
+    ttlSeconds: 600,
+    bind: () => `${principal.tenantId}\u0000${principal.subject}`,
+  });
+}
+
 export function toolContext(
-  deps: AppDeps,
+  runtime: Runtime,
   config: ServerConfig,
   logger: Logger,
   transport: 'stdio' | 'http',
 ): ToolContext {
-  return { deps, principal: localOperator(config.tenantId), logger, transport };
+  const policy = config.writePolicy ?? (transport === 'stdio' ? 'attested' : 'draft');
+  const principal = localOperator(config.tenantId, policy);
+  return {
+    deps: runtime.deps,
+    principal,
+    logger,
+    transport,
+    audit: runtime.audit,
+    stateCodec: approvalStateCodec(runtime.stateKey, principal),
+  };
 }

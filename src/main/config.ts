@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { WritePolicy } from '../domain/calendar.js';
 
 /** A mistake in the command line: reported as one clear line, exit code 2. */
 export class UsageError extends Error {}
@@ -17,6 +18,18 @@ export interface ServerConfig {
   readonly maxBodyBytes: number;
   readonly sweepIntervalMs: number;
   readonly slotCacheMaxAgeMs: number;
+  /** Overrides the transport's default write policy (stdio: attested, HTTP: draft). */
+  readonly writePolicy: WritePolicy | null;
+  readonly payments: 'simulator' | 'http';
+  readonly paymentQueryBaseUrl: string | null;
+  readonly publicBaseUrl: string | null;
+  readonly paymentUrlBase: string | null;
+  readonly production: boolean;
+  /** HMAC key for MRTR request state; random per process when unset. */
+  readonly stateKey: string | null;
+  readonly json: boolean;
+  /** Options of the operator commands (payments set, audit tail). */
+  readonly options: { readonly amount?: string; readonly currency?: string; readonly lines?: string };
 }
 
 export const usage = `Usage: holdfast <command> [options]
@@ -26,6 +39,9 @@ Commands:
   stdio            MCP over stdin/stdout for local hosts
   db migrate       Create or upgrade the database schema
   sweep            Expire lapsed holds and purge old idempotency records once
+  approvals list | show ID | approve ID | deny ID
+  payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C]   (simulator)
+  audit verify | tail [-n N] [--json]
 
 Options:
   --db PATH             SQLite file (env HOLDFAST_DB, default ./data/holdfast.db)
@@ -36,6 +52,12 @@ Options:
   --legacy MODE         stateless (default) serves 2025-era clients too; reject serves 2026-07-28 only
   --allowed-host HOST   extra Host header value to accept (repeatable)
   --tenant ID           tenant of the local operator (default local)
+  --write-policy P      readonly | draft | attested | direct (env HOLDFAST_WRITE_POLICY;
+                        default attested over stdio, draft over HTTP)
+  --payments KIND       simulator (default) | http (needs PAYMENT_QUERY_BASE_URL)
+  --public-url URL      where people reach this server, for approval links (env HOLDFAST_PUBLIC_URL)
+  --payment-url-base U  payment page base for priced bookings (env HOLDFAST_PAYMENT_URL_BASE)
+  --production          production mode: no development payment form (also NODE_ENV=production)
 `;
 
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
@@ -61,12 +83,31 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       legacy: { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
       tenant: { type: 'string' },
+      'write-policy': { type: 'string' },
+      payments: { type: 'string' },
+      'public-url': { type: 'string' },
+      'payment-url-base': { type: 'string' },
+      production: { type: 'boolean' },
+      json: { type: 'boolean' },
+      amount: { type: 'string' },
+      currency: { type: 'string' },
+      lines: { type: 'string', short: 'n' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const legacy = values.legacy ?? 'stateless';
   if (legacy !== 'stateless' && legacy !== 'reject')
     throw new UsageError('--legacy must be stateless or reject');
+  const writePolicy = values['write-policy'] ?? env.HOLDFAST_WRITE_POLICY ?? null;
+  if (writePolicy !== null && !['readonly', 'draft', 'attested', 'direct'].includes(writePolicy)) {
+    throw new UsageError('--write-policy must be readonly, draft, attested or direct');
+  }
+  const paymentQueryBaseUrl = env.PAYMENT_QUERY_BASE_URL ?? null;
+  const payments = values.payments ?? (paymentQueryBaseUrl ? 'http' : 'simulator');
+  if (payments !== 'simulator' && payments !== 'http')
+    throw new UsageError('--payments must be simulator or http');
+  if (payments === 'http' && !paymentQueryBaseUrl)
+    throw new UsageError('--payments http needs PAYMENT_QUERY_BASE_URL');
   return {
     command: values.help ? 'help' : (positionals[0] ?? 'serve'),
     rest: positionals.slice(1),
@@ -81,5 +122,14 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     maxBodyBytes: 256 * 1024,
     sweepIntervalMs: 15_000,
     slotCacheMaxAgeMs: 2_000,
+    writePolicy: writePolicy as WritePolicy | null,
+    payments,
+    paymentQueryBaseUrl,
+    publicBaseUrl: values['public-url'] ?? env.HOLDFAST_PUBLIC_URL ?? null,
+    paymentUrlBase: values['payment-url-base'] ?? env.HOLDFAST_PAYMENT_URL_BASE ?? null,
+    production: values.production ?? env.NODE_ENV === 'production',
+    stateKey: env.HOLDFAST_STATE_KEY ?? null,
+    json: values.json ?? false,
+    options: { amount: values.amount, currency: values.currency, lines: values.lines },
   };
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +42,25 @@ async function startServer(dbPath: string): Promise<{ url: string; stop: () => v
   return { url, stop: () => child.kill('SIGTERM') };
 }
 
+function runCli(args: string[]): string {
+  const run = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`holdfast ${args.join(' ')} failed: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** What a person does in the browser: open the page, press Approve (the form carries its CSRF token). */
+async function approveOnPage(url: string): Promise<void> {
+  const page = await (await fetch(url)).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  if (!csrf) throw new Error('approval page has no form');
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf, decision: 'approve' }),
+  });
+  if (!answer.ok) throw new Error(`approval refused: HTTP ${answer.status}`);
+}
+
 async function connect(url: string, name: string): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -50,7 +69,8 @@ async function connect(url: string, name: string): Promise<Client> {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'holdfast-demo-'));
-  const server = await startServer(join(dir, 'demo.db'));
+  const dbPath = join(dir, 'demo.db');
+  const server = await startServer(dbPath);
   try {
     const agent = await connect(server.url, 'demo-agent');
     const rival = await connect(server.url, 'demo-rival-agent');
@@ -123,14 +143,41 @@ async function main(): Promise<void> {
       .booking as Json;
     say('The second agent holds it now', { id: second.id, status: second.status, version: second.version });
 
+    const confirmArgs = { bookingId: second.id, expectedVersion: second.version };
+    const ask = await callTool(rival, 'confirm_booking', { ...confirmArgs, idempotencyKey: randomUUID() });
+    const pending = ask.error.details as Json;
+    say('confirm_booking without approval -> APPROVAL_REQUIRED; the agent shows this to its user', {
+      code: ask.error.code,
+      summary: pending.summary,
+      approveUrl: pending.approveUrl,
+      orOnTheCommandLine: pending.cli,
+    });
+
+    await approveOnPage(pending.approveUrl as string);
+    say('A person opens the link, checks the booking and clicks Approve', { approvalId: pending.approvalId });
+
+    const approval = { approvalId: pending.approvalId as string };
+    const unpaid = await callTool(rival, 'confirm_booking', {
+      ...confirmArgs,
+      approval,
+      idempotencyKey: randomUUID(),
+    });
+    say('confirm_booking with the approval -> PAYMENT_PENDING (the room costs money); the hold is kept', {
+      code: unpaid.error.code,
+      paymentUrl: unpaid.error.details.paymentUrl,
+    });
+
+    runCli(['payments', 'set', second.id, 'PAID', '--db', dbPath]);
+    say(`The customer pays (simulated: holdfast payments set ${second.id} PAID)`);
+
     const confirmed = (
-      await callTool(rival, 'confirm_booking', {
-        bookingId: second.id,
-        expectedVersion: second.version,
-        idempotencyKey: randomUUID(),
-      })
+      await callTool(rival, 'confirm_booking', { ...confirmArgs, approval, idempotencyKey: randomUUID() })
     ).data.booking as Json;
-    say('confirm_booking -> CONFIRMED', { status: confirmed.status, version: confirmed.version });
+    say('confirm_booking again -> CONFIRMED', {
+      status: confirmed.status,
+      version: confirmed.version,
+      payment: confirmed.payment,
+    });
 
     const read = (await callTool(agent, 'get_booking', { bookingId: second.id })).data.booking as Json;
     say('get_booking', {
@@ -141,14 +188,29 @@ async function main(): Promise<void> {
       price: read.price,
     });
 
+    const cancelArgs = { bookingId: second.id, expectedVersion: read.version };
+    const askCancel = await callTool(rival, 'cancel_booking', {
+      ...cancelArgs,
+      idempotencyKey: randomUUID(),
+    });
+    const cancelApproval = askCancel.error.details.approvalId as string;
+    say('cancel_booking also needs a person -> APPROVAL_REQUIRED', {
+      code: askCancel.error.code,
+      approvalId: cancelApproval,
+    });
+    runCli(['approvals', 'approve', cancelApproval, '--db', dbPath]);
+    say(`The operator approves on the command line: holdfast approvals approve ${cancelApproval}`);
     const cancelled = (
       await callTool(rival, 'cancel_booking', {
-        bookingId: second.id,
-        expectedVersion: read.version,
+        ...cancelArgs,
+        approval: { approvalId: cancelApproval },
         idempotencyKey: randomUUID(),
       })
     ).data.booking as Json;
     say('cancel_booking -> CANCELLED', { status: cancelled.status, version: cancelled.version });
+
+    const verify = runCli(['audit', 'verify', '--db', dbPath]);
+    say(`Every call left an audit record: ${verify.trim()}`);
 
     await agent.close();
     await rival.close();

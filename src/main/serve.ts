@@ -1,16 +1,25 @@
 import { serve as serveNode } from '@hono/node-server';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { approvalForPage, decideByPageToken } from '../app/approvals.js';
 import { sweep } from '../app/sweep.js';
+import { mountApprovalPage } from '../adapters/http/approval-page.js';
 import { createHttpApp } from '../adapters/http/http-app.js';
+import { mountDevPaymentForm } from '../adapters/http/payment-form.js';
 import { isLoopbackAddress, loopbackHosts } from '../adapters/http/request-guards.js';
 import type { Logger } from '../adapters/log/json-logger.js';
 import { createHoldfastServer, SERVER_VERSION } from '../adapters/mcp/server-factory.js';
 import type { ServerConfig } from './config.js';
-import { buildDeps, localOperator, toolContext } from './compose.js';
+import type { Runtime } from './compose.js';
+import { buildRuntime, localOperator, toolContext } from './compose.js';
+import { auditOperatorAction } from './operator-audit.js';
 import { seedIfEmpty } from './seed.js';
 
 export class StartupError extends Error {}
 
+type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+/** Binds first (so `--port 0` knows its port for approval links), then serves the app. */
 export async function runHttpServer(config: ServerConfig, logger: Logger): Promise<() => Promise<void>> {
   if (!isLoopbackAddress(config.host)) {
     throw new StartupError(
@@ -18,37 +27,46 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
         '(127.0.0.1, ::1). Bind 127.0.0.1 and put an authenticating proxy in front, or wait for OAuth support.',
     );
   }
-  const deps = buildDeps(config);
+  let handle: FetchHandler = () => new Response('starting', { status: 503 });
+  const server = await new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
+    const s = serveNode(
+      { fetch: (request) => handle(request), port: config.port, hostname: config.host },
+      () => resolve(s),
+    );
+    s.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const runtime = buildRuntime(config, port);
+  const { deps } = runtime;
   if (config.seed) {
-    const created = await seedIfEmpty(deps, localOperator(config.tenantId));
+    const created = await seedIfEmpty(deps, localOperator(config.tenantId, 'direct'));
     if (created > 0) logger.info('seeded demo calendars', { tenantId: config.tenantId, created });
   }
-  const ctx = toolContext(deps, config, logger, 'http');
+  const ctx = toolContext(runtime, config, logger, 'http');
   const app = createHttpApp({
     factory: () => createHoldfastServer(ctx),
-    allowedHosts: loopbackHosts(config.port, config.allowedHosts),
+    allowedHosts: loopbackHosts(port, config.allowedHosts),
     legacy: config.legacy,
     maxBodyBytes: config.maxBodyBytes,
     logger,
     version: SERVER_VERSION,
     health: () =>
       deps.store.read(async (tx) => (await tx.listCalendars(config.tenantId), true)).catch(() => false),
+    mountPages: (hono) => mountPages(hono, runtime, config),
   });
+  handle = app.fetch;
   const sweeper = setInterval(() => {
     sweep(deps)
       .then((r) => r.expired > 0 && logger.info('expired lapsed holds', r))
       .catch((e: unknown) => logger.error('sweep failed', { error: String(e) }));
   }, config.sweepIntervalMs);
   sweeper.unref();
-  const server = await new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
-    const s = serveNode({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-    s.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
   logger.info('holdfast listening', {
     url: `http://${config.host}:${port}/mcp`,
     database: config.databasePath,
     legacy: config.legacy,
+    writePolicy: ctx.principal.writePolicy,
+    payments: config.payments,
   });
   return async () => {
     clearInterval(sweeper);
@@ -56,4 +74,50 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     await app.close();
     await deps.store.close();
   };
+}
+
+function mountPages(
+  hono: Parameters<NonNullable<Parameters<typeof createHttpApp>[0]['mountPages']>>[0],
+  runtime: Runtime,
+  config: ServerConfig,
+) {
+  const { deps } = runtime;
+  const csrfKey = randomBytes(32).toString('base64url');
+  mountApprovalPage(hono, {
+    csrfKey,
+    load: (token) => approvalForPage(deps, token),
+    decide: async (token, decision) => {
+      const decided = await decideByPageToken(deps, token, decision);
+      await auditOperatorAction(runtime, {
+        tool: 'approval_page',
+        kind: 'approval',
+        tenantId: decided.tenantId,
+        transport: 'http',
+        args: { approvalId: decided.id, decision },
+      });
+      return decided;
+    },
+  });
+  if (!config.production && config.payments === 'simulator') {
+    mountDevPaymentForm(hono, {
+      csrfKey,
+      describe: (id) =>
+        deps.store.read(async (tx) => {
+          const booking = await tx.getBooking(config.tenantId, id);
+          return (
+            booking && { amount: booking.price?.amount ?? null, currency: booking.price?.currency ?? null }
+          );
+        }),
+      set: async (id, status) => {
+        runtime.simulator.set(id, status, deps.clock.now());
+        await auditOperatorAction(runtime, {
+          tool: 'dev_payment_form',
+          kind: 'admin',
+          tenantId: config.tenantId,
+          transport: 'http',
+          args: { bookingId: id, status },
+        });
+      },
+    });
+  }
 }

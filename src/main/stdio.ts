@@ -3,14 +3,15 @@ import { sweep } from '../app/sweep.js';
 import type { Logger } from '../adapters/log/json-logger.js';
 import { createHoldfastServer } from '../adapters/mcp/server-factory.js';
 import type { ServerConfig } from './config.js';
-import { buildDeps, localOperator, toolContext } from './compose.js';
+import { buildRuntime, localOperator, toolContext } from './compose.js';
 import { seedIfEmpty } from './seed.js';
 
 /** Serves one stdio connection; stdout carries protocol only, logs go to stderr. */
 export async function runStdioServer(config: ServerConfig, logger: Logger): Promise<void> {
-  const deps = buildDeps(config);
-  if (config.seed) await seedIfEmpty(deps, localOperator(config.tenantId));
-  const ctx = toolContext(deps, config, logger, 'stdio');
+  const runtime = buildRuntime(config);
+  const { deps } = runtime;
+  if (config.seed) await seedIfEmpty(deps, localOperator(config.tenantId, 'direct'));
+  const ctx = toolContext(runtime, config, logger, 'stdio');
   const sweeper = setInterval(() => void sweep(deps).catch(() => undefined), config.sweepIntervalMs);
   sweeper.unref();
   serveStdio(() => createHoldfastServer(ctx), {

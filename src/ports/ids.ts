@@ -2,6 +2,10 @@
 export interface Ids {
   /** An unguessable id for a booking, calendar or operation. */
   newId(prefix: 'bk' | 'cal' | 'op'): string;
-  /** A short human code such as "HF-7K3Q9P". */
+  /** A short human code such as "HF-7K3Q-9PXA". */
   newReference(): string;
+  /** A random RFC 9562 UUID (approval ids). */
+  newUuid(): string;
+  /** An unguessable one-time secret for a URL (approval page tokens). */
+  newSecret(): string;
 }

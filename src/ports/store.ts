@@ -1,3 +1,4 @@
+import type { Approval, ApprovalStatus } from '../domain/approval/approval.js';
 import type { Availability } from '../domain/availability/availability.js';
 import type { Booking, BookingStatus } from '../domain/booking/booking.js';
 import type { Calendar } from '../domain/calendar.js';
@@ -60,6 +61,19 @@ export interface StoreTx {
   ): Promise<Map<string, Interval[]>>;
   /** Marks lapsed holds EXPIRED and frees their time; returns how many. */
   expireLapsedHolds(now: Instant, tenantId?: string): Promise<number>;
+
+  insertApproval(approval: Approval, pageTokenHash: string): Promise<void>;
+  getApproval(tenantId: string, id: string): Promise<Approval | null>;
+  /** The approval a one-time page token opens, if the token is still unspent. */
+  getApprovalByPageToken(pageTokenHash: string): Promise<Approval | null>;
+  /** Writes `next` only if the stored status is still `expected`; false when it moved. */
+  updateApproval(next: Approval, expected: ApprovalStatus): Promise<boolean>;
+  /** Spends a page token so the URL cannot be used again. */
+  spendPageToken(tenantId: string, approvalId: string): Promise<void>;
+  listApprovals(tenantId: string | null, status?: ApprovalStatus): Promise<Approval[]>;
+  /** Remembers a host-attested approval id; false when it was seen before (a replay). */
+  recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean>;
+  attestationSeen(tenantId: string, approvalId: string): Promise<boolean>;
 
   getIdempotency(scope: IdempotencyScope): Promise<IdempotencyRecord | null>;
   putIdempotency(record: IdempotencyRecord): Promise<void>;

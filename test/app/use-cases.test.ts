@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { confirmBooking, releaseHold } from '../../src/app/change-booking.js';
+import { releaseHold } from '../../src/app/change-booking.js';
+import { gatedChange } from '../../src/app/gated-change.js';
 import { findSlots } from '../../src/app/find-slots.js';
 import { holdSlot } from '../../src/app/hold-slot.js';
 import { getBooking } from '../../src/app/read-bookings.js';
@@ -35,6 +36,8 @@ beforeEach(async () => {
 afterEach(() => h.close());
 
 const at = (iso: string) => iso;
+const confirm = (input: { bookingId: string; expectedVersion: number; idempotencyKey: string }) =>
+  gatedChange(h.deps, operator, 'confirm_booking', input, { traceId: 'test' });
 const holdAt = (start: string, end: string, key = randomUUID(), calendarIds = [berlin]) =>
   holdSlot(h.deps, operator, { calendarIds, start, end, idempotencyKey: key });
 
@@ -81,7 +84,7 @@ describe('hold_slot use case', () => {
     h.clock.advance(5 * 60_000);
     expect(await sweep(h.deps)).toEqual({ expired: 1, purged: 0 });
     const late = await failure(
-      confirmBooking(h.deps, operator, {
+      confirm({
         bookingId: second.value.booking.id,
         expectedVersion: 2,
         idempotencyKey: randomUUID(),
@@ -122,7 +125,7 @@ describe('hold_slot use case', () => {
       idempotencyKey: randomUUID(),
     });
     const refused = await failure(
-      confirmBooking(h.deps, operator, {
+      confirm({
         bookingId: value.booking.id,
         expectedVersion: 2,
         idempotencyKey: randomUUID(),

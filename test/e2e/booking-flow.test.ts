@@ -5,7 +5,7 @@ import { createOpenCalendar, futureHour, plusMinutes } from '../support/fixtures
 import { call, connectHttp, connectStdio, ok } from '../support/mcp-clients.js';
 import type { Era } from '../support/mcp-clients.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { spawnServer, tempDbPath } from '../support/spawn-server.js';
+import { runCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
 interface Transport {
   name: string;
@@ -15,8 +15,9 @@ interface Transport {
 let server: RunningServer;
 const stdioDb = tempDbPath();
 
+// The core flow runs as trusted automation; approvals and payments have their own suites.
 beforeAll(async () => {
-  server = await spawnServer();
+  server = await spawnServer(['--write-policy', 'direct']);
 });
 afterAll(async () => {
   await server.stop();
@@ -33,7 +34,10 @@ const transports: { name: string; era: Era; kind: 'http' | 'stdio' }[] = [
 describe.each(transports)('booking flow over $name', ({ era, kind }) => {
   const transport: Transport = {
     name: kind,
-    connect: () => (kind === 'http' ? connectHttp(server.url, era) : connectStdio(stdioDb.path, era)),
+    connect: () =>
+      kind === 'http'
+        ? connectHttp(server.url, era)
+        : connectStdio(stdioDb.path, era, ['--write-policy', 'direct']),
   };
   let agent: Client;
   let rival: Client;
@@ -72,6 +76,8 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
         'list_bookings',
         'list_calendars',
         'release_hold',
+        'request_approval',
+        'get_approval',
         'set_availability',
       ].sort(),
     );
@@ -145,6 +151,14 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
       end: slot.end,
       idempotencyKey: randomUUID(),
     });
+    const unpaid = await call(rival, 'confirm_booking', {
+      bookingId: second.booking.id,
+      expectedVersion: second.booking.version,
+      idempotencyKey: randomUUID(),
+    });
+    expect(unpaid.error!.code).toBe('PAYMENT_PENDING');
+    const dbPath = kind === 'http' ? server.dbPath : stdioDb.path;
+    expect(runCli(['payments', 'set', second.booking.id, 'PAID', '--db', dbPath]).status).toBe(0);
     const confirmed = await ok(rival, 'confirm_booking', {
       bookingId: second.booking.id,
       expectedVersion: second.booking.version,
@@ -153,6 +167,13 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
     expect(confirmed.booking.status).toBe('CONFIRMED');
     expect(confirmed.booking.version).toBe(2);
     expect(confirmed.booking.expiresAt).toBeNull();
+    expect(confirmed.booking.payment).toMatchObject({ status: 'PAID', reconciliationRequired: false });
+    expect(confirmed.booking.confirmationIntent).toBeNull();
+    expect(second.booking.confirmationIntent.intent).toMatchObject({
+      action: 'confirm_booking',
+      amount: '500.00',
+      version: 1,
+    });
 
     const read = await ok(agent, 'get_booking', { bookingId: second.booking.id });
     expect(read.booking).toEqual(confirmed.booking);

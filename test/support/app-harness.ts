@@ -5,7 +5,7 @@ import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import { createCalendar } from '../../src/app/calendars.js';
 import type { AppDeps } from '../../src/app/deps.js';
 import { defaultAppConfig } from '../../src/app/deps.js';
-import { openGate } from '../../src/app/write-gate.js';
+import type { PaymentReport } from '../../src/domain/payment/payment.js';
 import type { Availability } from '../../src/domain/availability/availability.js';
 import type { Principal } from '../../src/domain/calendar.js';
 import { tempDbPath } from './spawn-server.js';
@@ -28,18 +28,30 @@ export const operator: Principal = {
 export function appHarness(start: number) {
   const db = tempDbPath();
   const clock = manualClock(start);
+  // What the fake provider reports per booking id; PENDING when unset.
+  const payments = new Map<string, PaymentReport>();
   const deps: AppDeps = {
     store: SqliteStore.open(db.path),
     clock,
     ids: randomIds,
     digest: jcsDigest,
-    gate: openGate,
+    payments: {
+      queryPayment: async (bookingId: string) =>
+        payments.get(bookingId) ?? {
+          bookingId,
+          status: 'PENDING',
+          amount: null,
+          currency: null,
+          paidAt: null,
+        },
+    },
     slotCache: new MemorySlotCache(2_000),
     config: defaultAppConfig,
   };
   return {
     deps,
     clock,
+    payments,
     async calendar(name: string, timeZone: string, availability: Availability) {
       const { value } = await createCalendar(deps, operator, {
         name,

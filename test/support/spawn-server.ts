@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,4 +56,10 @@ export async function spawnServer(args: string[] = []): Promise<RunningServer> {
       db.cleanup();
     },
   };
+}
+
+/** Runs an operator command of the real CLI against a database, as a person would. */
+export function runCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }

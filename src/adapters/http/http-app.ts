@@ -13,6 +13,8 @@ export interface HttpAppOptions {
   readonly logger: Logger;
   readonly health: () => Promise<boolean>;
   readonly version: string;
+  /** Human-facing pages (approval page, development payment form). */
+  readonly mountPages?: (app: Hono) => void;
 }
 
 export interface HttpApp {
@@ -28,7 +30,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     onerror: (error) => options.logger.warn('mcp transport error', { error: error.message }),
   });
   const app = new Hono();
-  app.use('*', secureHeaders());
+  app.use('*', secureHeaders({ xFrameOptions: 'DENY' }));
   app.use('*', hostGuard(options.allowedHosts));
 
   app.get('/healthz', (c) => c.json({ status: 'ok', version: options.version }));
@@ -42,6 +44,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
     c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),
   );
+  options.mountPages?.(app);
   app.notFound((c) => c.json({ error: 'not_found' }, 404));
   app.onError((error, c) => {
     options.logger.error('http error', { error: error.stack ?? String(error) });

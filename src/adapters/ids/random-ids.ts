@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Ids } from '../../ports/ids.js';
 
 // Crockford base32 without I, L, O, U: easy to read aloud and type.
@@ -12,4 +12,6 @@ export const randomIds: Ids = {
     const group = () => `${pick()}${pick()}${pick()}${pick()}`;
     return `HF-${group()}-${group()}`;
   },
+  newUuid: () => randomUUID(),
+  newSecret: () => randomBytes(32).toString('base64url'),
 };

@@ -80,7 +80,16 @@ export const bookingOut = z.object({
   customer: z.record(z.string(), z.unknown()).nullable(),
   label: z.string().nullable(),
   price: moneySchema.nullable(),
-  payment: z.object({ status: z.string(), paidAt: instantOut.nullable() }).nullable(),
+  payment: z
+    .object({ status: z.string(), paidAt: instantOut.nullable(), reconciliationRequired: z.boolean() })
+    .nullable(),
+  paymentUrl: z.string().nullable().describe('Where the customer pays, for priced bookings.'),
+  confirmationIntent: z
+    .object({ intent: z.record(z.string(), z.unknown()), intentHash: z.string() })
+    .nullable()
+    .describe(
+      'For HELD bookings: exactly what confirm_booking will do, and its hash. Show it to the user before confirming.',
+    ),
   owner: z.object({ subject: z.string(), clientId: z.string() }),
   externalKeys: z.record(z.string(), z.string()),
   createdAt: instantOut,
@@ -106,3 +115,23 @@ const toolError = z.object({
 export function envelopeOf(data: z.ZodType) {
   return z.object({ ok: z.boolean(), data: data.optional(), error: toolError.optional(), meta });
 }
+
+export const approvalProof = z
+  .strictObject({ approvalId: z.uuid() })
+  .describe(
+    'A decision a person made on the approval page or CLI (from APPROVAL_REQUIRED details.approvalId).',
+  );
+
+export const humanApprovalInput = z
+  .strictObject({
+    approvalId: z.uuid().describe('A fresh UUID from the host, never reused.'),
+    decision: z.string().describe('"APPROVE"'),
+    approvedAt: instantInput,
+    intent: z
+      .record(z.string(), z.unknown())
+      .describe('Copied verbatim from booking.confirmationIntent.intent.'),
+    intentHash: z.string().describe('Copied verbatim from booking.confirmationIntent.intentHash.'),
+  })
+  .describe(
+    'Only for hosts trusted to attest (write policy "attested"): the user approved this exact intent within the last 120 s.',
+  );

@@ -3,7 +3,9 @@ import type { ToolContext } from './tool-kit.js';
 import { registerTool } from './tool-kit.js';
 import { createCalendarTool, setAvailabilityTool } from './tools/admin-calendars.js';
 import { bookSlotTool } from './tools/book-slot.js';
-import { cancelBookingTool, confirmBookingTool, releaseHoldTool } from './tools/change-booking.js';
+import { getApprovalTool, requestApprovalTool } from './tools/approvals.js';
+import { releaseHoldTool } from './tools/change-booking.js';
+import { cancelBookingTool, confirmBookingTool } from './tools/gated-booking.js';
 import { findSlotsTool } from './tools/find-slots.js';
 import { holdSlotTool } from './tools/hold-slot.js';
 import { getBookingTool, listBookingsTool } from './tools/read-bookings.js';
@@ -16,6 +18,8 @@ const instructions = `Holdfast books time on calendars in two steps and never do
 1. list_calendars, then find_slots (all listed calendars free at once).
 2. hold_slot reserves the time for a few minutes (status HELD, see expiresAt).
 3. Show the held booking to the user; only after they approve, confirm_booking with its version.
+   A person must approve confirm/cancel: on APPROVAL_REQUIRED show details.summary and details.approveUrl,
+   then retry with approval: { approvalId }. Priced bookings also need payment (see paymentUrl).
 Every write takes a fresh UUID idempotencyKey: retry with the same key after a timeout, never a new one.
 Times are RFC 3339 with an offset. Errors carry code, retryable and recovery.action: follow it.`;
 
@@ -28,6 +32,8 @@ const tools = [
   cancelBookingTool,
   getBookingTool,
   listBookingsTool,
+  requestApprovalTool,
+  getApprovalTool,
   createCalendarTool,
   setAvailabilityTool,
   bookSlotTool,
@@ -41,6 +47,8 @@ export function createHoldfastServer(ctx: ToolContext): McpServer {
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       capabilities: { tools: {} },
+      // MRTR approval rounds come back through the client: only sealed, principal-bound state is trusted.
+      requestState: { verify: (state, request) => ctx.stateCodec.verify(state, request) },
       instructions,
       // The tool list only changes on upgrade: let clients and shared caches keep it for a minute.
       cacheHints: {

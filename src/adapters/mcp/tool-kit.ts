@@ -1,20 +1,41 @@
 import { randomBytes } from 'node:crypto';
+import type {
+  InputRequiredResult,
+  McpServer,
+  RequestStateCodec,
+  ServerContext,
+  ToolAnnotations,
+} from '@modelcontextprotocol/server';
 import { TRACEPARENT_META_KEY } from '@modelcontextprotocol/server';
-import type { McpServer, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
 import type { Principal } from '../../domain/calendar.js';
 import { formatInstant } from '../../domain/time/instant.js';
+import type { AuditEntry, AuditLog } from '../../ports/audit.js';
+import { redactedPreview } from '../audit/redact.js';
 import type { Logger } from '../log/json-logger.js';
 import { parseArguments, publishOnly } from './edge-schema.js';
 import { envelopeOf } from './schemas.js';
 import { toToolError } from './tool-error.js';
+
+/** What the MRTR approval round-trip carries, sealed by the codec and bound to the principal. */
+export interface ApprovalState {
+  readonly approvalId: string;
+  readonly intentHash: string;
+}
 
 export interface ToolContext {
   readonly deps: AppDeps;
   readonly principal: Principal;
   readonly logger: Logger;
   readonly transport: 'stdio' | 'http';
+  readonly audit: AuditLog;
+  readonly stateCodec: RequestStateCodec<ApprovalState>;
+}
+
+export interface ToolCall {
+  readonly traceId: string;
+  readonly request: ServerContext;
 }
 
 export interface ToolRun<D> {
@@ -22,14 +43,20 @@ export interface ToolRun<D> {
   readonly replayed?: boolean;
 }
 
+/** A tool may answer with a multi-round-trip request instead of a result (2026-07-28 clients). */
+export interface ToolInputRequired {
+  readonly inputRequired: InputRequiredResult;
+}
+
 export interface ToolDefinition<I, D> {
   readonly name: string;
   readonly title: string;
   readonly description: string;
+  readonly kind: AuditEntry['kind'];
   readonly input: z.ZodType<I>;
   readonly data: z.ZodType;
   readonly annotations: ToolAnnotations;
-  run(ctx: ToolContext, input: I): Promise<ToolRun<D>>;
+  run(ctx: ToolContext, input: I, call: ToolCall): Promise<ToolRun<D> | ToolInputRequired>;
 }
 
 export function defineTool<I, D>(definition: ToolDefinition<I, D>): ToolDefinition<I, D> {
@@ -56,10 +83,18 @@ const compiled = new WeakMap<object, CompiledSchemas>();
 
 function schemasOf(tool: ToolDefinition<unknown, unknown>): CompiledSchemas {
   let schemas = compiled.get(tool);
+  // Outputs are built by typed code and checked by the client SDK in the end-to-end tests;
+  // re-validating every answer against its own schema on the hot path buys nothing.
   if (!schemas)
-    compiled.set(tool, (schemas = { input: publishOnly(tool.input), output: envelopeOf(tool.data) }));
+    compiled.set(
+      tool,
+      (schemas = { input: publishOnly(tool.input), output: publishOnly(envelopeOf(tool.data)) }),
+    );
   return schemas;
 }
+
+// Codes that mean a write was stopped by policy, not by bad input: the audit keeps the reason.
+const BLOCKING = /^(APPROVAL_|PAYMENT_|FORBIDDEN)/;
 
 export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: ToolDefinition<I, D>): void {
   const schemas = schemasOf(tool as ToolDefinition<unknown, unknown>);
@@ -85,10 +120,52 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
         operationId: meta.operationId,
         transport: ctx.transport,
       };
+      const audit = (
+        outcome: AuditEntry['outcome'],
+        errorCode: string | null,
+        blockedReason: string | null,
+      ) =>
+        ctx.audit
+          .append({
+            at: ctx.deps.clock.now(),
+            tenantId: ctx.principal.tenantId,
+            subject: ctx.principal.subject,
+            clientId: ctx.principal.clientId,
+            transport: ctx.transport,
+            tool: tool.name,
+            kind: tool.kind,
+            outcome,
+            errorCode,
+            blockedReason,
+            argumentsDigest: ctx.deps.digest.ofJson(args ?? {}),
+            preview: redactedPreview(args ?? {}),
+            traceId: meta.traceId,
+            durationMs: elapsed(started),
+          })
+          .catch((error: unknown) =>
+            ctx.logger.error('audit append failed', { ...log, error: String(error) }),
+          );
       try {
-        const { data, replayed } = await tool.run(ctx, parseArguments(tool.input, args));
-        const envelope = { ok: true, data, meta: replayed ? { ...meta, idempotentReplay: true } : meta };
-        ctx.logger.info('tool call', { ...log, outcome: 'ok', replayed: !!replayed, ms: elapsed(started) });
+        const result = await tool.run(ctx, parseArguments(tool.input, args), {
+          traceId: meta.traceId,
+          request,
+        });
+        if ('inputRequired' in result) {
+          await audit('input_required', null, 'waiting for the user to approve');
+          return result.inputRequired;
+        }
+        const envelope = {
+          ok: true,
+          data: result.data,
+          meta: result.replayed ? { ...meta, idempotentReplay: true } : meta,
+        };
+        await audit('ok', null, null);
+        ctx.logger.info('tool call', {
+          ...log,
+          outcome: 'ok',
+          replayed: !!result.replayed,
+          ms: elapsed(started),
+        });
         return {
           content: [{ type: 'text' as const, text: JSON.stringify(envelope) }],
           structuredContent: envelope,
@@ -101,6 +178,7 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
             error: thrown instanceof Error ? thrown.stack : String(thrown),
           });
         }
+        await audit('error', error.code, BLOCKING.test(error.code) ? error.message : null);
         ctx.logger.info('tool call', { ...log, outcome: 'error', code: error.code, ms: elapsed(started) });
         const envelope = { ok: false, error, meta };
         return {

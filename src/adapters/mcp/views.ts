@@ -1,5 +1,8 @@
 import type { FindSlotsResult } from '../../app/find-slots.js';
 import type { BookingSnapshot, CalendarRef } from '../../app/snapshot.js';
+import type { AppDeps } from '../../app/deps.js';
+import { confirmIntentOf } from '../../domain/approval/intent.js';
+import type { Booking } from '../../domain/booking/booking.js';
 import { effectiveStatus } from '../../domain/booking/booking.js';
 import type { Calendar } from '../../domain/calendar.js';
 import type { Instant } from '../../domain/time/instant.js';
@@ -25,7 +28,18 @@ export function calendarView(calendar: Calendar) {
   };
 }
 
-export function bookingView({ booking, calendars }: BookingSnapshot, now: Instant) {
+/** HELD bookings carry the intent a human must approve to confirm them, and its hash. */
+function confirmationIntentOf(booking: Booking, deps: Pick<AppDeps, 'digest'>, now: Instant) {
+  if (effectiveStatus(booking, now) !== 'HELD') return null;
+  const intent = confirmIntentOf(booking);
+  return { intent, intentHash: deps.digest.ofJson(intent) };
+}
+
+export function bookingView(
+  { booking, calendars }: BookingSnapshot,
+  deps: Pick<AppDeps, 'clock' | 'digest' | 'config'>,
+) {
+  const now = deps.clock.now();
   return {
     id: booking.id,
     reference: booking.reference,
@@ -43,7 +57,10 @@ export function bookingView({ booking, calendars }: BookingSnapshot, now: Instan
     payment: booking.payment && {
       status: booking.payment.status,
       paidAt: booking.payment.paidAt === null ? null : formatInstant(booking.payment.paidAt),
+      reconciliationRequired: booking.payment.reconciliationRequired ?? false,
     },
+    paymentUrl: booking.price === null ? null : `${deps.config.paymentUrlBase}${booking.id}`,
+    confirmationIntent: confirmationIntentOf(booking, deps, now),
     owner: booking.owner,
     externalKeys: { ...booking.externalKeys },
     createdAt: formatInstant(booking.createdAt),
@@ -60,20 +77,5 @@ export function slotsView(result: FindSlotsResult) {
     })),
     total: result.total,
     nextCursor: result.nextCursor,
-  };
-}
-
-/** Alternatives offered on SLOT_UNAVAILABLE, in wire form. */
-export function alternativesView(details: Record<string, unknown>): Record<string, unknown> {
-  const alternatives = details.alternatives as
-    { start: Instant; end: Instant; reserved: false }[] | undefined;
-  if (!alternatives) return details;
-  return {
-    ...details,
-    alternatives: alternatives.map((a) => ({
-      start: formatInstant(a.start),
-      end: formatInstant(a.end),
-      reserved: false,
-    })),
   };
 }

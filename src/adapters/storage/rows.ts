@@ -1,3 +1,4 @@
+import type { Approval } from '../../domain/approval/approval.js';
 import type { Availability } from '../../domain/availability/availability.js';
 import type { Booking, BookingStatus, PaymentState } from '../../domain/booking/booking.js';
 import type { Calendar } from '../../domain/calendar.js';
@@ -123,5 +124,60 @@ export function bookingToRow(b: Booking): BookingRow {
     owner_subject: b.owner.subject,
     owner_client: b.owner.clientId,
     external_keys: JSON.stringify(b.externalKeys),
+  };
+}
+
+export interface ApprovalRow {
+  tenant_id: string;
+  id: string;
+  subject: string;
+  client_id: string;
+  action: string;
+  booking_id: string;
+  intent: string;
+  intent_hash: string;
+  status: string;
+  created_at: number | string;
+  expires_at: number | string;
+  decided_at: number | string | null;
+  decided_by: string | null;
+  burned_reason: string | null;
+}
+
+export function approvalFromRow(row: ApprovalRow): Approval {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    subject: row.subject,
+    clientId: row.client_id,
+    action: row.action as Approval['action'],
+    bookingId: row.booking_id,
+    intent: JSON.parse(row.intent) as Approval['intent'],
+    intentHash: row.intent_hash,
+    status: row.status as Approval['status'],
+    createdAt: num(row.created_at),
+    expiresAt: num(row.expires_at),
+    decidedAt: row.decided_at === null ? null : num(row.decided_at),
+    decidedBy: row.decided_by,
+    burnedReason: row.burned_reason,
+  };
+}
+
+export function approvalToRow(a: Approval): ApprovalRow {
+  return {
+    tenant_id: a.tenantId,
+    id: a.id,
+    subject: a.subject,
+    client_id: a.clientId,
+    action: a.action,
+    booking_id: a.bookingId,
+    intent: JSON.stringify(a.intent),
+    intent_hash: a.intentHash,
+    status: a.status,
+    created_at: a.createdAt,
+    expires_at: a.expiresAt,
+    decided_at: a.decidedAt,
+    decided_by: a.decidedBy,
+    burned_reason: a.burnedReason,
   };
 }

@@ -24,6 +24,8 @@ export interface Owner {
 export interface PaymentState {
   readonly status: 'PENDING' | 'PAID' | 'FAILED' | 'CLOSED';
   readonly paidAt: Instant | null;
+  /** Paid, but the hold had lapsed: money arrived for time we no longer hold. A human must settle it. */
+  readonly reconciliationRequired?: boolean;
 }
 
 export interface ExternalKeys {
@@ -127,6 +129,12 @@ export function confirmHold(booking: Booking, expectedVersion: number, now: Inst
   assertVersion(booking, expectedVersion);
   assertHoldLive(booking, now);
   return transition(booking, 'CONFIRMED', now);
+}
+
+/** The provider reported the payment FAILED or CLOSED: the hold ends and its time is freed. */
+export function failPayment(booking: Booking, outcome: 'FAILED' | 'CLOSED', now: Instant): Booking {
+  const next = transition(booking, outcome === 'FAILED' ? 'PAYMENT_FAILED' : 'PAYMENT_CLOSED', now);
+  return { ...next, payment: { status: outcome, paidAt: null } };
 }
 
 export function cancelBooking(booking: Booking, expectedVersion: number, now: Instant): Booking {

@@ -24,6 +24,7 @@ export const createCalendarTool = defineTool({
     idempotencyKey,
   }),
   data: z.object({ calendar: calendarOut }),
+  kind: 'admin',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ deps, principal }, input) {
     const outcome = await createCalendar(deps, principal, input);
@@ -43,6 +44,7 @@ export const setAvailabilityTool = defineTool({
     idempotencyKey,
   }),
   data: z.object({ calendar: calendarOut }),
+  kind: 'admin',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   async run({ deps, principal }, input) {
     const outcome = await setAvailability(deps, principal, {

@@ -10,6 +10,7 @@ export const bookSlotTool = defineTool({
     'Does NOT book anything. Holdfast books in two steps: hold_slot reserves the time for a few minutes, then confirm_booking makes it final after the user approves. Calling this returns those instructions as an error.',
   input: z.looseObject({}),
   data: z.object({}),
+  kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run() {
     throw new DomainError(

@@ -24,6 +24,7 @@ export const findSlotsTool = defineTool({
     cursor: z.string().max(512).optional(),
   }),
   data: z.object({ slots: z.array(slotOut), total: z.int(), nextCursor: z.string().nullable() }),
+  kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run({ deps, principal }, input) {
     return { data: slotsView(await findSlots(deps, principal, input)) };

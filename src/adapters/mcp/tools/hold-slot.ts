@@ -24,6 +24,7 @@ export const holdSlotTool = defineTool({
     idempotencyKey,
   }),
   data: z.object({ booking: bookingOut }),
+  kind: 'write',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ deps, principal }, input) {
     if (input.customer && JSON.stringify(input.customer).length > 8192) {
@@ -31,7 +32,7 @@ export const holdSlotTool = defineTool({
     }
     try {
       const outcome = await holdSlot(deps, principal, input);
-      return { data: { booking: bookingView(outcome.value, deps.clock.now()) }, replayed: outcome.replayed };
+      return { data: { booking: bookingView(outcome.value, deps) }, replayed: outcome.replayed };
     } catch (error) {
       throw withWireAlternatives(error);
     }

@@ -11,6 +11,7 @@ export const listCalendarsTool = defineTool({
     'Lists the bookable calendars (people, rooms, equipment) with their ids, time zones, weekly hours and price per booking. Start here to get calendar ids.',
   input: z.strictObject({}),
   data: z.object({ calendars: z.array(calendarOut) }),
+  kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run({ deps, principal }) {
     const calendars = await listCalendars(deps, principal);

@@ -11,10 +11,11 @@ export const getBookingTool = defineTool({
   description: 'Reads one booking: status, version, times (UTC and local), hold expiry, customer, price.',
   input: z.strictObject({ bookingId: bookingIdInput }),
   data: z.object({ booking: bookingOut }),
+  kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run({ deps, principal }, input) {
     const snapshot = await getBooking(deps, principal, input.bookingId);
-    return { data: { booking: bookingView(snapshot, deps.clock.now()) } };
+    return { data: { booking: bookingView(snapshot, deps) } };
   },
 });
 
@@ -32,13 +33,13 @@ export const listBookingsTool = defineTool({
     cursor: z.string().max(512).optional(),
   }),
   data: z.object({ bookings: z.array(bookingOut), total: z.int(), nextCursor: z.string().nullable() }),
+  kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run({ deps, principal }, input) {
     const result = await listBookings(deps, principal, input);
-    const now = deps.clock.now();
     return {
       data: {
-        bookings: result.bookings.map((b) => bookingView(b, now)),
+        bookings: result.bookings.map((b) => bookingView(b, deps)),
         total: result.total,
         nextCursor: result.nextCursor,
       },

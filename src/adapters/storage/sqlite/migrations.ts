@@ -102,4 +102,76 @@ CREATE TABLE idempotency (
 CREATE INDEX idempotency_expiry ON idempotency (expires_at);
 `,
   },
+  {
+    version: 2,
+    name: 'approvals and host attestations',
+    sql: `
+CREATE TABLE approvals (
+  tenant_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  client_id TEXT NOT NULL,
+  action TEXT NOT NULL CHECK (action IN ('confirm_booking', 'cancel_booking')),
+  booking_id TEXT NOT NULL,
+  intent TEXT NOT NULL,
+  intent_hash TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('PENDING','APPROVED','DENIED','EXPIRED','USED')),
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  decided_at INTEGER,
+  decided_by TEXT,
+  burned_reason TEXT,
+  page_token_hash TEXT,
+  PRIMARY KEY (tenant_id, id)
+) STRICT;
+CREATE UNIQUE INDEX approvals_page_token ON approvals (page_token_hash) WHERE page_token_hash IS NOT NULL;
+CREATE INDEX approvals_status ON approvals (tenant_id, status, created_at);
+
+-- Host-attested approval ids, so a replayed attestation is refused.
+CREATE TABLE host_attestations (
+  tenant_id TEXT NOT NULL,
+  approval_id TEXT NOT NULL,
+  used_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, approval_id)
+) STRICT;
+`,
+  },
+  {
+    version: 3,
+    name: 'payment simulator and hash-chained audit log',
+    sql: `
+-- The local payment simulator's state (operators without a provider, the demo, tests).
+CREATE TABLE simulated_payments (
+  booking_id TEXT PRIMARY KEY,
+  status TEXT NOT NULL CHECK (status IN ('PENDING','PAID','FAILED','CLOSED')),
+  amount TEXT,
+  currency TEXT,
+  paid_at INTEGER,
+  updated_at INTEGER NOT NULL
+) STRICT;
+
+-- Append-only; each record carries the hash of the one before it.
+CREATE TABLE audit_log (
+  seq INTEGER PRIMARY KEY,
+  at INTEGER NOT NULL,
+  tenant_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  client_id TEXT NOT NULL,
+  transport TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  error_code TEXT,
+  blocked_reason TEXT,
+  arguments_digest TEXT NOT NULL,
+  preview TEXT NOT NULL,
+  trace_id TEXT NOT NULL,
+  duration_ms REAL NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL
+) STRICT;
+CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+`,
+  },
 ];

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { Approval, ApprovalStatus } from '../../../domain/approval/approval.js';
 import type { Availability } from '../../../domain/availability/availability.js';
 import type { Booking } from '../../../domain/booking/booking.js';
 import { occupiesTime } from '../../../domain/booking/booking.js';
@@ -7,8 +8,15 @@ import { DomainError } from '../../../domain/errors.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import type { Interval } from '../../../domain/time/interval.js';
 import type { BookingQuery, IdempotencyRecord, IdempotencyScope, StoreTx } from '../../../ports/store.js';
-import type { BookingRow, CalendarRow } from '../rows.js';
-import { bookingFromRow, bookingToRow, calendarFromRow, calendarToRow } from '../rows.js';
+import type { ApprovalRow, BookingRow, CalendarRow } from '../rows.js';
+import {
+  approvalFromRow,
+  approvalToRow,
+  bookingFromRow,
+  bookingToRow,
+  calendarFromRow,
+  calendarToRow,
+} from '../rows.js';
 import type { SqliteDb } from './sqlite-database.js';
 import { mapSqliteError } from './sqlite-errors.js';
 
@@ -194,6 +202,65 @@ export class SqliteTx implements StoreTx {
       expire.run(now, row.tenant_id, row.id);
     }
     return lapsed.length;
+  }
+
+  async insertApproval(approval: Approval, pageTokenHash: string): Promise<void> {
+    this.statement(
+      `INSERT INTO approvals (tenant_id, id, subject, client_id, action, booking_id, intent, intent_hash, status,
+         created_at, expires_at, decided_at, decided_by, burned_reason, page_token_hash)
+       VALUES (@tenant_id, @id, @subject, @client_id, @action, @booking_id, @intent, @intent_hash, @status,
+         @created_at, @expires_at, @decided_at, @decided_by, @burned_reason, @page_token_hash)`,
+    ).run({ ...approvalToRow(approval), page_token_hash: pageTokenHash });
+  }
+
+  async getApproval(tenantId: string, id: string): Promise<Approval | null> {
+    const row = this.statement('SELECT * FROM approvals WHERE tenant_id = ? AND id = ?').get(tenantId, id);
+    return row ? approvalFromRow(row as ApprovalRow) : null;
+  }
+
+  async getApprovalByPageToken(pageTokenHash: string): Promise<Approval | null> {
+    const row = this.statement('SELECT * FROM approvals WHERE page_token_hash = ?').get(pageTokenHash);
+    return row ? approvalFromRow(row as ApprovalRow) : null;
+  }
+
+  async updateApproval(next: Approval, expected: ApprovalStatus): Promise<boolean> {
+    const row = approvalToRow(next);
+    return (
+      this.statement(
+        `UPDATE approvals SET status = @status, decided_at = @decided_at, decided_by = @decided_by,
+           burned_reason = @burned_reason WHERE tenant_id = @tenant_id AND id = @id AND status = @expected`,
+      ).run({ ...row, expected }).changes === 1
+    );
+  }
+
+  async spendPageToken(tenantId: string, approvalId: string): Promise<void> {
+    this.statement('UPDATE approvals SET page_token_hash = NULL WHERE tenant_id = ? AND id = ?').run(
+      tenantId,
+      approvalId,
+    );
+  }
+
+  async listApprovals(tenantId: string | null, status?: ApprovalStatus): Promise<Approval[]> {
+    const rows = this.statement(
+      `SELECT * FROM approvals WHERE (@tenantId IS NULL OR tenant_id = @tenantId) AND (@status IS NULL OR status = @status)
+       ORDER BY created_at DESC LIMIT 200`,
+    ).all({ tenantId, status: status ?? null }) as ApprovalRow[];
+    return rows.map(approvalFromRow);
+  }
+
+  async recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean> {
+    return (
+      this.statement(
+        'INSERT INTO host_attestations (tenant_id, approval_id, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+      ).run(tenantId, approvalId, now).changes === 1
+    );
+  }
+
+  async attestationSeen(tenantId: string, approvalId: string): Promise<boolean> {
+    return !!this.statement('SELECT 1 FROM host_attestations WHERE tenant_id = ? AND approval_id = ?').get(
+      tenantId,
+      approvalId,
+    );
   }
 
   async getIdempotency(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {

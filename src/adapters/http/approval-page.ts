@@ -1,0 +1,203 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Context, Hono } from 'hono';
+import { html } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import type { approvalForPage, Decision } from '../../app/approvals.js';
+import type { Approval } from '../../domain/approval/approval.js';
+
+export interface ApprovalPageOptions {
+  readonly load: (token: string) => ReturnType<typeof approvalForPage>;
+  readonly decide: (token: string, decision: Decision) => Promise<Approval>;
+  /** Secret for CSRF tokens; never leaves the server. */
+  readonly csrfKey: string;
+}
+
+/** The page can be neither framed nor cached, and the token in its URL is not leaked as a referrer. */
+const PAGE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
+function csrfFor(key: string, token: string): string {
+  return createHmac('sha256', key).update(`approval-csrf:${token}`).digest('base64url');
+}
+
+function csrfMatches(key: string, token: string, given: unknown): boolean {
+  if (typeof given !== 'string') return false;
+  const expected = Buffer.from(csrfFor(key, token));
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+function layout(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Holdfast</title>
+        <style>
+          body {
+            font:
+              16px/1.5 system-ui,
+              sans-serif;
+            max-width: 40rem;
+            margin: 2rem auto;
+            padding: 0 1rem;
+            color: #1b1b1b;
+          }
+          table {
+            border-collapse: collapse;
+            width: 100%;
+          }
+          td,
+          th {
+            text-align: left;
+            padding: 0.35rem 0.5rem;
+            border-bottom: 1px solid #ddd;
+            vertical-align: top;
+          }
+          button {
+            font: inherit;
+            padding: 0.6rem 1.4rem;
+            margin-right: 0.8rem;
+            border-radius: 0.4rem;
+            border: 1px solid #555;
+            cursor: pointer;
+          }
+          .approve {
+            background: #1d6b38;
+            color: #fff;
+            border-color: #1d6b38;
+          }
+          .deny {
+            background: #fff;
+          }
+          .muted {
+            color: #666;
+            font-size: 0.9rem;
+          }
+          code {
+            word-break: break-all;
+          }
+        </style>
+      </head>
+      <body>
+        ${body}
+      </body>
+    </html>`;
+}
+
+export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void {
+  const send = (c: Context, status: 200 | 403 | 404 | 409, page: ReturnType<typeof layout>) =>
+    c.html(page, status, PAGE_HEADERS);
+
+  app.get('/approvals/:token', async (c) => {
+    const token = c.req.param('token');
+    const view = await options.load(token);
+    if (!view)
+      return send(
+        c,
+        404,
+        layout('Unknown link', html`<h1>This approval link is unknown or was already used.</h1>`),
+      );
+    const { approval, status, summary } = view;
+    const rows = summary.calendars.map(
+      (cal) =>
+        html`<tr>
+          <td>${cal.name}</td>
+          <td>${cal.start}<br />${cal.end}<br /><span class="muted">${cal.timeZone}</span></td>
+        </tr>`,
+    );
+    const money = summary.amount === null ? html`none` : html`${summary.amount} ${summary.currency}`;
+    const actions =
+      status === 'PENDING'
+        ? html`<form method="post" action="/approvals/${token}">
+            <input type="hidden" name="csrf" value="${csrfFor(options.csrfKey, token)}" />
+            <button class="approve" name="decision" value="approve" type="submit">Approve</button>
+            <button class="deny" name="decision" value="deny" type="submit">Deny</button>
+          </form>`
+        : html`<p><strong>This approval is ${status}.</strong></p>`;
+    return send(
+      c,
+      200,
+      layout(
+        'Approve',
+        html`<h1>${summary.action} ${summary.reference}</h1>
+          <p>An agent asks you to approve exactly this. Nothing happens unless you approve.</p>
+          <table>
+            <tr>
+              <th>Calendar</th>
+              <th>Local time</th>
+            </tr>
+            ${rows}
+          </table>
+          <table>
+            <tr>
+              <td>UTC</td>
+              <td>${summary.startUtc} – ${summary.endUtc}</td>
+            </tr>
+            <tr>
+              <td>Amount</td>
+              <td id="amount">${money}</td>
+            </tr>
+            <tr>
+              <td>Booking version</td>
+              <td>${summary.version}</td>
+            </tr>
+            <tr>
+              <td>Requested by</td>
+              <td>${approval.subject} (${approval.clientId})</td>
+            </tr>
+            <tr>
+              <td>Expires</td>
+              <td>${new Date(approval.expiresAt).toISOString()}</td>
+            </tr>
+            <tr>
+              <td>Intent hash</td>
+              <td><code>${approval.intentHash}</code></td>
+            </tr>
+          </table>
+          <p></p>
+          ${actions}`,
+      ),
+    );
+  });
+
+  app.post('/approvals/:token', async (c) => {
+    const token = c.req.param('token');
+    const form = await c.req.parseBody();
+    if (!csrfMatches(options.csrfKey, token, form.csrf)) {
+      return send(
+        c,
+        403,
+        layout('Refused', html`<h1>Refused: this form did not come from the approval page.</h1>`),
+      );
+    }
+    const decision = form.decision === 'approve' ? 'APPROVE' : form.decision === 'deny' ? 'DENY' : null;
+    if (!decision) return send(c, 403, layout('Refused', html`<h1>Refused: no decision.</h1>`));
+    try {
+      const decided = await options.decide(token, decision);
+      return send(
+        c,
+        200,
+        layout(
+          'Decided',
+          html`<h1 id="result">${decided.status === 'APPROVED' ? 'Approved' : 'Denied'}.</h1>
+            <p>
+              You can close this page. The agent will see your decision (approval <code>${decided.id}</code>).
+            </p>`,
+        ),
+      );
+    } catch {
+      return send(
+        c,
+        409,
+        layout('Already used', html`<h1>This approval link is unknown or was already used.</h1>`),
+      );
+    }
+  });
+}

@@ -1,0 +1,103 @@
+import type { ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { CallContext } from '../../../app/gated-change.js';
+import { gatedChange, UserApprovalNeeded } from '../../../app/gated-change.js';
+import type { GatedAction } from '../../../domain/approval/intent.js';
+import {
+  approvalProof,
+  bookingIdInput,
+  bookingOut,
+  expectedVersion,
+  humanApprovalInput,
+  idempotencyKey,
+} from '../schemas.js';
+import type { ApprovalState, ToolContext } from '../tool-kit.js';
+import { defineTool } from '../tool-kit.js';
+import { bookingView } from '../views.js';
+
+const APPROVAL_KEY = 'approval';
+const approvalForm = z.object({ approve: z.boolean().describe('Approve exactly this action?') });
+
+/** Only 2026-07-28 clients that declared elicitation can be asked mid-call; 2025-era HTTP has no channel back. */
+function canElicit(request: ServerContext): boolean {
+  const envelope = request.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined;
+  return capabilities?.elicitation !== undefined;
+}
+
+/** The user's answer on a re-entry, trusted only through the sealed requestState. */
+function elicitationOf(request: ServerContext): CallContext['elicitation'] {
+  if (!canElicit(request)) return undefined;
+  const state = request.mcpReq.requestState<ApprovalState>();
+  const response = inputResponse(request.mcpReq.inputResponses, APPROVAL_KEY);
+  if (!state || typeof state !== 'object' || response.kind !== 'elicit') return {};
+  const approved = response.action === 'accept' && response.content?.approve === true;
+  return { answer: { approvalId: state.approvalId, approved } };
+}
+
+function gatedTool(action: GatedAction, title: string, description: string, annotations: ToolAnnotations) {
+  return defineTool({
+    name: action,
+    title,
+    description,
+    kind: 'write',
+    input: z.strictObject({
+      bookingId: bookingIdInput,
+      expectedVersion,
+      idempotencyKey,
+      approval: approvalProof.optional(),
+      humanApproval: humanApprovalInput.optional(),
+    }),
+    data: z.object({ booking: bookingOut }),
+    annotations: { readOnlyHint: false, idempotentHint: true, ...annotations },
+    async run(ctx: ToolContext, input, call) {
+      const { deps, principal } = ctx;
+      try {
+        const outcome = await gatedChange(deps, principal, action, input, {
+          traceId: call.traceId,
+          elicitation: elicitationOf(call.request),
+        });
+        return { data: { booking: bookingView(outcome.value, deps) }, replayed: outcome.replayed };
+      } catch (error) {
+        if (!(error instanceof UserApprovalNeeded)) throw error;
+        const { pending } = error;
+        const lines = pending.summary.calendars.map(
+          (c) => `${c.name}: ${c.start} – ${c.end} (${c.timeZone})`,
+        );
+        const money =
+          pending.summary.amount === null
+            ? ''
+            : `\nAmount: ${pending.summary.amount} ${pending.summary.currency}`;
+        return {
+          inputRequired: inputRequired({
+            inputRequests: {
+              [APPROVAL_KEY]: inputRequired.elicit({
+                message: `${pending.summary.action} ${pending.summary.reference}\n${lines.join('\n')}${money}\nIntent hash: ${pending.intentHash}`,
+                requestedSchema: approvalForm,
+              }),
+            },
+            requestState: await ctx.stateCodec.mint(
+              { approvalId: pending.approvalId, intentHash: pending.intentHash },
+              call.request,
+            ),
+          }),
+        };
+      }
+    },
+  });
+}
+
+export const confirmBookingTool = gatedTool(
+  'confirm_booking',
+  'Confirm a held booking',
+  'Turns a HELD booking into CONFIRMED before its hold expires. A person must approve this exact booking: without proof the call fails with APPROVAL_REQUIRED and details to show the user (approveUrl); retry with approval: { approvalId } once they decided. Priced bookings also need the payment to have cleared (PAYMENT_PENDING otherwise). Pass the version you last read and a fresh UUID idempotencyKey.',
+  { destructiveHint: false },
+);
+
+export const cancelBookingTool = gatedTool(
+  'cancel_booking',
+  'Cancel a confirmed booking',
+  'Cancels a CONFIRMED booking and frees its time; needs a person to approve, like confirm_booking. Pass the version you last read and a fresh UUID idempotencyKey. (For a HELD booking use release_hold.)',
+  { destructiveHint: true },
+);

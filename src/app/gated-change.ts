@@ -1,0 +1,337 @@
+import type { Approval, HostAttestation } from '../domain/approval/approval.js';
+import { attestationRefusal, burn, consume, decide, refusalOf } from '../domain/approval/approval.js';
+import type { GatedAction, Intent } from '../domain/approval/intent.js';
+import { intentOf, sameIntent } from '../domain/approval/intent.js';
+import type { Booking } from '../domain/booking/booking.js';
+import {
+  cancelBooking,
+  confirmHold,
+  expireHold,
+  failPayment,
+  isHoldLapsed,
+} from '../domain/booking/booking.js';
+import type { Principal } from '../domain/calendar.js';
+import { DomainError } from '../domain/errors.js';
+import type { PaymentVerdict } from '../domain/payment/payment.js';
+import { judgePayment } from '../domain/payment/payment.js';
+import { parseInstant } from '../domain/time/instant.js';
+import { PaymentUnavailableError } from '../ports/payment-query.js';
+import type { StoreTx } from '../ports/store.js';
+import type { PendingApproval } from './approvals.js';
+import { openApproval } from './approvals.js';
+import { requireWriter } from './authorize.js';
+import type { AppDeps } from './deps.js';
+import type { Outcome } from './idempotent.js';
+import { findReplay, idempotent } from './idempotent.js';
+import type { BookingSnapshot } from './snapshot.js';
+import { loadBooking, snapshotOf } from './snapshot.js';
+
+export interface GatedChangeInput {
+  readonly bookingId: string;
+  readonly expectedVersion: number;
+  readonly idempotencyKey: string;
+  /** A decision made on a server-side surface (approval page, CLI). */
+  readonly approval?: { readonly approvalId: string };
+  /** Policy `attested`: the host swears the user approved this intent. */
+  readonly humanApproval?: HostAttestation;
+}
+
+export interface CallContext {
+  readonly traceId: string;
+  /**
+   * The client can ask its user directly (2026-07-28 clients that declared
+   * elicitation). `answer` is present when this call is the re-entry carrying
+   * the user's answer, already checked for integrity by the transport.
+   */
+  readonly elicitation?: {
+    readonly answer?: { readonly approvalId: string; readonly approved: boolean };
+  };
+}
+
+/** Thrown to ask the transport to put the pending approval to the user and call again with the answer. */
+export class UserApprovalNeeded extends Error {
+  override readonly name = 'UserApprovalNeeded';
+  constructor(readonly pending: PendingApproval) {
+    super('user approval needed');
+  }
+}
+
+type Authorization =
+  | { readonly kind: 'direct' }
+  | { readonly kind: 'approval'; readonly approval: Approval }
+  | { readonly kind: 'attestation'; readonly approvalId: string };
+
+const toolOf: Record<GatedAction, string> = {
+  confirm_booking: 'confirm_booking',
+  cancel_booking: 'cancel_booking',
+};
+
+function dryRun(action: GatedAction, booking: Booking, expectedVersion: number, now: number): Booking {
+  return action === 'confirm_booking'
+    ? confirmHold(booking, expectedVersion, now)
+    : cancelBooking(booking, expectedVersion, now);
+}
+
+/**
+ * confirm_booking / cancel_booking: check the call could succeed, prove a human
+ * said yes to this exact intent, (confirm) ask the payment provider outside any
+ * transaction, then commit in one transaction if nothing moved meanwhile.
+ */
+export async function gatedChange(
+  deps: AppDeps,
+  principal: Principal,
+  action: GatedAction,
+  input: GatedChangeInput,
+  call: CallContext,
+): Promise<Outcome<BookingSnapshot>> {
+  requireWriter(principal);
+  const tool = toolOf[action];
+  const replay = await deps.store.read((tx) =>
+    findReplay<CommitResult>(deps, tx, principal, tool, input.idempotencyKey, input),
+  );
+  if (replay) return settle(replay);
+
+  const booking = await deps.store.read((tx) => loadBooking(tx, principal.tenantId, input.bookingId));
+  dryRun(action, booking, input.expectedVersion, deps.clock.now());
+  const intent = intentOf(action, booking);
+  const intentHash = deps.digest.ofJson(intent);
+  const authorization = await authorize(
+    deps,
+    principal,
+    action,
+    booking,
+    { intent, intentHash },
+    input,
+    call,
+  );
+
+  let verdict: PaymentVerdict = 'PAID';
+  let paidAt: number | null = null;
+  if (action === 'confirm_booking' && booking.price !== null) {
+    ({ verdict, paidAt } = await queryPayment(deps, booking, call.traceId));
+    if (verdict === 'PENDING') {
+      throw new DomainError('PAYMENT_PENDING', 'The payment has not cleared yet; the hold is kept.', {
+        bookingId: booking.id,
+        paymentUrl: `${deps.config.paymentUrlBase}${booking.id}`,
+        holdExpiresAt: booking.expiresAt,
+      });
+    }
+  }
+
+  const outcome = await deps.store.write((tx) =>
+    idempotent(deps, tx, principal, tool, input.idempotencyKey, input, async () => {
+      const now = deps.clock.now();
+      const current = await loadBooking(tx, principal.tenantId, input.bookingId);
+      if (verdict === 'FAILED' || verdict === 'CLOSED') {
+        if (current.version !== input.expectedVersion) dryRun(action, current, input.expectedVersion, now);
+        const failed = failPayment(current, verdict, now);
+        await tx.updateBooking(failed);
+        return { paymentFailed: verdict, snapshot: await snapshotOf(tx, failed) };
+      }
+      if (action === 'confirm_booking' && booking.price !== null && isHoldLapsed(current, now)) {
+        // Money arrived for time we no longer hold: never confirm it, flag it for a human.
+        const flagged = {
+          ...expireHold(current, now),
+          payment: { status: 'PAID' as const, paidAt: paidAt ?? now, reconciliationRequired: true },
+        };
+        await tx.updateBooking(flagged);
+        return { lapsedButPaid: true, snapshot: await snapshotOf(tx, flagged) };
+      }
+      const next = dryRun(action, current, input.expectedVersion, now);
+      await spend(tx, principal, authorization, now);
+      const paid =
+        action === 'confirm_booking' && booking.price !== null
+          ? { status: 'PAID' as const, paidAt: paidAt ?? now }
+          : next.payment;
+      const stored = { ...next, payment: paid };
+      await tx.updateBooking(stored);
+      return { snapshot: await snapshotOf(tx, stored) };
+    }),
+  );
+  deps.slotCache.invalidate(principal.tenantId, booking.calendarIds);
+  return settle(outcome);
+}
+
+/** What the committing transaction decided; stored for replays, so a retry gets the same answer. */
+interface CommitResult {
+  readonly snapshot: BookingSnapshot;
+  readonly paymentFailed?: 'FAILED' | 'CLOSED';
+  readonly lapsedButPaid?: boolean;
+}
+
+/** Turns the committed outcome into the answer; failures that changed state are reported once they are durable. */
+function settle(result: Outcome<CommitResult>): Outcome<BookingSnapshot> {
+  const { snapshot, paymentFailed, lapsedButPaid } = result.value;
+  if (paymentFailed) {
+    throw new DomainError('PAYMENT_FAILED', `The payment is ${paymentFailed}; the hold was released.`, {
+      bookingId: snapshot.booking.id,
+      status: snapshot.booking.status,
+    });
+  }
+  if (lapsedButPaid) {
+    throw new DomainError(
+      'HOLD_EXPIRED',
+      'Payment arrived after the hold lapsed; a human must reconcile it.',
+      {
+        bookingId: snapshot.booking.id,
+        reconciliationRequired: true,
+      },
+    );
+  }
+  return { value: snapshot, replayed: result.replayed };
+}
+
+/** The user answered the elicitation: decide the pending approval it was about, if it still fits this call. */
+async function recordUserAnswer(
+  deps: AppDeps,
+  principal: Principal,
+  action: GatedAction,
+  booking: Booking,
+  current: { intent: Intent; intentHash: string },
+  answer: { approvalId: string; approved: boolean },
+): Promise<Approval> {
+  return deps.store.write(async (tx) => {
+    const approval = await tx.getApproval(principal.tenantId, answer.approvalId);
+    if (!approval) throw new DomainError('APPROVAL_MISMATCH', 'The answered approval does not exist.');
+    const now = deps.clock.now();
+    const decided = decide(
+      approval,
+      answer.approved ? 'APPROVE' : 'DENY',
+      `user-elicitation:${principal.subject}`,
+      now,
+    );
+    const refusal = refusalOf(decided, {
+      ...current,
+      tenantId: principal.tenantId,
+      subject: principal.subject,
+      action,
+      bookingId: booking.id,
+      now,
+    });
+    if (refusal?.burn) {
+      await tx.updateApproval(burn(approval, refusal.error.message), 'PENDING');
+      return Promise.reject(refusal.error);
+    }
+    if (!(await tx.updateApproval(decided, 'PENDING')))
+      throw new DomainError('APPROVAL_USED', 'The approval was already decided.');
+    if (refusal) return Promise.reject(refusal.error);
+    return decided;
+  });
+}
+
+async function queryPayment(
+  deps: AppDeps,
+  booking: Booking,
+  traceId: string,
+): Promise<{ verdict: PaymentVerdict; paidAt: number | null }> {
+  try {
+    const report = await deps.payments.queryPayment(booking.id, { traceId });
+    return { verdict: judgePayment(booking, report), paidAt: report.paidAt };
+  } catch (error) {
+    if (error instanceof PaymentUnavailableError) {
+      throw new DomainError('PAYMENT_UNAVAILABLE', 'The payment provider did not answer in time.', {
+        bookingId: booking.id,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Marks the proof as used in the committing transaction; a concurrent second use loses. */
+async function spend(
+  tx: StoreTx,
+  principal: Principal,
+  authorization: Authorization,
+  now: number,
+): Promise<void> {
+  const used = new DomainError('APPROVAL_USED', 'This approval was already used.');
+  if (
+    authorization.kind === 'approval' &&
+    !(await tx.updateApproval(consume(authorization.approval), 'APPROVED'))
+  )
+    throw used;
+  if (
+    authorization.kind === 'attestation' &&
+    !(await tx.recordAttestation(principal.tenantId, authorization.approvalId, now))
+  ) {
+    throw used;
+  }
+}
+
+async function authorize(
+  deps: AppDeps,
+  principal: Principal,
+  action: GatedAction,
+  booking: Booking,
+  current: { intent: Intent; intentHash: string },
+  input: GatedChangeInput,
+  call: CallContext,
+): Promise<Authorization> {
+  const policy = principal.writePolicy;
+  if (policy === 'direct') return { kind: 'direct' };
+  const now = deps.clock.now();
+
+  if (input.approval) {
+    const approvalId = input.approval.approvalId;
+    const approval = await deps.store.read((tx) => tx.getApproval(principal.tenantId, approvalId));
+    if (!approval)
+      throw new DomainError('NOT_FOUND', `No approval ${approvalId}.`, {
+        field: 'approval.approvalId',
+        approvalId,
+      });
+    const refusal = refusalOf(approval, {
+      ...current,
+      tenantId: principal.tenantId,
+      subject: principal.subject,
+      action,
+      bookingId: booking.id,
+      now,
+    });
+    if (refusal) {
+      if (refusal.burn)
+        await deps.store.write((tx) =>
+          tx.updateApproval(burn(approval, refusal.error.message), approval.status),
+        );
+      throw refusal.error;
+    }
+    return { kind: 'approval', approval };
+  }
+
+  if (input.humanApproval && policy === 'attested') {
+    const attestation = input.humanApproval;
+    const approvedAt = parseInstant(attestation.approvedAt, 'humanApproval.approvedAt');
+    const refusal =
+      attestationRefusal(attestation, current, deps.digest.ofJson(attestation.intent), approvedAt, now) ??
+      (sameIntent(attestation.intent, current.intent)
+        ? null
+        : new DomainError('APPROVAL_MISMATCH', 'The attested intent differs from the current one.', {
+            approvalId: attestation.approvalId,
+          }));
+    if (refusal) throw refusal;
+    if (await deps.store.read((tx) => tx.attestationSeen(principal.tenantId, attestation.approvalId))) {
+      throw new DomainError('APPROVAL_USED', 'This attested approval id was already used.', {
+        approvalId: attestation.approvalId,
+      });
+    }
+    return { kind: 'attestation', approvalId: attestation.approvalId };
+  }
+
+  const answer = call.elicitation?.answer;
+  if (policy === 'attested' && answer)
+    return {
+      kind: 'approval',
+      approval: await recordUserAnswer(deps, principal, action, booking, current, answer),
+    };
+
+  const pending = await deps.store.write((tx) => openApproval(deps, tx, principal, action, booking));
+  if (policy === 'attested' && call.elicitation && !input.humanApproval)
+    throw new UserApprovalNeeded(pending);
+  throw new DomainError(
+    'APPROVAL_REQUIRED',
+    input.humanApproval
+      ? 'This principal may not attest approvals; a person must decide on the approval page or CLI.'
+      : 'A person must approve this exact action first.',
+    { ...pending },
+    `Show details.summary to the user and ask them to open details.approveUrl (or run details.cli); then retry with approval: { approvalId: "${pending.approvalId}" }.`,
+  );
+}

@@ -1,0 +1,172 @@
+import { DomainError } from '../errors.js';
+import type { Instant } from '../time/instant.js';
+import type { GatedAction, Intent } from './intent.js';
+
+export const approvalStatuses = ['PENDING', 'APPROVED', 'DENIED', 'EXPIRED', 'USED'] as const;
+export type ApprovalStatus = (typeof approvalStatuses)[number];
+
+/** A human's decision about one exact action, usable once. */
+export interface Approval {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly subject: string;
+  readonly clientId: string;
+  readonly action: GatedAction;
+  readonly bookingId: string;
+  readonly intent: Intent;
+  readonly intentHash: string;
+  readonly status: ApprovalStatus;
+  readonly createdAt: Instant;
+  readonly expiresAt: Instant;
+  readonly decidedAt: Instant | null;
+  readonly decidedBy: string | null;
+  /** Why a use failed and burned it, for the audit trail. */
+  readonly burnedReason: string | null;
+}
+
+export const APPROVAL_TTL_MS = 10 * 60_000;
+
+/** Approvals last ten minutes, and never past the hold they would confirm. */
+export function approvalExpiry(now: Instant, holdExpiresAt: Instant | null): Instant {
+  const ttl = now + APPROVAL_TTL_MS;
+  return holdExpiresAt === null ? ttl : Math.min(ttl, holdExpiresAt);
+}
+
+export function effectiveApprovalStatus(approval: Approval, now: Instant): ApprovalStatus {
+  if ((approval.status === 'PENDING' || approval.status === 'APPROVED') && approval.expiresAt <= now)
+    return 'EXPIRED';
+  return approval.status;
+}
+
+export function decide(approval: Approval, decision: 'APPROVE' | 'DENY', by: string, now: Instant): Approval {
+  const status = effectiveApprovalStatus(approval, now);
+  if (status !== 'PENDING') {
+    throw new DomainError(
+      'INVALID_STATE',
+      `Approval ${approval.id} is ${status}; only a pending approval can be decided.`,
+      {
+        approvalId: approval.id,
+        status,
+      },
+    );
+  }
+  return {
+    ...approval,
+    status: decision === 'APPROVE' ? 'APPROVED' : 'DENIED',
+    decidedAt: now,
+    decidedBy: by,
+  };
+}
+
+export interface ApprovalUse {
+  readonly tenantId: string;
+  readonly subject: string;
+  readonly action: GatedAction;
+  readonly bookingId: string;
+  readonly intentHash: string;
+  readonly now: Instant;
+}
+
+/**
+ * Why this approval cannot authorise this use, or null when it can. A
+ * mismatch (other principal, booking, action or intent) burns the approval.
+ */
+export function refusalOf(
+  approval: Approval,
+  use: ApprovalUse,
+): { error: DomainError; burn: boolean } | null {
+  const details = { approvalId: approval.id };
+  const status = effectiveApprovalStatus(approval, use.now);
+  if (status === 'USED')
+    return {
+      error: new DomainError('APPROVAL_USED', 'This approval was already used.', details),
+      burn: false,
+    };
+  const matches =
+    approval.tenantId === use.tenantId &&
+    approval.subject === use.subject &&
+    approval.action === use.action &&
+    approval.bookingId === use.bookingId &&
+    approval.intentHash === use.intentHash;
+  if (!matches) {
+    return {
+      error: new DomainError(
+        'APPROVAL_MISMATCH',
+        'This approval was given for a different action; it is now void.',
+        details,
+      ),
+      burn: true,
+    };
+  }
+  if (status === 'PENDING') {
+    return {
+      error: new DomainError('APPROVAL_PENDING', 'The human has not decided yet.', {
+        ...details,
+        expiresAt: approval.expiresAt,
+      }),
+      burn: false,
+    };
+  }
+  if (status === 'DENIED')
+    return {
+      error: new DomainError('APPROVAL_DENIED', 'The human denied this action.', details),
+      burn: false,
+    };
+  if (status === 'EXPIRED')
+    return { error: new DomainError('APPROVAL_EXPIRED', 'The approval expired.', details), burn: false };
+  return null;
+}
+
+export function burn(approval: Approval, reason: string): Approval {
+  return { ...approval, status: 'USED', burnedReason: reason };
+}
+
+export function consume(approval: Approval): Approval {
+  return { ...approval, status: 'USED' };
+}
+
+/** Host-attested approval (write policy `attested`): the host swears the user said yes to this intent. */
+export interface HostAttestation {
+  readonly approvalId: string;
+  readonly decision: string;
+  readonly approvedAt: string;
+  readonly intent: unknown;
+  readonly intentHash: string;
+}
+
+export const ATTESTATION_MAX_AGE_MS = 120_000;
+export const ATTESTATION_MAX_SKEW_MS = 5_000;
+
+/**
+ * Checks a host attestation against the current intent. `recomputedHash` is
+ * the hash of the intent exactly as the host sent it.
+ */
+export function attestationRefusal(
+  attestation: HostAttestation,
+  current: { readonly intent: Intent; readonly intentHash: string },
+  recomputedHash: string,
+  approvedAt: Instant,
+  now: Instant,
+): DomainError | null {
+  const details = { approvalId: attestation.approvalId };
+  if (attestation.decision !== 'APPROVE')
+    return new DomainError('APPROVAL_DENIED', 'The attested decision is not APPROVE.', details);
+  if (approvedAt > now + ATTESTATION_MAX_SKEW_MS) {
+    return new DomainError(
+      'APPROVAL_MISMATCH',
+      'approvedAt lies in the future; the attestation is not trusted.',
+      details,
+    );
+  }
+  if (approvedAt < now - ATTESTATION_MAX_AGE_MS) {
+    return new DomainError('APPROVAL_EXPIRED', 'The attested approval is older than 120 seconds.', details);
+  }
+  if (recomputedHash !== attestation.intentHash || attestation.intentHash !== current.intentHash) {
+    return new DomainError(
+      'APPROVAL_MISMATCH',
+      'The attested intentHash does not match the current intent.',
+      details,
+    );
+  }
+  return null;
+}

@@ -1,0 +1,73 @@
+import type { Booking } from '../booking/booking.js';
+import { formatInstant } from '../time/instant.js';
+
+/**
+ * The exact action a human approves. Computed by the server from current state,
+ * never taken from the caller; its hash (sha256 over RFC 8785 canonical JSON)
+ * is what an approval is bound to.
+ */
+export interface ConfirmIntent {
+  readonly action: 'confirm_booking';
+  readonly bookingId: string;
+  readonly calendarIds: readonly string[];
+  readonly start: string;
+  readonly end: string;
+  readonly amount: string | null;
+  readonly currency: string | null;
+  readonly version: number;
+}
+
+export interface CancelIntent {
+  readonly action: 'cancel_booking';
+  readonly bookingId: string;
+  readonly reference: string;
+  readonly start: string;
+  readonly end: string;
+  readonly version: number;
+}
+
+export type Intent = ConfirmIntent | CancelIntent;
+export type GatedAction = Intent['action'];
+
+export function confirmIntentOf(booking: Booking): ConfirmIntent {
+  return {
+    action: 'confirm_booking',
+    bookingId: booking.id,
+    calendarIds: [...booking.calendarIds],
+    start: formatInstant(booking.start),
+    end: formatInstant(booking.end),
+    amount: booking.price?.amount ?? null,
+    currency: booking.price?.currency ?? null,
+    version: booking.version,
+  };
+}
+
+export function cancelIntentOf(booking: Booking): CancelIntent {
+  return {
+    action: 'cancel_booking',
+    bookingId: booking.id,
+    reference: booking.reference,
+    start: formatInstant(booking.start),
+    end: formatInstant(booking.end),
+    version: booking.version,
+  };
+}
+
+export function intentOf(action: GatedAction, booking: Booking): Intent {
+  return action === 'confirm_booking' ? confirmIntentOf(booking) : cancelIntentOf(booking);
+}
+
+/** Field-by-field equality of two intents (order of calendar ids matters: it is part of the action). */
+export function sameIntent(a: unknown, b: Intent): boolean {
+  if (typeof a !== 'object' || a === null || Array.isArray(a)) return false;
+  const given = a as Record<string, unknown>;
+  const expected = b as unknown as Record<string, unknown>;
+  const keys = Object.keys(expected);
+  if (Object.keys(given).length !== keys.length) return false;
+  return keys.every((key) => {
+    const x = given[key];
+    const y = expected[key];
+    if (Array.isArray(y)) return Array.isArray(x) && x.length === y.length && x.every((v, i) => v === y[i]);
+    return x === y;
+  });
+}
