@@ -92,7 +92,19 @@ export async function gatedChange(
   if (replay) return settle(replay);
 
   const booking = await deps.store.read((tx) => loadBooking(tx, principal.tenantId, input.bookingId));
-  dryRun(action, booking, input.expectedVersion, deps.clock.now());
+  try {
+    dryRun(action, booking, input.expectedVersion, deps.clock.now());
+  } catch (error) {
+    if (
+      error instanceof DomainError &&
+      error.code === 'HOLD_EXPIRED' &&
+      action === 'confirm_booking' &&
+      booking.price
+    ) {
+      await flagLatePayment(deps, principal, booking, call.traceId);
+    }
+    throw error;
+  }
   const intent = intentOf(action, booking);
   const intentHash = deps.digest.ofJson(intent);
   const authorization = await authorize(
@@ -235,6 +247,48 @@ async function queryPayment(
     }
     throw error;
   }
+}
+
+/**
+ * A priced hold lapsed: nothing will be confirmed, but if the customer paid
+ * anyway the money needs a human. Read-only query; the booking is flagged.
+ */
+async function flagLatePayment(
+  deps: AppDeps,
+  principal: Principal,
+  booking: Booking,
+  traceId: string,
+): Promise<void> {
+  if (booking.payment?.reconciliationRequired) throw lateMoney(booking);
+  const paid = await queryPayment(deps, booking, traceId).then(
+    (r) => (r.verdict === 'PAID' ? r.paidAt : undefined),
+    () => undefined,
+  );
+  if (paid === undefined) return;
+  await deps.store.write(async (tx) => {
+    const current = await loadBooking(tx, principal.tenantId, booking.id);
+    const now = deps.clock.now();
+    const base =
+      current.status === 'HELD'
+        ? expireHold(current, now)
+        : { ...current, version: current.version + 1, updatedAt: now };
+    await tx.updateBooking({
+      ...base,
+      payment: { status: 'PAID', paidAt: paid ?? now, reconciliationRequired: true },
+    });
+  });
+  throw lateMoney(booking);
+}
+
+function lateMoney(booking: Booking): DomainError {
+  return new DomainError(
+    'HOLD_EXPIRED',
+    'Payment arrived after the hold lapsed; a human must reconcile it.',
+    {
+      bookingId: booking.id,
+      reconciliationRequired: true,
+    },
+  );
 }
 
 /** Marks the proof as used in the committing transaction; a concurrent second use loses. */

@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     }
     case 'approvals':
     case 'payments':
+    case 'reconciliation':
     case 'audit':
       process.exitCode = await runOperatorCommand(config, (text) => process.stdout.write(`${text}\n`));
       return;

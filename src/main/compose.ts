@@ -55,10 +55,14 @@ export function buildRuntime(config: ServerConfig, boundPort?: number): Runtime 
 }
 
 /** Until authentication exists, whoever reaches the loopback port or stdio is the local operator. */
-export function localOperator(tenantId: string, writePolicy: WritePolicy): Principal {
+export function localOperator(
+  tenantId: string,
+  writePolicy: WritePolicy,
+  subject = 'local-operator',
+): Principal {
   return {
     tenantId,
-    subject: 'local-operator',
+    subject,
     clientId: 'local',
     scopes: ['bookings:read', 'bookings:write', 'calendars:admin'],
     writePolicy,
@@ -81,7 +85,7 @@ export function toolContext(
   transport: 'stdio' | 'http',
 ): ToolContext {
   const policy = config.writePolicy ?? (transport === 'stdio' ? 'attested' : 'draft');
-  const principal = localOperator(config.tenantId, policy);
+  const principal = localOperator(config.tenantId, policy, config.subject);
   return {
     deps: runtime.deps,
     principal,

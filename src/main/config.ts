@@ -15,6 +15,8 @@ export interface ServerConfig {
   readonly legacy: 'stateless' | 'reject';
   readonly allowedHosts: readonly string[];
   readonly tenantId: string;
+  /** Who the local operator is in bookings, approvals and the audit trail. */
+  readonly subject: string;
   readonly maxBodyBytes: number;
   readonly sweepIntervalMs: number;
   readonly slotCacheMaxAgeMs: number;
@@ -42,6 +44,7 @@ Commands:
   approvals list | show ID | approve ID | deny ID
   payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C]   (simulator)
   audit verify | tail [-n N] [--json]
+  reconciliation   bookings paid after their hold lapsed
 
 Options:
   --db PATH             SQLite file (env HOLDFAST_DB, default ./data/holdfast.db)
@@ -52,6 +55,7 @@ Options:
   --legacy MODE         stateless (default) serves 2025-era clients too; reject serves 2026-07-28 only
   --allowed-host HOST   extra Host header value to accept (repeatable)
   --tenant ID           tenant of the local operator (default local)
+  --principal NAME      name of the local operator (default local-operator)
   --write-policy P      readonly | draft | attested | direct (env HOLDFAST_WRITE_POLICY;
                         default attested over stdio, draft over HTTP)
   --payments KIND       simulator (default) | http (needs PAYMENT_QUERY_BASE_URL)
@@ -83,6 +87,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       legacy: { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
       tenant: { type: 'string' },
+      principal: { type: 'string' },
       'write-policy': { type: 'string' },
       payments: { type: 'string' },
       'public-url': { type: 'string' },
@@ -119,6 +124,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     legacy,
     allowedHosts: values['allowed-host'] ?? [],
     tenantId: values.tenant ?? 'local',
+    subject: values.principal ?? 'local-operator',
     maxBodyBytes: 256 * 1024,
     sweepIntervalMs: 15_000,
     slotCacheMaxAgeMs: 2_000,

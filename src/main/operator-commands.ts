@@ -21,6 +21,8 @@ export async function runOperatorCommand(config: ServerConfig, print: Print): Pr
         return await approvals(runtime, config, print);
       case 'payments':
         return await payments(runtime, config, print);
+      case 'reconciliation':
+        return reconciliation(runtime, config, print);
       default:
         return await audit(runtime, config, print);
     }
@@ -83,6 +85,28 @@ async function payments(runtime: Runtime, config: ServerConfig, print: Print): P
     args: report,
   });
   print(JSON.stringify(report));
+  return 0;
+}
+
+/** Bookings that were paid after their hold lapsed: money without time, for a person to settle. */
+function reconciliation(runtime: Runtime, config: ServerConfig, print: Print): number {
+  const rows = runtime.store.writer
+    .prepare(
+      `SELECT id, reference, status, price_amount AS amount, price_currency AS currency, payment FROM bookings
+       WHERE tenant_id = ? AND json_extract(payment, '$.reconciliationRequired') = 1 ORDER BY updated_at`,
+    )
+    .all(config.tenantId) as {
+    id: string;
+    reference: string;
+    status: string;
+    amount: string;
+    currency: string;
+  }[];
+  if (config.json) print(JSON.stringify(rows, null, 2));
+  else if (rows.length === 0) print('nothing to reconcile');
+  else
+    for (const r of rows)
+      print(`${r.id}  ${r.reference}  ${r.status}  paid ${r.amount} ${r.currency}: reconciliation required`);
   return 0;
 }
 

@@ -21,10 +21,14 @@ export function tempDbPath(): { path: string; cleanup: () => void } {
 }
 
 /** Spawns the real entry point on a free port and waits until it listens. */
-export async function spawnServer(args: string[] = []): Promise<RunningServer> {
-  const db = tempDbPath();
+export async function spawnServer(
+  args: string[] = [],
+  options: { env?: Record<string, string>; dbPath?: string } = {},
+): Promise<RunningServer> {
+  const db = options.dbPath ? { path: options.dbPath, cleanup: () => undefined } : tempDbPath();
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db.path, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
   });
   const logs: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {

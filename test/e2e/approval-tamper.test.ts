@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attest } from '../support/approvals.js';
+import { createOpenCalendar, futureHour } from '../support/fixtures.js';
+import { call, connectHttp, ok } from '../support/mcp-clients.js';
+import { startPaymentStub } from '../support/payment-stub.js';
+import type { RunningServer } from '../support/spawn-server.js';
+import { runCli, spawnServer } from '../support/spawn-server.js';
+
+let stub: Awaited<ReturnType<typeof startPaymentStub>>;
+let alice: RunningServer;
+let bob: RunningServer;
+let agent: Client;
+let intruder: Client;
+let rooms: string[];
+let hour = 0;
+
+beforeAll(async () => {
+  stub = await startPaymentStub();
+  const env = { PAYMENT_QUERY_BASE_URL: stub.baseUrl };
+  const common = ['--no-seed', '--write-policy', 'attested', '--payments', 'http'];
+  alice = await spawnServer([...common, '--principal', 'alice'], { env });
+  // A second principal on the same database.
+  bob = await spawnServer([...common, '--principal', 'bob'], { env, dbPath: alice.dbPath });
+  agent = await connectHttp(alice.url, 'modern');
+  intruder = await connectHttp(bob.url, 'modern');
+  rooms = [
+    await createOpenCalendar(agent, 'Priced room A', { amount: '500.00', currency: 'CNY' }),
+    await createOpenCalendar(agent, 'Priced room B', { amount: '500.00', currency: 'CNY' }),
+  ];
+});
+afterAll(async () => {
+  await agent.close();
+  await intruder.close();
+  await bob.stop();
+  await alice.stop();
+  await stub.close();
+});
+
+/** A fresh priced hold whose payment the provider already reports as PAID: only the approval can stop it. */
+async function paidHold(room = rooms[0]!) {
+  hour += 1;
+  const { booking } = await ok(agent, 'hold_slot', {
+    calendarIds: [room],
+    start: futureHour(2, hour),
+    end: futureHour(2, hour + 1),
+    idempotencyKey: randomUUID(),
+  });
+  stub.paid(booking.id);
+  return booking;
+}
+
+async function pageApproval(
+  booking: { id: string; version: number },
+  decision: 'approve' | 'deny' = 'approve',
+) {
+  const asked = await call(agent, 'confirm_booking', {
+    bookingId: booking.id,
+    expectedVersion: booking.version,
+    idempotencyKey: randomUUID(),
+  });
+  expect(asked.error!.code).toBe('APPROVAL_REQUIRED');
+  const approvalId = asked.error!.details.approvalId as string;
+  expect(runCli(['approvals', decision, approvalId, '--db', alice.dbPath]).status).toBe(0);
+  return approvalId;
+}
+
+const confirm = (client: Client, booking: { id: string; version: number }, proof: Record<string, unknown>) =>
+  call(client, 'confirm_booking', {
+    bookingId: booking.id,
+    expectedVersion: booking.version,
+    idempotencyKey: randomUUID(),
+    ...proof,
+  });
+
+describe('tamper matrix: no forged, stale, replayed or foreign approval confirms anything', () => {
+  const outcomes: { name: string; code: string | undefined; accepted: boolean; paymentQueries: number }[] =
+    [];
+
+  async function attempt(
+    name: string,
+    run: () => Promise<Awaited<ReturnType<typeof call>>>,
+    expected: string,
+  ) {
+    const before = stub.requests.length;
+    const result = await run();
+    outcomes.push({
+      name,
+      code: result.error?.code,
+      accepted: result.ok,
+      paymentQueries: stub.requests.length - before,
+    });
+    expect(result.ok, name).toBe(false);
+    expect(result.error!.code, name).toBe(expected);
+    expect(stub.requests.length - before, `${name} reached the payment provider`).toBe(0);
+  }
+
+  it('changed time', async () => {
+    const b = await paidHold();
+    const intent = { ...b.confirmationIntent.intent, start: futureHour(9) };
+    await attempt(
+      'changed time',
+      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { intent }) }),
+      'APPROVAL_MISMATCH',
+    );
+  });
+
+  it('other calendar', async () => {
+    const b = await paidHold();
+    const intent = { ...b.confirmationIntent.intent, calendarIds: [rooms[1]] };
+    await attempt(
+      'other calendar',
+      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { intent }) }),
+      'APPROVAL_MISMATCH',
+    );
+  });
+
+  it('other booking (attested)', async () => {
+    const [a, other] = [await paidHold(), await paidHold(rooms[1])];
+    await attempt(
+      'other booking',
+      () => confirm(agent, a, { humanApproval: attest(other.confirmationIntent) }),
+      'APPROVAL_MISMATCH',
+    );
+  });
+
+  it('other booking (page approval)', async () => {
+    const [a, other] = [await paidHold(), await paidHold(rooms[1])];
+    const approvalId = await pageApproval(other);
+    await attempt(
+      'other booking, page approval',
+      () => confirm(agent, a, { approval: { approvalId } }),
+      'APPROVAL_MISMATCH',
+    );
+    // The mismatch burned it: not even its own booking can use it now.
+    await attempt(
+      'burned approval on its own booking',
+      () => confirm(agent, other, { approval: { approvalId } }),
+      'APPROVAL_USED',
+    );
+  });
+
+  it('other principal', async () => {
+    const b = await paidHold();
+    const approvalId = await pageApproval(b);
+    await attempt(
+      'other principal',
+      () => confirm(intruder, b, { approval: { approvalId } }),
+      'APPROVAL_MISMATCH',
+    );
+  });
+
+  it('bumped version', async () => {
+    const b = await paidHold();
+    const intent = { ...b.confirmationIntent.intent, version: 2 };
+    await attempt(
+      'bumped version',
+      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { intent }) }),
+      'APPROVAL_MISMATCH',
+    );
+  });
+
+  it('replayed host approval id', async () => {
+    const first = await paidHold();
+    const approvalId = randomUUID();
+    const accepted = await confirm(agent, first, {
+      humanApproval: attest(first.confirmationIntent, { approvalId }),
+    });
+    expect(accepted.ok).toBe(true);
+    const second = await paidHold();
+    await attempt(
+      'replayed approval',
+      () => confirm(agent, second, { humanApproval: attest(second.confirmationIntent, { approvalId }) }),
+      'APPROVAL_USED',
+    );
+  });
+
+  it('used approval', async () => {
+    const first = await paidHold();
+    const approvalId = await pageApproval(first);
+    expect((await confirm(agent, first, { approval: { approvalId } })).ok).toBe(true);
+    const second = await paidHold();
+    await attempt(
+      'used approval',
+      () => confirm(agent, second, { approval: { approvalId } }),
+      'APPROVAL_USED',
+    );
+  });
+
+  it('denied', async () => {
+    const b = await paidHold();
+    const approvalId = await pageApproval(b, 'deny');
+    await attempt('denied', () => confirm(agent, b, { approval: { approvalId } }), 'APPROVAL_DENIED');
+  });
+
+  it('expired host attestation (121 s old)', async () => {
+    const b = await paidHold();
+    const approvedAt = new Date(Date.now() - 121_000);
+    await attempt(
+      'expired',
+      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { approvedAt }) }),
+      'APPROVAL_EXPIRED',
+    );
+  });
+
+  it('future-dated host attestation', async () => {
+    const b = await paidHold();
+    const approvedAt = new Date(Date.now() + 60_000);
+    await attempt(
+      'future-dated',
+      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { approvedAt }) }),
+      'APPROVAL_MISMATCH',
+    );
+  });
+
+  it('forged hash', async () => {
+    const b = await paidHold();
+    const intentHash = `sha256:${'0'.repeat(64)}`;
+    await attempt(
+      'forged hash',
+      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { intentHash }) }),
+      'APPROVAL_MISMATCH',
+    );
+  });
+
+  it('no proof at all', async () => {
+    const b = await paidHold();
+    await attempt('no proof', () => confirm(agent, b, {}), 'APPROVAL_REQUIRED');
+  });
+
+  it('accepted = 0 across the matrix, and no tampered booking moved', async () => {
+    expect(outcomes.length).toBeGreaterThanOrEqual(13);
+    expect(outcomes.filter((o) => o.accepted)).toEqual([]);
+    expect(outcomes.reduce((n, o) => n + o.paymentQueries, 0)).toBe(0);
+    const held = await ok(agent, 'list_bookings', { status: 'CONFIRMED', limit: 100 });
+    expect(held.total).toBe(2); // only the two legitimate confirmations above
+  });
+});
