@@ -17,7 +17,8 @@ const PAGE_HEADERS = {
   'Content-Security-Policy':
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
+  // same-origin, not no-referrer: browsers send "Origin: null" on the form POST otherwise; the token still never leaves the site.
+  'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
 };
 

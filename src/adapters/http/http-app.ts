@@ -30,7 +30,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     onerror: (error) => options.logger.warn('mcp transport error', { error: error.message }),
   });
   const app = new Hono();
-  app.use('*', secureHeaders({ xFrameOptions: 'DENY' }));
+  app.use('*', secureHeaders({ xFrameOptions: 'DENY', referrerPolicy: 'same-origin' }));
   app.use('*', hostGuard(options.allowedHosts));
 
   app.get('/healthz', (c) => c.json({ status: 'ok', version: options.version }));
