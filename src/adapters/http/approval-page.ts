@@ -146,6 +146,10 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
               <td id="amount">${money}</td>
             </tr>
             <tr>
+              <td>Customer</td>
+              <td>${summary.customer === null ? 'not given' : JSON.stringify(summary.customer)}</td>
+            </tr>
+            <tr>
               <td>Booking version</td>
               <td>${summary.version}</td>
             </tr>
