@@ -202,3 +202,43 @@ describe('find_slots use case', () => {
     );
   });
 });
+
+describe('server-side approvals with an injected clock', () => {
+  it('an approval decided in time but used after it expired is APPROVAL_EXPIRED', async () => {
+    const { requestApproval, decideById } = await import('../../src/app/approvals.js');
+    const drafter = { ...operator, writePolicy: 'draft' as const };
+    await h.close();
+    h = appHarness(T0, { holdTtlMs: 60 * 60_000 });
+    const york = await h.calendar('Unpriced desk', 'UTC', {
+      weekly: { mon: [{ start: '00:00', end: '24:00' }] },
+      overrides: [],
+    });
+    const held = await holdSlot(h.deps, drafter, {
+      calendarIds: [york],
+      start: '2030-01-07T20:00:00Z',
+      end: '2030-01-07T21:00:00Z',
+      idempotencyKey: randomUUID(),
+    });
+    const pending = await requestApproval(h.deps, drafter, {
+      bookingId: held.value.booking.id,
+      action: 'confirm_booking',
+    });
+    await decideById(h.deps, drafter.tenantId, pending.approvalId, 'APPROVE', 'test');
+    h.clock.advance(10 * 60_000);
+    const late = await failure(
+      gatedChange(
+        h.deps,
+        drafter,
+        'confirm_booking',
+        {
+          bookingId: held.value.booking.id,
+          expectedVersion: 1,
+          idempotencyKey: randomUUID(),
+          approval: { approvalId: pending.approvalId },
+        },
+        { traceId: 't' },
+      ),
+    );
+    expect(late.code).toBe('APPROVAL_EXPIRED');
+  });
+});

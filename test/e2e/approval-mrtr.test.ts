@@ -22,10 +22,18 @@ afterAll(async () => {
 type Answer = { action: 'accept'; content: { approve: boolean } } | { action: 'decline' };
 
 /** The official client, declaring elicitation; its handler plays the user. */
-async function elicitingClient(kind: 'http' | 'stdio', era: 'modern' | 'legacy', answer: () => Answer, seen: string[]) {
+async function elicitingClient(
+  kind: 'http' | 'stdio',
+  era: 'modern' | 'legacy',
+  answer: () => Answer,
+  seen: string[],
+) {
   const client = new Client(
     { name: 'mrtr-test', version: '1.0.0' },
-    { capabilities: { elicitation: { form: {} } }, ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}) },
+    {
+      capabilities: { elicitation: { form: {} } },
+      ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+    },
   );
   client.setRequestHandler('elicitation/create', async (request) => {
     seen.push(String((request.params as { message?: string }).message));
@@ -34,7 +42,11 @@ async function elicitingClient(kind: 'http' | 'stdio', era: 'modern' | 'legacy',
   const transport =
     kind === 'http'
       ? new StreamableHTTPClientTransport(new URL(server.url))
-      : new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--db', stdioDb.path, '--no-seed'], stderr: 'pipe' });
+      : new StdioClientTransport({
+          command: process.execPath,
+          args: [CLI, 'stdio', '--db', stdioDb.path, '--no-seed'],
+          stderr: 'pipe',
+        });
   await client.connect(transport);
   return client;
 }
@@ -42,16 +54,31 @@ async function elicitingClient(kind: 'http' | 'stdio', era: 'modern' | 'legacy',
 async function heldBooking(client: Client) {
   const room = await createOpenCalendar(client, `MRTR room ${randomUUID().slice(0, 8)}`);
   hour += 1;
-  return (await ok(client, 'hold_slot', { calendarIds: [room], start: futureHour(2, hour), end: futureHour(2, hour + 1), idempotencyKey: randomUUID() }))
-    .booking;
+  return (
+    await ok(client, 'hold_slot', {
+      calendarIds: [room],
+      start: futureHour(2, hour),
+      end: futureHour(2, hour + 1),
+      idempotencyKey: randomUUID(),
+    })
+  ).booking;
 }
 
 describe.each(['http', 'stdio'] as const)('MRTR approval over %s (2026-07-28)', (kind) => {
   it('asks the user through elicitation, showing the intent, and confirms on accept', async () => {
     const seen: string[] = [];
-    const client = await elicitingClient(kind, 'modern', () => ({ action: 'accept', content: { approve: true } }), seen);
+    const client = await elicitingClient(
+      kind,
+      'modern',
+      () => ({ action: 'accept', content: { approve: true } }),
+      seen,
+    );
     const booking = await heldBooking(client);
-    const confirmed = await ok(client, 'confirm_booking', { bookingId: booking.id, expectedVersion: 1, idempotencyKey: randomUUID() });
+    const confirmed = await ok(client, 'confirm_booking', {
+      bookingId: booking.id,
+      expectedVersion: 1,
+      idempotencyKey: randomUUID(),
+    });
     expect(confirmed.booking.status).toBe('CONFIRMED');
     expect(seen).toHaveLength(1);
     expect(seen[0]).toContain(booking.reference);
@@ -62,7 +89,11 @@ describe.each(['http', 'stdio'] as const)('MRTR approval over %s (2026-07-28)', 
   it('a declined elicitation is APPROVAL_DENIED and nothing changes', async () => {
     const client = await elicitingClient(kind, 'modern', () => ({ action: 'decline' }), []);
     const booking = await heldBooking(client);
-    const refused = await call(client, 'confirm_booking', { bookingId: booking.id, expectedVersion: 1, idempotencyKey: randomUUID() });
+    const refused = await call(client, 'confirm_booking', {
+      bookingId: booking.id,
+      expectedVersion: 1,
+      idempotencyKey: randomUUID(),
+    });
     expect(refused.error!.code).toBe('APPROVAL_DENIED');
     expect((await ok(client, 'get_booking', { bookingId: booking.id })).booking.status).toBe('HELD');
     await client.close();
@@ -85,9 +116,17 @@ describe('MRTR integrity and era limits', () => {
         'mcp-method': 'tools/call',
         'mcp-name': 'confirm_booking',
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method: 'tools/call', params: { name: 'confirm_booking', _meta: META, ...params } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: randomUUID(),
+        method: 'tools/call',
+        params: { name: 'confirm_booking', _meta: META, ...params },
+      }),
     });
-    return (await response.json()) as { result?: Record<string, any>; error?: { code: number; message: string } };
+    return (await response.json()) as {
+      result?: Record<string, any>;
+      error?: { code: number; message: string };
+    };
   };
 
   it('rejects a tampered requestState and confirms nothing', async () => {
@@ -99,25 +138,48 @@ describe('MRTR integrity and era limits', () => {
     const state = first.result!.requestState as string;
     const [version, payload, mac] = state.split('.');
     const forgedPayload = Buffer.from(
-      JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), p: { approvalId: randomUUID(), intentHash: 'sha256:0' } }),
+      JSON.stringify({
+        ...JSON.parse(Buffer.from(payload!, 'base64url').toString()),
+        p: { approvalId: randomUUID(), intentHash: 'sha256:0' },
+      }),
     ).toString('base64url');
     for (const tampered of [`${version}.${forgedPayload}.${mac}`, `${state.slice(0, -2)}xx`]) {
-      const retry = await post({ arguments: args, requestState: tampered, inputResponses: { approval: { action: 'accept', content: { approve: true } } } });
+      const retry = await post({
+        arguments: args,
+        requestState: tampered,
+        inputResponses: { approval: { action: 'accept', content: { approve: true } } },
+      });
       expect(retry.error?.code).toBe(-32602);
       expect(retry.error?.message).toMatch(/requestState/);
     }
     expect((await ok(client, 'get_booking', { bookingId: booking.id })).booking.status).toBe('HELD');
     // Control: the genuine state with the same answer goes through.
-    const genuine = await post({ arguments: args, requestState: state, inputResponses: { approval: { action: 'accept', content: { approve: true } } } });
-    expect(genuine.result!.structuredContent).toMatchObject({ ok: true, data: { booking: { status: 'CONFIRMED' } } });
+    const genuine = await post({
+      arguments: args,
+      requestState: state,
+      inputResponses: { approval: { action: 'accept', content: { approve: true } } },
+    });
+    expect(genuine.result!.structuredContent).toMatchObject({
+      ok: true,
+      data: { booking: { status: 'CONFIRMED' } },
+    });
     await client.close();
   });
 
   it('a 2025-era HTTP client gets APPROVAL_REQUIRED instead of an elicitation', async () => {
     const seen: string[] = [];
-    const client = await elicitingClient('http', 'legacy', () => ({ action: 'accept', content: { approve: true } }), seen);
+    const client = await elicitingClient(
+      'http',
+      'legacy',
+      () => ({ action: 'accept', content: { approve: true } }),
+      seen,
+    );
     const booking = await heldBooking(client);
-    const asked = await call(client, 'confirm_booking', { bookingId: booking.id, expectedVersion: 1, idempotencyKey: randomUUID() });
+    const asked = await call(client, 'confirm_booking', {
+      bookingId: booking.id,
+      expectedVersion: 1,
+      idempotencyKey: randomUUID(),
+    });
     expect(asked.error!.code).toBe('APPROVAL_REQUIRED');
     expect(seen).toEqual([]);
     await client.close();

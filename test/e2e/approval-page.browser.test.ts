@@ -36,7 +36,11 @@ async function askForApproval(hourOffset: number) {
     customer: { name: 'Grace Hopper' },
     idempotencyKey: randomUUID(),
   });
-  const asked = await call(agent, 'confirm_booking', { bookingId: booking.id, expectedVersion: 1, idempotencyKey: randomUUID() });
+  const asked = await call(agent, 'confirm_booking', {
+    bookingId: booking.id,
+    expectedVersion: 1,
+    idempotencyKey: randomUUID(),
+  });
   expect(asked.error!.code).toBe('APPROVAL_REQUIRED');
   return { booking, details: asked.error!.details as { approvalId: string; approveUrl: string } };
 }

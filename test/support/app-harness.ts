@@ -3,7 +3,7 @@ import { jcsDigest } from '../../src/adapters/ids/jcs-digest.js';
 import { randomIds } from '../../src/adapters/ids/random-ids.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import { createCalendar } from '../../src/app/calendars.js';
-import type { AppDeps } from '../../src/app/deps.js';
+import type { AppConfig, AppDeps } from '../../src/app/deps.js';
 import { defaultAppConfig } from '../../src/app/deps.js';
 import type { PaymentReport } from '../../src/domain/payment/payment.js';
 import type { Availability } from '../../src/domain/availability/availability.js';
@@ -25,7 +25,7 @@ export const operator: Principal = {
   writePolicy: 'direct',
 };
 
-export function appHarness(start: number) {
+export function appHarness(start: number, config: Partial<AppConfig> = {}) {
   const db = tempDbPath();
   const clock = manualClock(start);
   // What the fake provider reports per booking id; PENDING when unset.
@@ -46,7 +46,7 @@ export function appHarness(start: number) {
         },
     },
     slotCache: new MemorySlotCache(2_000),
-    config: defaultAppConfig,
+    config: { ...defaultAppConfig, ...config },
   };
   return {
     deps,

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { futureHour, openAllWeek } from '../support/fixtures.js';
+import type { Envelope } from '../support/mcp-clients.js';
+import { call, connectHttp, connectStdio } from '../support/mcp-clients.js';
+import type { RunningServer } from '../support/spawn-server.js';
+import { runCli, spawnServer } from '../support/spawn-server.js';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await spawnServer(['--no-seed']);
+});
+afterAll(() => server.stop());
+
+interface Row {
+  seq: number;
+  tool: string;
+  transport: string;
+  outcome: string;
+  error_code: string | null;
+  blocked_reason: string | null;
+  trace_id: string;
+  preview: string;
+}
+
+const rows = (): Row[] => {
+  const db = new Database(server.dbPath, { readonly: true });
+  try {
+    return db.prepare('SELECT * FROM audit_log ORDER BY seq').all() as Row[];
+  } finally {
+    db.close();
+  }
+};
+
+/** A mix of reads, writes, refusals and bad input, on every transport. */
+async function session(client: Client): Promise<Envelope[]> {
+  const room = (await call(client, 'create_calendar', {
+    name: `Audit ${randomUUID()}`,
+    timeZone: 'UTC',
+    availability: openAllWeek,
+    idempotencyKey: randomUUID(),
+  })) as Envelope<any>;
+  const roomId = room.data!.calendar.id as string;
+  const at = Math.floor(Math.random() * 500);
+  const results: Envelope[] = [room];
+  results.push(await call(client, 'list_calendars', {}));
+  const held = (await call(client, 'hold_slot', {
+    calendarIds: [roomId],
+    start: futureHour(4, at),
+    end: futureHour(4, at + 1),
+    customer: { name: 'Ada', email: 'ada@example.com', phone: '+44 20 7946 0958' },
+    idempotencyKey: randomUUID(),
+  })) as Envelope<any>;
+  results.push(held);
+  results.push(
+    await call(client, 'confirm_booking', {
+      bookingId: held.data!.booking.id,
+      expectedVersion: 1,
+      idempotencyKey: randomUUID(),
+    }),
+  );
+  results.push(
+    await call(client, 'find_slots', {
+      calendarIds: [roomId],
+      from: '2030-01-07T09:00:00',
+      to: '2030-01-07T10:00:00Z',
+      durationMinutes: 30,
+      limit: 1,
+    }),
+  );
+  results.push(await call(client, 'get_booking', { bookingId: 'bk_missing' }));
+  return results;
+}
+
+describe('audit trail', () => {
+  it('leaves exactly one record per tool call, on every transport, with contact details masked', async () => {
+    const before = rows().length;
+    const http = await connectHttp(server.url, 'modern');
+    const legacy = await connectHttp(server.url, 'legacy');
+    const stdio = await connectStdio(server.dbPath, 'modern');
+    const envelopes = [...(await session(http)), ...(await session(legacy)), ...(await session(stdio))];
+    await Promise.all([http.close(), legacy.close(), stdio.close()]);
+    const records = rows().slice(before);
+    expect(records).toHaveLength(envelopes.length);
+    for (const envelope of envelopes) {
+      const matching = records.filter((r) => r.trace_id === envelope.meta.traceId);
+      expect(matching).toHaveLength(1);
+      expect(matching[0]!.outcome).toBe(envelope.ok ? 'ok' : 'error');
+      expect(matching[0]!.error_code).toBe(envelope.error?.code ?? null);
+    }
+    expect(new Set(records.map((r) => r.transport))).toEqual(new Set(['http', 'stdio']));
+    const blocked = records.filter((r) => r.error_code === 'APPROVAL_REQUIRED');
+    expect(blocked.length).toBe(3); // HTTP is draft; stdio is attested but this client declared no elicitation
+    for (const r of blocked) expect(r.blocked_reason).toMatch(/approve/i);
+    const holds = records.filter((r) => r.tool === 'hold_slot').map((r) => r.preview);
+    for (const preview of holds) {
+      expect(preview).not.toContain('ada@example.com');
+      expect(preview).not.toContain('7946');
+      expect(preview).toContain('a***@example.com');
+    }
+    const verify = runCli(['audit', 'verify', '--db', server.dbPath]);
+    expect(verify.status).toBe(0);
+    expect(verify.stdout).toMatch(/audit chain ok: \d+ records/);
+  });
+
+  it('is append-only, and an edited row makes `holdfast audit verify` fail at that row', async () => {
+    const client = await connectHttp(server.url, 'modern');
+    await session(client);
+    await client.close();
+    const db = new Database(server.dbPath);
+    expect(() => db.prepare("UPDATE audit_log SET outcome = 'ok' WHERE seq = 3").run()).toThrow(
+      /append-only/,
+    );
+    expect(() => db.prepare('DELETE FROM audit_log WHERE seq = 3').run()).toThrow(/append-only/);
+    // Someone with file access drops the guard and rewrites history.
+    db.exec('DROP TRIGGER audit_log_no_update');
+    db.prepare("UPDATE audit_log SET tool = 'list_calendars', duration_ms = 0 WHERE seq = 3").run();
+    db.close();
+    const verify = runCli(['audit', 'verify', '--db', server.dbPath]);
+    expect(verify.status).toBe(1);
+    expect(verify.stdout).toContain('BROKEN at seq 3');
+    const json = JSON.parse(runCli(['audit', 'verify', '--json', '--db', server.dbPath]).stdout);
+    expect(json.firstBroken.seq).toBe(3);
+    const tail = runCli(['audit', 'tail', '-n', '2', '--json', '--db', server.dbPath]);
+    expect(tail.stdout.trim().split('\n')).toHaveLength(2);
+  });
+});
