@@ -74,6 +74,29 @@ const confirm = (client: Client, booking: { id: string; version: number }, proof
     ...proof,
   });
 
+describe('asking up front', () => {
+  it('request_approval, a decision on the CLI, get_approval, then the action with the approval', async () => {
+    const b = await paidHold();
+    const asked = await ok(agent, 'request_approval', { bookingId: b.id, action: 'confirm_booking' });
+    expect(asked.intentHash).toBe(b.confirmationIntent.intentHash);
+    expect(asked.approveUrl).toMatch(/\/approvals\/[\w-]{40,}$/);
+    expect((await call(agent, 'get_approval', { approvalId: asked.approvalId })).error!.code).toBe(
+      'APPROVAL_PENDING',
+    );
+    const listed = runCli(['approvals', 'list', '--db', alice.dbPath]);
+    expect(listed.stdout).toContain(asked.approvalId);
+    expect(runCli(['approvals', 'approve', asked.approvalId, '--db', alice.dbPath]).status).toBe(0);
+    expect((await ok(agent, 'get_approval', { approvalId: asked.approvalId })).approval.status).toBe(
+      'APPROVED',
+    );
+    const done = await confirm(agent, b, { approval: { approvalId: asked.approvalId } });
+    expect(done.ok).toBe(true);
+    expect((await call(agent, 'get_approval', { approvalId: asked.approvalId })).error!.code).toBe(
+      'APPROVAL_USED',
+    );
+  });
+});
+
 describe('tamper matrix: no forged, stale, replayed or foreign approval confirms anything', () => {
   const outcomes: { name: string; code: string | undefined; accepted: boolean; paymentQueries: number }[] =
     [];
@@ -234,6 +257,6 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
     expect(outcomes.filter((o) => o.accepted)).toEqual([]);
     expect(outcomes.reduce((n, o) => n + o.paymentQueries, 0)).toBe(0);
     const held = await ok(agent, 'list_bookings', { status: 'CONFIRMED', limit: 100 });
-    expect(held.total).toBe(2); // only the two legitimate confirmations above
+    expect(held.total).toBe(3); // only the legitimate confirmations of this file
   });
 });
