@@ -212,14 +212,7 @@ async function recordUserAnswer(
       `user-elicitation:${principal.subject}`,
       now,
     );
-    const refusal = refusalOf(decided, {
-      ...current,
-      tenantId: principal.tenantId,
-      subject: principal.subject,
-      action,
-      bookingId: booking.id,
-      now,
-    });
+    const refusal = refusalOf(decided, useBy(principal, action, booking, current, now));
     if (refusal?.burn) {
       await tx.updateApproval(burn(approval, refusal.error.message), 'PENDING');
       return Promise.reject(refusal.error);
@@ -229,6 +222,24 @@ async function recordUserAnswer(
     if (refusal) return Promise.reject(refusal.error);
     return decided;
   });
+}
+
+/** The use an approval must match: this principal, this action, this booking, this intent, now. */
+function useBy(
+  principal: Principal,
+  action: GatedAction,
+  booking: Booking,
+  current: { intentHash: string },
+  now: number,
+) {
+  return {
+    tenantId: principal.tenantId,
+    subject: principal.subject,
+    action,
+    bookingId: booking.id,
+    intentHash: current.intentHash,
+    now,
+  };
 }
 
 async function queryPayment(
@@ -333,14 +344,7 @@ async function authorize(
         field: 'approval.approvalId',
         approvalId,
       });
-    const refusal = refusalOf(approval, {
-      ...current,
-      tenantId: principal.tenantId,
-      subject: principal.subject,
-      action,
-      bookingId: booking.id,
-      now,
-    });
+    const refusal = refusalOf(approval, useBy(principal, action, booking, current, now));
     if (refusal) {
       if (refusal.burn)
         await deps.store.write((tx) =>

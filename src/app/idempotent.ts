@@ -23,20 +23,11 @@ export async function idempotent<T>(
   args: unknown,
   effect: () => Promise<T>,
 ): Promise<Outcome<T>> {
+  const replay = await findReplay<T>(deps, tx, principal, tool, key, args);
+  if (replay) return replay;
   const scope = { tenantId: principal.tenantId, subject: principal.subject, tool, key };
   const argumentsDigest = deps.digest.ofJson(args);
   const now = deps.clock.now();
-  const existing = await tx.getIdempotency(scope);
-  if (existing && existing.expiresAt > now) {
-    if (existing.argumentsDigest !== argumentsDigest) {
-      throw new DomainError(
-        'IDEMPOTENCY_CONFLICT',
-        `idempotencyKey ${key} was already used for ${tool} with different arguments.`,
-        { idempotencyKey: key, tool },
-      );
-    }
-    return { value: existing.result as T, replayed: true };
-  }
   const value = await effect();
   await tx.putIdempotency({
     ...scope,
