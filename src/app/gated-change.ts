@@ -44,7 +44,11 @@ export interface CallContext {
    * the user's answer, already checked for integrity by the transport.
    */
   readonly elicitation?: {
-    readonly answer?: { readonly approvalId: string; readonly approved: boolean };
+    readonly answer?: {
+      readonly approvalId: string;
+      readonly intentHash: string;
+      readonly approved: boolean;
+    };
   };
 }
 
@@ -200,11 +204,13 @@ async function recordUserAnswer(
   action: GatedAction,
   booking: Booking,
   current: { intent: Intent; intentHash: string },
-  answer: { approvalId: string; approved: boolean },
+  answer: { approvalId: string; intentHash: string; approved: boolean },
 ): Promise<Approval> {
   return deps.store.write(async (tx) => {
     const approval = await tx.getApproval(principal.tenantId, answer.approvalId);
-    if (!approval) throw new DomainError('APPROVAL_MISMATCH', 'The answered approval does not exist.');
+    if (!approval || answer.intentHash !== current.intentHash) {
+      throw new DomainError('APPROVAL_MISMATCH', 'The answer was given for another intent; ask again.');
+    }
     const now = deps.clock.now();
     const decided = decide(
       approval,

@@ -33,7 +33,7 @@ function elicitationOf(request: ServerContext): CallContext['elicitation'] {
   const response = inputResponse(request.mcpReq.inputResponses, APPROVAL_KEY);
   if (!state || typeof state !== 'object' || response.kind !== 'elicit') return {};
   const approved = response.action === 'accept' && response.content?.approve === true;
-  return { answer: { approvalId: state.approvalId, approved } };
+  return { answer: { approvalId: state.approvalId, intentHash: state.intentHash, approved } };
 }
 
 function gatedTool(action: GatedAction, title: string, description: string, annotations: ToolAnnotations) {
