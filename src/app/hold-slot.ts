@@ -58,6 +58,9 @@ export async function holdSlot(
   requireWriter(principal);
   const now = deps.clock.now();
   const range = parseRange(input, now);
+  // Lapsed holds give their time back first, in a short transaction of its own: on PostgreSQL,
+  // expiring rows inside the hold transaction can lock against a racing hold and deadlock.
+  await deps.store.write((tx) => tx.expireLapsedHolds(now, principal.tenantId));
   try {
     const outcome = await deps.store.write((tx) =>
       idempotent(deps, tx, principal, 'hold_slot', input.idempotencyKey, input, async () => {
@@ -75,7 +78,6 @@ export async function holdSlot(
             );
           }
         }
-        await tx.expireLapsedHolds(now, principal.tenantId);
         const busy = await tx.busyIntervals(principal.tenantId, input.calendarIds, range, now);
         const conflict = [...busy.values()].some((list) => list.some((b) => overlaps(b, range)));
         if (conflict) throw new DomainError('SLOT_UNAVAILABLE', 'The requested time is already taken.');

@@ -1,6 +1,6 @@
 import { DomainError } from '../domain/errors.js';
 import type { Principal } from '../domain/calendar.js';
-import type { StoreTx } from '../ports/store.js';
+import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
 import type { AppDeps } from './deps.js';
 
 export interface Outcome<T> {
@@ -23,18 +23,25 @@ export async function idempotent<T>(
   args: unknown,
   effect: () => Promise<T>,
 ): Promise<Outcome<T>> {
-  const replay = await findReplay<T>(deps, tx, principal, tool, key, args);
-  if (replay) return replay;
   const scope = { tenantId: principal.tenantId, subject: principal.subject, tool, key };
   const argumentsDigest = deps.digest.ofJson(args);
   const now = deps.clock.now();
+  const expiresAt = now + deps.config.idempotencyTtlMs;
+  const existing = await tx.claimIdempotency({
+    ...scope,
+    argumentsDigest,
+    result: null,
+    createdAt: now,
+    expiresAt,
+  });
+  if (existing) return replayOf<T>(existing, argumentsDigest, tool, key);
   const value = await effect();
   await tx.putIdempotency({
     ...scope,
     argumentsDigest,
     result: value,
     createdAt: now,
-    expiresAt: now + deps.config.idempotencyTtlMs,
+    expiresAt,
   });
   return { value, replayed: false };
 }
@@ -55,7 +62,16 @@ export async function findReplay<T>(
     key,
   });
   if (!existing || existing.expiresAt <= deps.clock.now()) return null;
-  if (existing.argumentsDigest !== deps.digest.ofJson(args)) {
+  return replayOf<T>(existing, deps.digest.ofJson(args), tool, key);
+}
+
+function replayOf<T>(
+  existing: IdempotencyRecord,
+  argumentsDigest: string,
+  tool: string,
+  key: string,
+): Outcome<T> {
+  if (existing.argumentsDigest !== argumentsDigest) {
     throw new DomainError(
       'IDEMPOTENCY_CONFLICT',
       `idempotencyKey ${key} was already used for ${tool} with different arguments.`,

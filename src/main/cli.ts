@@ -2,7 +2,7 @@
 import { sweep } from '../app/sweep.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import { jsonLogger } from '../adapters/log/json-logger.js';
-import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
+import { openStore } from './compose.js';
 import { readConfig, usage, UsageError } from './config.js';
 import { runHttpServer, StartupError } from './serve.js';
 import { runOperatorCommand } from './operator-commands.js';
@@ -23,13 +23,13 @@ async function main(): Promise<void> {
       return runStdioServer(config, logger);
     case 'db': {
       if (config.rest[0] !== 'migrate') throw new StartupError('Usage: holdfast db migrate [--db PATH]');
-      const store = SqliteStore.open(config.databasePath);
+      const store = await openStore(config);
       await store.close();
-      process.stdout.write(`Database ${config.databasePath} is at the current schema.\n`);
+      process.stdout.write('The database is at the current schema.\n');
       return;
     }
     case 'sweep': {
-      const store = SqliteStore.open(config.databasePath);
+      const store = await openStore(config);
       const result = await sweep({ store, clock: systemClock });
       await store.close();
       process.stdout.write(`${JSON.stringify(result)}\n`);

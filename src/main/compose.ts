@@ -3,7 +3,8 @@ import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import { createRequestStateCodec } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../app/deps.js';
 import { defaultAppConfig } from '../app/deps.js';
-import { SqliteAuditLog } from '../adapters/audit/sqlite-audit-log.js';
+import { StoreAuditLog } from '../adapters/audit/audit-chain.js';
+import { PgStore } from '../adapters/storage/postgres/pg-store.js';
 import { MemorySlotCache } from '../adapters/cache/memory-slot-cache.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import { jcsDigest } from '../adapters/ids/jcs-digest.js';
@@ -14,20 +15,40 @@ import { HttpPayments } from '../adapters/payment/http-payments.js';
 import { SimulatedPayments } from '../adapters/payment/simulated-payments.js';
 import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
 import type { Principal, WritePolicy } from '../domain/calendar.js';
+import type { Store } from '../ports/store.js';
 import type { ServerConfig } from './config.js';
 
 export interface Runtime {
   readonly deps: AppDeps;
-  readonly store: SqliteStore;
+  readonly store: Store;
   readonly simulator: SimulatedPayments;
-  readonly audit: SqliteAuditLog;
+  readonly audit: StoreAuditLog;
   /** HMAC key for MRTR request state. */
   readonly stateKey: string;
 }
 
-export function buildRuntime(config: ServerConfig, boundPort?: number): Runtime {
-  const store = SqliteStore.open(config.databasePath);
-  const simulator = new SimulatedPayments(store.writer);
+export function isPostgresUrl(database: string): boolean {
+  return /^postgres(ql)?:\/\//.test(database);
+}
+
+/** Where the data lives, for logs: never the password of a connection URL. */
+export function describeDatabase(database: string): string {
+  if (!isPostgresUrl(database)) return database;
+  const url = new URL(database);
+  url.password = url.password ? '***' : '';
+  return url.toString();
+}
+
+/** SQLite by default; PostgreSQL when the database is a postgres:// URL. */
+export async function openStore(config: ServerConfig): Promise<Store> {
+  return isPostgresUrl(config.databasePath)
+    ? PgStore.open(config.databasePath)
+    : SqliteStore.open(config.databasePath);
+}
+
+export async function buildRuntime(config: ServerConfig, boundPort?: number): Promise<Runtime> {
+  const store = await openStore(config);
+  const simulator = new SimulatedPayments(store, config.tenantId);
   const publicBaseUrl = config.publicBaseUrl ?? `http://127.0.0.1:${boundPort ?? config.port}`;
   const deps: AppDeps = {
     store,
@@ -48,7 +69,7 @@ export function buildRuntime(config: ServerConfig, boundPort?: number): Runtime 
     deps,
     store,
     simulator,
-    audit: new SqliteAuditLog(store),
+    audit: new StoreAuditLog(store),
     // One key per process unless configured: MRTR rounds must come back to a process that knows it.
     stateKey: config.stateKey ?? randomBytes(32).toString('base64url'),
   };

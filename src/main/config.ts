@@ -48,6 +48,7 @@ Commands:
 
 Options:
   --db PATH             SQLite file (env HOLDFAST_DB, default ./data/holdfast.db)
+  --database URL        postgres://... to run on PostgreSQL (env DATABASE_URL; ?schema=NAME picks a schema)
   --host ADDR           bind address (env HOST, default 127.0.0.1; loopback only until auth exists)
   --port N              HTTP port (env PORT, default 3000)
   --no-seed             do not create the demo calendars on an empty database
@@ -80,6 +81,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     strict: true,
     options: {
       db: { type: 'string' },
+      database: { type: 'string' },
       host: { type: 'string' },
       port: { type: 'string' },
       'no-seed': { type: 'boolean' },
@@ -116,7 +118,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
   return {
     command: values.help ? 'help' : (positionals[0] ?? 'serve'),
     rest: positionals.slice(1),
-    databasePath: values.db ?? env.HOLDFAST_DB ?? 'data/holdfast.db',
+    databasePath: values.database ?? values.db ?? env.DATABASE_URL ?? env.HOLDFAST_DB ?? 'data/holdfast.db',
     host: values.host ?? env.HOST ?? '127.0.0.1',
     port: positiveInt(values.port ?? env.PORT, 'port', 3000),
     seed: !values['no-seed'],

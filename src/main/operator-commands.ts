@@ -1,5 +1,5 @@
 import { decideById } from '../app/approvals.js';
-import { tailAudit, verifyAudit } from '../adapters/audit/sqlite-audit-log.js';
+import { tailAudit, verifyAudit } from '../adapters/audit/audit-chain.js';
 import { effectiveApprovalStatus } from '../domain/approval/approval.js';
 import { paymentStatuses } from '../domain/payment/payment.js';
 import type { PaymentStatus } from '../domain/payment/payment.js';
@@ -14,7 +14,7 @@ type Print = (text: string) => void;
 
 /** holdfast approvals | payments | audit: the operator's side, on the same database. Returns the exit code. */
 export async function runOperatorCommand(config: ServerConfig, print: Print): Promise<number> {
-  const runtime = buildRuntime(config);
+  const runtime = await buildRuntime(config);
   try {
     switch (config.command) {
       case 'approvals':
@@ -22,7 +22,7 @@ export async function runOperatorCommand(config: ServerConfig, print: Print): Pr
       case 'payments':
         return await payments(runtime, config, print);
       case 'reconciliation':
-        return reconciliation(runtime, config, print);
+        return await reconciliation(runtime, config, print);
       default:
         return await audit(runtime, config, print);
     }
@@ -76,7 +76,12 @@ async function payments(runtime: Runtime, config: ServerConfig, print: Print): P
     );
   }
   const money = { amount: config.options.amount, currency: config.options.currency };
-  const report = runtime.simulator.set(bookingId, status as PaymentStatus, runtime.deps.clock.now(), money);
+  const report = await runtime.simulator.set(
+    bookingId,
+    status as PaymentStatus,
+    runtime.deps.clock.now(),
+    money,
+  );
   await auditOperatorAction(runtime, {
     tool: 'payments set',
     kind: 'admin',
@@ -89,31 +94,22 @@ async function payments(runtime: Runtime, config: ServerConfig, print: Print): P
 }
 
 /** Bookings that were paid after their hold lapsed: money without time, for a person to settle. */
-function reconciliation(runtime: Runtime, config: ServerConfig, print: Print): number {
-  const rows = runtime.store.writer
-    .prepare(
-      `SELECT id, reference, status, price_amount AS amount, price_currency AS currency, payment FROM bookings
-       WHERE tenant_id = ? AND json_extract(payment, '$.reconciliationRequired') = 1 ORDER BY updated_at`,
-    )
-    .all(config.tenantId) as {
-    id: string;
-    reference: string;
-    status: string;
-    amount: string;
-    currency: string;
-  }[];
-  if (config.json) print(JSON.stringify(rows, null, 2));
-  else if (rows.length === 0) print('nothing to reconcile');
+async function reconciliation(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
+  const bookings = await runtime.store.read((tx) => tx.bookingsToReconcile(config.tenantId));
+  if (config.json) print(JSON.stringify(bookings, null, 2));
+  else if (bookings.length === 0) print('nothing to reconcile');
   else
-    for (const r of rows)
-      print(`${r.id}  ${r.reference}  ${r.status}  paid ${r.amount} ${r.currency}: reconciliation required`);
+    for (const b of bookings)
+      print(
+        `${b.id}  ${b.reference}  ${b.status}  paid ${b.price?.amount} ${b.price?.currency}: reconciliation required`,
+      );
   return 0;
 }
 
 async function audit(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
   const [verb] = config.rest;
   if (verb === 'verify') {
-    const result = verifyAudit(runtime.store.writer);
+    const result = await verifyAudit(runtime.store);
     if (config.json) print(JSON.stringify(result));
     else if (result.ok) print(`audit chain ok: ${result.records} records`);
     else
@@ -123,7 +119,7 @@ async function audit(runtime: Runtime, config: ServerConfig, print: Print): Prom
     return result.ok ? 0 : 1;
   }
   if (verb === 'tail') {
-    const records = tailAudit(runtime.store.writer, Number(config.options.lines ?? 20));
+    const records = await tailAudit(runtime.store, Number(config.options.lines ?? 20));
     for (const r of records) {
       print(
         config.json

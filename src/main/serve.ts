@@ -11,7 +11,7 @@ import type { Logger } from '../adapters/log/json-logger.js';
 import { createHoldfastServer, SERVER_VERSION } from '../adapters/mcp/server-factory.js';
 import type { ServerConfig } from './config.js';
 import type { Runtime } from './compose.js';
-import { buildRuntime, localOperator, toolContext } from './compose.js';
+import { buildRuntime, describeDatabase, localOperator, toolContext } from './compose.js';
 import { auditOperatorAction } from './operator-audit.js';
 import { seedIfEmpty } from './seed.js';
 
@@ -36,7 +36,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     s.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
-  const runtime = buildRuntime(config, port);
+  const runtime = await buildRuntime(config, port);
   const { deps } = runtime;
   if (config.seed) {
     const created = await seedIfEmpty(deps, localOperator(config.tenantId, 'direct'));
@@ -63,7 +63,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   sweeper.unref();
   logger.info('holdfast listening', {
     url: `http://${config.host}:${port}/mcp`,
-    database: config.databasePath,
+    database: describeDatabase(config.databasePath),
     legacy: config.legacy,
     writePolicy: ctx.principal.writePolicy,
     payments: config.payments,
@@ -109,7 +109,7 @@ function mountPages(
           );
         }),
       set: async (id, status) => {
-        runtime.simulator.set(id, status, deps.clock.now());
+        await runtime.simulator.set(id, status, deps.clock.now());
         await auditOperatorAction(runtime, {
           tool: 'dev_payment_form',
           kind: 'admin',

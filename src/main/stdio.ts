@@ -3,12 +3,12 @@ import { sweep } from '../app/sweep.js';
 import type { Logger } from '../adapters/log/json-logger.js';
 import { createHoldfastServer } from '../adapters/mcp/server-factory.js';
 import type { ServerConfig } from './config.js';
-import { buildRuntime, localOperator, toolContext } from './compose.js';
+import { buildRuntime, describeDatabase, localOperator, toolContext } from './compose.js';
 import { seedIfEmpty } from './seed.js';
 
 /** Serves one stdio connection; stdout carries protocol only, logs go to stderr. */
 export async function runStdioServer(config: ServerConfig, logger: Logger): Promise<void> {
-  const runtime = buildRuntime(config);
+  const runtime = await buildRuntime(config);
   const { deps } = runtime;
   if (config.seed) await seedIfEmpty(deps, localOperator(config.tenantId, 'direct'));
   const ctx = toolContext(runtime, config, logger, 'stdio');
@@ -22,5 +22,5 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
     clearInterval(sweeper);
     void deps.store.close();
   });
-  logger.info('holdfast serving on stdio', { database: config.databasePath });
+  logger.info('holdfast serving on stdio', { database: describeDatabase(config.databasePath) });
 }

@@ -1,4 +1,6 @@
 import type { Approval, ApprovalStatus } from '../domain/approval/approval.js';
+import type { PaymentReport } from '../domain/payment/payment.js';
+import type { AuditEntry, AuditRecord } from './audit.js';
 import type { Availability } from '../domain/availability/availability.js';
 import type { Booking, BookingStatus } from '../domain/booking/booking.js';
 import type { Calendar } from '../domain/calendar.js';
@@ -75,7 +77,25 @@ export interface StoreTx {
   recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean>;
   attestationSeen(tenantId: string, approvalId: string): Promise<boolean>;
 
+  /** Bookings paid after their hold lapsed, for a person to settle. */
+  bookingsToReconcile(tenantId: string): Promise<Booking[]>;
+
+  /** The local payment simulator's state (no record = PENDING). */
+  simulatedPayment(bookingId: string): Promise<PaymentReport | null>;
+  setSimulatedPayment(report: PaymentReport, now: Instant): Promise<void>;
+
+  /** Extends the hash chain by one record; appends from several instances are serialised. */
+  appendAudit(entry: AuditEntry): Promise<void>;
+  auditRecords(afterSeq: number, limit: number): Promise<AuditRecord[]>;
+  lastAuditSeq(): Promise<number>;
+
   getIdempotency(scope: IdempotencyScope): Promise<IdempotencyRecord | null>;
+  /**
+   * Claims the key for this transaction before the effect runs, so concurrent
+   * first uses of one key serialise on it: returns the live record another call
+   * already committed, or null when this transaction now holds the key.
+   */
+  claimIdempotency(record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
   putIdempotency(record: IdempotencyRecord): Promise<void>;
   purgeIdempotency(now: Instant): Promise<number>;
 }

@@ -17,6 +17,11 @@ import {
   calendarFromRow,
   calendarToRow,
 } from '../rows.js';
+import type { PaymentReport } from '../../../domain/payment/payment.js';
+import type { AuditEntry, AuditRecord } from '../../../ports/audit.js';
+import { chainHash, GENESIS } from '../../audit/audit-chain.js';
+import type { AuditRow } from '../audit-rows.js';
+import { auditColumns, auditRecordOf, auditRowValues } from '../audit-rows.js';
 import type { SqliteDb } from './sqlite-database.js';
 import { mapSqliteError } from './sqlite-errors.js';
 
@@ -263,6 +268,66 @@ export class SqliteTx implements StoreTx {
     );
   }
 
+  async bookingsToReconcile(tenantId: string): Promise<Booking[]> {
+    const rows = this.statement(
+      `SELECT * FROM bookings WHERE tenant_id = ? AND json_extract(payment, '$.reconciliationRequired') = 1 ORDER BY updated_at`,
+    ).all(tenantId) as BookingRow[];
+    return rows.map(bookingFromRow);
+  }
+
+  async simulatedPayment(bookingId: string): Promise<PaymentReport | null> {
+    const row = this.statement('SELECT * FROM simulated_payments WHERE booking_id = ?').get(bookingId) as
+      | {
+          booking_id: string;
+          status: PaymentReport['status'];
+          amount: string | null;
+          currency: string | null;
+          paid_at: number | null;
+        }
+      | undefined;
+    return row
+      ? {
+          bookingId: row.booking_id,
+          status: row.status,
+          amount: row.amount,
+          currency: row.currency,
+          paidAt: row.paid_at,
+        }
+      : null;
+  }
+
+  async setSimulatedPayment(report: PaymentReport, now: Instant): Promise<void> {
+    this.statement(
+      `INSERT INTO simulated_payments (booking_id, status, amount, currency, paid_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (booking_id) DO UPDATE SET status = excluded.status, amount = excluded.amount,
+         currency = excluded.currency, paid_at = excluded.paid_at, updated_at = excluded.updated_at`,
+    ).run(report.bookingId, report.status, report.amount, report.currency, report.paidAt, now);
+  }
+
+  /** The single writer connection already serialises appends. */
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    const last = this.statement('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as
+      { seq: number; hash: string } | undefined;
+    const seq = (last?.seq ?? 0) + 1;
+    const prevHash = last?.hash ?? GENESIS;
+    this.statement(
+      `INSERT INTO audit_log (${auditColumns.join(', ')}) VALUES (${auditColumns.map(() => '?').join(', ')})`,
+    ).run(...auditRowValues(seq, entry, prevHash, chainHash(prevHash, seq, entry)));
+  }
+
+  async auditRecords(afterSeq: number, limit: number): Promise<AuditRecord[]> {
+    const rows = this.statement('SELECT * FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?').all(
+      afterSeq,
+      limit,
+    ) as AuditRow[];
+    return rows.map(auditRecordOf);
+  }
+
+  async lastAuditSeq(): Promise<number> {
+    return (this.statement('SELECT coalesce(max(seq), 0) AS seq FROM audit_log').get() as { seq: number })
+      .seq;
+  }
+
   async getIdempotency(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {
     const row = this.statement(
       'SELECT * FROM idempotency WHERE tenant_id = ? AND subject = ? AND tool = ? AND key = ?',
@@ -276,6 +341,25 @@ export class SqliteTx implements StoreTx {
       createdAt: row.created_at,
       expiresAt: row.expires_at,
     };
+  }
+
+  async claimIdempotency(record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
+    this.statement(
+      'DELETE FROM idempotency WHERE tenant_id = ? AND subject = ? AND tool = ? AND key = ? AND expires_at <= ?',
+    ).run(record.tenantId, record.subject, record.tool, record.key, record.createdAt);
+    const claimed = this.statement(
+      `INSERT INTO idempotency (tenant_id, subject, tool, key, arguments_digest, result, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, 'null', ?, ?) ON CONFLICT DO NOTHING`,
+    ).run(
+      record.tenantId,
+      record.subject,
+      record.tool,
+      record.key,
+      record.argumentsDigest,
+      record.createdAt,
+      record.expiresAt,
+    );
+    return claimed.changes === 1 ? null : this.getIdempotency(record);
   }
 
   async putIdempotency(record: IdempotencyRecord): Promise<void> {

@@ -1,0 +1,22 @@
+import { DomainError } from '../../../domain/errors.js';
+import { ReferenceTakenError } from '../../../ports/store.js';
+
+/** SQLSTATEs the store retries as a whole transaction. */
+export const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
+
+export function sqlStateOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The one place PostgreSQL failures become domain errors; anything unknown stays an internal error. */
+export function mapPgError(error: unknown): unknown {
+  if (error instanceof DomainError || error instanceof ReferenceTakenError) return error;
+  const code = sqlStateOf(error);
+  const constraint = (error as { constraint?: unknown } | null)?.constraint;
+  if (code === '23P01')
+    return new DomainError('SLOT_UNAVAILABLE', 'The requested time overlaps an existing booking.');
+  if (code === '23505' && constraint === 'bookings_reference')
+    return new ReferenceTakenError(String((error as Error).message));
+  return error;
+}

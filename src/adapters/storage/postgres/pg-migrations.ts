@@ -1,0 +1,150 @@
+import type { Migration } from '../sqlite/migrations.js';
+
+/**
+ * PostgreSQL schema, step for step the same story as SQLite's. Instants are
+ * bigint epoch milliseconds except allocations, whose timestamptz range is what
+ * the exclusion constraint compares.
+ */
+export const pgMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'core schema: calendars, bookings, allocations, idempotency',
+    sql: `
+CREATE TABLE calendars (
+  tenant_id text NOT NULL,
+  id text NOT NULL,
+  name text NOT NULL,
+  time_zone text NOT NULL,
+  price_amount text,
+  price_currency text,
+  availability text NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+);
+CREATE TABLE bookings (
+  tenant_id text NOT NULL,
+  id text NOT NULL,
+  reference text NOT NULL,
+  calendar_ids text NOT NULL,
+  start_at bigint NOT NULL,
+  end_at bigint NOT NULL,
+  status text NOT NULL CHECK (status IN ('HELD','CONFIRMED','CANCELLED','EXPIRED','RELEASED','PAYMENT_FAILED','PAYMENT_CLOSED')),
+  version integer NOT NULL CHECK (version >= 1),
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  expires_at bigint,
+  customer text,
+  label text,
+  price_amount text,
+  price_currency text,
+  payment text,
+  owner_subject text NOT NULL,
+  owner_client text NOT NULL,
+  external_keys text NOT NULL,
+  PRIMARY KEY (tenant_id, id),
+  CHECK (end_at > start_at)
+);
+CREATE UNIQUE INDEX bookings_reference ON bookings (tenant_id, reference);
+CREATE INDEX bookings_start ON bookings (tenant_id, start_at, id);
+CREATE INDEX bookings_lapsing ON bookings (expires_at) WHERE status = 'HELD';
+CREATE INDEX bookings_tenant_lapsing ON bookings (tenant_id, expires_at) WHERE status = 'HELD';
+CREATE TABLE allocations (
+  tenant_id text NOT NULL,
+  booking_id text NOT NULL,
+  calendar_id text NOT NULL,
+  start_at timestamptz NOT NULL,
+  end_at timestamptz NOT NULL,
+  active boolean NOT NULL,
+  PRIMARY KEY (tenant_id, booking_id, calendar_id),
+  FOREIGN KEY (tenant_id, booking_id) REFERENCES bookings (tenant_id, id),
+  FOREIGN KEY (tenant_id, calendar_id) REFERENCES calendars (tenant_id, id),
+  CHECK (end_at > start_at),
+  -- The engine, not the application, refuses two overlapping active allocations on one calendar.
+  CONSTRAINT allocations_no_overlap EXCLUDE USING gist (
+    tenant_id WITH =, calendar_id WITH =, tstzrange(start_at, end_at, '[)') WITH &&
+  ) WHERE (active)
+);
+CREATE TABLE idempotency (
+  tenant_id text NOT NULL,
+  subject text NOT NULL,
+  tool text NOT NULL,
+  key text NOT NULL,
+  arguments_digest text NOT NULL,
+  result text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  PRIMARY KEY (tenant_id, subject, tool, key)
+);
+CREATE INDEX idempotency_expiry ON idempotency (expires_at);
+`,
+  },
+  {
+    version: 2,
+    name: 'approvals and host attestations',
+    sql: `
+CREATE TABLE approvals (
+  tenant_id text NOT NULL,
+  id text NOT NULL,
+  subject text NOT NULL,
+  client_id text NOT NULL,
+  action text NOT NULL CHECK (action IN ('confirm_booking', 'cancel_booking')),
+  booking_id text NOT NULL,
+  intent text NOT NULL,
+  intent_hash text NOT NULL,
+  status text NOT NULL CHECK (status IN ('PENDING','APPROVED','DENIED','EXPIRED','USED')),
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  decided_at bigint,
+  decided_by text,
+  burned_reason text,
+  page_token_hash text,
+  PRIMARY KEY (tenant_id, id)
+);
+CREATE UNIQUE INDEX approvals_page_token ON approvals (page_token_hash) WHERE page_token_hash IS NOT NULL;
+CREATE INDEX approvals_status ON approvals (tenant_id, status, created_at);
+CREATE TABLE host_attestations (
+  tenant_id text NOT NULL,
+  approval_id text NOT NULL,
+  used_at bigint NOT NULL,
+  PRIMARY KEY (tenant_id, approval_id)
+);
+`,
+  },
+  {
+    version: 3,
+    name: 'payment simulator and hash-chained audit log',
+    sql: `
+CREATE TABLE simulated_payments (
+  booking_id text PRIMARY KEY,
+  status text NOT NULL CHECK (status IN ('PENDING','PAID','FAILED','CLOSED')),
+  amount text,
+  currency text,
+  paid_at bigint,
+  updated_at bigint NOT NULL
+);
+CREATE TABLE audit_log (
+  seq bigint PRIMARY KEY,
+  at bigint NOT NULL,
+  tenant_id text NOT NULL,
+  subject text NOT NULL,
+  client_id text NOT NULL,
+  transport text NOT NULL,
+  tool text NOT NULL,
+  kind text NOT NULL,
+  outcome text NOT NULL,
+  error_code text,
+  blocked_reason text,
+  arguments_digest text NOT NULL,
+  preview text NOT NULL,
+  trace_id text NOT NULL,
+  duration_ms double precision NOT NULL,
+  prev_hash text NOT NULL,
+  hash text NOT NULL
+);
+CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'audit log is append-only'; END $$;
+CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
+  FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
+`,
+  },
+];

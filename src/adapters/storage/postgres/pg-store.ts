@@ -1,0 +1,141 @@
+import pg from 'pg';
+import type { PoolClient } from 'pg';
+import type { Store, StoreTx } from '../../../ports/store.js';
+import type { Migration } from '../sqlite/migrations.js';
+import { mapPgError, RETRYABLE_SQLSTATES, sqlStateOf } from './pg-errors.js';
+import { pgMigrations } from './pg-migrations.js';
+import { PgTx } from './pg-tx.js';
+
+export interface PgStoreOptions {
+  /** Schema to keep Holdfast's tables in (tests use one each); default `public`. */
+  readonly schema?: string;
+  readonly maxConnections?: number;
+}
+
+const MAX_ATTEMPTS = 6;
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Store on PostgreSQL for several stateless instances: one short transaction
+ * per use case on a pooled connection. Serialization failures and deadlocks
+ * (40001, 40P01) are retried as whole transactions; the exclusion constraint
+ * refuses overlaps (23P01).
+ */
+export class PgStore implements Store {
+  private constructor(
+    readonly pool: pg.Pool,
+    readonly schema: string,
+  ) {}
+
+  /** Splits `?schema=name` off a connection URL. */
+  static parseUrl(url: string): { connectionString: string; schema: string } {
+    const parsed = new URL(url);
+    const schema = parsed.searchParams.get('schema') ?? 'public';
+    parsed.searchParams.delete('schema');
+    return { connectionString: parsed.toString(), schema };
+  }
+
+  static async open(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
+    const parsed = PgStore.parseUrl(url);
+    const schema = options.schema ?? parsed.schema;
+    if (!SCHEMA_NAME.test(schema)) throw new Error(`Invalid schema name "${schema}"`);
+    const pool = new pg.Pool({
+      connectionString: parsed.connectionString,
+      max: options.maxConnections ?? 10,
+      // btree_gist's operator classes live in public.
+      options: `-c search_path=${schema},public`,
+    });
+    const store = new PgStore(pool, schema);
+    await store.prepare();
+    return store;
+  }
+
+  private async prepare(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+      if (rows[0]?.synchronous_commit !== 'on') {
+        throw new Error(`PostgreSQL synchronous_commit is ${rows[0]?.synchronous_commit}, expected on`);
+      }
+      await migrate(client, this.schema);
+    } finally {
+      client.release();
+    }
+  }
+
+  read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work);
+  }
+
+  write<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN', work);
+  }
+
+  private async transaction<T>(begin: string, work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.pool.connect();
+      try {
+        await client.query(begin);
+        const result = await work(new PgTx(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        const state = sqlStateOf(error) ?? sqlStateOf((error as { cause?: unknown }).cause);
+        // A racing first use of the same idempotency key: run again and replay what the winner stored.
+        const idempotencyRace =
+          state === '23505' && (error as { constraint?: string }).constraint === 'idempotency_pkey';
+        if ((RETRYABLE_SQLSTATES.has(state ?? '') || idempotencyRace) && attempt < MAX_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+          continue;
+        }
+        throw mapPgError(error);
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** Applies pending migrations under an advisory lock, so instances starting together do not race. */
+async function migrate(
+  client: PoolClient,
+  schema: string,
+  migrations: readonly Migration[] = pgMigrations,
+): Promise<void> {
+  await client.query('SELECT pg_advisory_lock(hashtext($1))', [`holdfast-migrate:${schema}`]);
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public');
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)',
+    );
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((r) => r.version));
+    const known = Math.max(0, ...migrations.map((m) => m.version));
+    const newest = Math.max(0, ...applied);
+    if (newest > known)
+      throw new Error(`Database schema version ${newest} is newer than this Holdfast (${known})`);
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query(
+          'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())',
+          [migration.version, migration.name],
+        );
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`holdfast-migrate:${schema}`]);
+  }
+}
