@@ -6,6 +6,7 @@ import { defaultAppConfig } from '../app/deps.js';
 import { StoreAuditLog } from '../adapters/audit/audit-chain.js';
 import { PgStore } from '../adapters/storage/postgres/pg-store.js';
 import { MemorySlotCache } from '../adapters/cache/memory-slot-cache.js';
+import { PgNotifySlotCache } from '../adapters/cache/pg-notify-slot-cache.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import { jcsDigest } from '../adapters/ids/jcs-digest.js';
 import { randomIds } from '../adapters/ids/random-ids.js';
@@ -15,10 +16,13 @@ import { HttpPayments } from '../adapters/payment/http-payments.js';
 import { SimulatedPayments } from '../adapters/payment/simulated-payments.js';
 import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
 import type { Principal, WritePolicy } from '../domain/calendar.js';
+import type { SlotCache } from '../ports/slot-cache.js';
 import type { Store } from '../ports/store.js';
 import type { ServerConfig } from './config.js';
 
 export interface Runtime {
+  /** Releases connections and listeners. */
+  close(): Promise<void>;
   readonly deps: AppDeps;
   readonly store: Store;
   readonly simulator: SimulatedPayments;
@@ -46,8 +50,30 @@ export async function openStore(config: ServerConfig): Promise<Store> {
     : SqliteStore.open(config.databasePath);
 }
 
-export async function buildRuntime(config: ServerConfig, boundPort?: number): Promise<Runtime> {
+/** Several instances on PostgreSQL tell each other about writes; one SQLite process needs no bus. */
+async function slotCacheFor(
+  store: Store,
+  config: ServerConfig,
+  logger: Logger,
+): Promise<SlotCache & { close?: () => Promise<void> }> {
+  const local = new MemorySlotCache(config.slotCacheMaxAgeMs);
+  if (!(store instanceof PgStore)) return local;
+  return PgNotifySlotCache.start(
+    local,
+    store.pool,
+    PgStore.parseUrl(config.databasePath).connectionString,
+    store.schema,
+    logger,
+  );
+}
+
+export async function buildRuntime(
+  config: ServerConfig,
+  logger: Logger,
+  boundPort?: number,
+): Promise<Runtime> {
   const store = await openStore(config);
+  const slotCache = await slotCacheFor(store, config, logger);
   const simulator = new SimulatedPayments(store, config.tenantId);
   const publicBaseUrl = config.publicBaseUrl ?? `http://127.0.0.1:${boundPort ?? config.port}`;
   const deps: AppDeps = {
@@ -56,8 +82,8 @@ export async function buildRuntime(config: ServerConfig, boundPort?: number): Pr
     ids: randomIds,
     digest: jcsDigest,
     payments: config.payments === 'http' ? new HttpPayments(config.paymentQueryBaseUrl!) : simulator,
-    // Writes in this process invalidate at once; the age bound covers holds lapsing meanwhile.
-    slotCache: new MemorySlotCache(config.slotCacheMaxAgeMs),
+    // Writes invalidate at once (on every instance); the age bound covers holds lapsing meanwhile.
+    slotCache,
     config: {
       ...defaultAppConfig,
       holdTtlMs: config.holdTtlMs,
@@ -66,6 +92,10 @@ export async function buildRuntime(config: ServerConfig, boundPort?: number): Pr
     },
   };
   return {
+    async close() {
+      await slotCache.close?.();
+      await store.close();
+    },
     deps,
     store,
     simulator,

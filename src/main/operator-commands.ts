@@ -1,4 +1,5 @@
 import { decideById } from '../app/approvals.js';
+import { silentLogger } from '../adapters/log/json-logger.js';
 import { tailAudit, verifyAudit } from '../adapters/audit/audit-chain.js';
 import { effectiveApprovalStatus } from '../domain/approval/approval.js';
 import { paymentStatuses } from '../domain/payment/payment.js';
@@ -14,7 +15,7 @@ type Print = (text: string) => void;
 
 /** holdfast approvals | payments | audit: the operator's side, on the same database. Returns the exit code. */
 export async function runOperatorCommand(config: ServerConfig, print: Print): Promise<number> {
-  const runtime = await buildRuntime(config);
+  const runtime = await buildRuntime(config, silentLogger);
   try {
     switch (config.command) {
       case 'approvals':
@@ -27,7 +28,7 @@ export async function runOperatorCommand(config: ServerConfig, print: Print): Pr
         return await audit(runtime, config, print);
     }
   } finally {
-    await runtime.store.close();
+    await runtime.close();
   }
 }
 

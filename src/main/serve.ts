@@ -36,7 +36,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     s.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
-  const runtime = await buildRuntime(config, port);
+  const runtime = await buildRuntime(config, logger, port);
   const { deps } = runtime;
   if (config.seed) {
     const created = await seedIfEmpty(deps, localOperator(config.tenantId, 'direct'));
@@ -72,7 +72,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     clearInterval(sweeper);
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await app.close();
-    await deps.store.close();
+    await runtime.close();
   };
 }
 

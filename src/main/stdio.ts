@@ -8,7 +8,7 @@ import { seedIfEmpty } from './seed.js';
 
 /** Serves one stdio connection; stdout carries protocol only, logs go to stderr. */
 export async function runStdioServer(config: ServerConfig, logger: Logger): Promise<void> {
-  const runtime = await buildRuntime(config);
+  const runtime = await buildRuntime(config, logger);
   const { deps } = runtime;
   if (config.seed) await seedIfEmpty(deps, localOperator(config.tenantId, 'direct'));
   const ctx = toolContext(runtime, config, logger, 'stdio');
@@ -20,7 +20,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   });
   process.stdin.once('end', () => {
     clearInterval(sweeper);
-    void deps.store.close();
+    void runtime.close();
   });
   logger.info('holdfast serving on stdio', { database: describeDatabase(config.databasePath) });
 }
