@@ -14,6 +14,11 @@ export interface AppConfig {
   readonly publicBaseUrl: string;
   /** Payment page for priced bookings: this base plus the booking id. */
   readonly paymentUrlBase: string;
+  /**
+   * Reliability suite's negative control only: skip the application's overlap
+   * check so that nothing but the engine guards a slot.
+   */
+  readonly unsafeSkipOverlapPrecheck: boolean;
 }
 
 export const defaultAppConfig: AppConfig = {
@@ -21,6 +26,7 @@ export const defaultAppConfig: AppConfig = {
   idempotencyTtlMs: 24 * 60 * 60_000,
   publicBaseUrl: 'http://127.0.0.1:3000',
   paymentUrlBase: 'http://127.0.0.1:3000/pay/',
+  unsafeSkipOverlapPrecheck: false,
 };
 
 export interface AppDeps {

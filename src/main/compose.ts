@@ -89,6 +89,7 @@ export async function buildRuntime(
       holdTtlMs: config.holdTtlMs,
       publicBaseUrl,
       paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl}/pay/`,
+      unsafeSkipOverlapPrecheck: config.unsafeSkipOverlapPrecheck,
     },
   };
   return {

@@ -30,6 +30,8 @@ export interface ServerConfig {
   /** HMAC key for MRTR request state; random per process when unset. */
   readonly stateKey: string | null;
   readonly json: boolean;
+  /** HOLDFAST_UNSAFE_SKIP_OVERLAP_PRECHECK=1: the reliability suite's negative control, never for real use. */
+  readonly unsafeSkipOverlapPrecheck: boolean;
   /** Options of the operator commands (payments set, audit tail). */
   readonly options: { readonly amount?: string; readonly currency?: string; readonly lines?: string };
 }
@@ -138,6 +140,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     production: values.production ?? env.NODE_ENV === 'production',
     stateKey: env.HOLDFAST_STATE_KEY ?? null,
     json: values.json ?? false,
+    unsafeSkipOverlapPrecheck: env.HOLDFAST_UNSAFE_SKIP_OVERLAP_PRECHECK === '1',
     options: { amount: values.amount, currency: values.currency, lines: values.lines },
   };
 }

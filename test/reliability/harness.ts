@@ -1,0 +1,123 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import type { Client } from '@modelcontextprotocol/client';
+import { connectHttp } from '../support/mcp-clients.js';
+import { freshSchema, withClient } from '../support/postgres.js';
+import type { RunningServer } from '../support/spawn-server.js';
+import { spawnServer, tempDbPath } from '../support/spawn-server.js';
+
+/** `npm run reliability` sets RELIABILITY=full; `npm test` runs the same scenarios small. */
+export const FULL = process.env.RELIABILITY === 'full';
+export const scale = <T>(small: T, full: T): T => (FULL ? full : small);
+
+const FIGURES = '.reliability/figures.jsonl';
+
+/** Keeps a scenario's figures for the table `npm run reliability` prints. */
+export function record(scenario: string, backend: string, figures: Record<string, string | number | boolean>): void {
+  mkdirSync('.reliability', { recursive: true });
+  appendFileSync(FIGURES, `${JSON.stringify({ scenario, backend, full: FULL, at: new Date().toISOString(), ...figures })}\n`);
+}
+
+export type BackendKind = 'sqlite' | 'postgres';
+
+export interface Backend {
+  readonly kind: BackendKind;
+  readonly label: string;
+  readonly databaseArgs: string[];
+  servers: RunningServer[];
+  urls(): string[];
+  /** Overlapping active allocations, by a direct query on the database. */
+  overlaps(): Promise<number>;
+  sql<T>(query: string, params?: unknown[]): Promise<T[]>;
+  /** Kills instance i without warning and starts it again on the same database. */
+  crashAndRestart(i: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface BackendOptions {
+  readonly instances?: number;
+  readonly serverArgs?: string[];
+  readonly env?: Record<string, string>;
+  /** Runs against the migrated database before the servers take traffic (e.g. to drop a guard). */
+  readonly tamper?: (sql: (query: string) => Promise<void>) => Promise<void>;
+}
+
+const OVERLAPS_SQLITE = `SELECT count(*) AS n FROM allocations x JOIN allocations y
+  ON x.tenant_id = y.tenant_id AND x.calendar_id = y.calendar_id AND x.booking_id < y.booking_id
+  WHERE x.active = 1 AND y.active = 1 AND x.start_at < y.end_at AND y.start_at < x.end_at`;
+const OVERLAPS_PG = `SELECT count(*)::int AS n FROM allocations x JOIN allocations y
+  ON x.tenant_id = y.tenant_id AND x.calendar_id = y.calendar_id AND x.booking_id < y.booking_id
+  WHERE x.active AND y.active AND tstzrange(x.start_at, x.end_at, '[)') && tstzrange(y.start_at, y.end_at, '[)')`;
+
+export async function startBackend(kind: BackendKind, options: BackendOptions = {}): Promise<Backend> {
+  const instances = options.instances ?? (kind === 'postgres' ? 2 : 1);
+  const serverArgs = ['--no-seed', '--write-policy', 'direct', ...(options.serverArgs ?? [])];
+  const spawnOptions = { env: options.env ?? {} };
+  if (kind === 'sqlite') {
+    const db = tempDbPath();
+    const sqlite = <T>(query: string, params: unknown[] = []): T[] => {
+      const conn = new Database(db.path);
+      try {
+        const statement = conn.prepare(query);
+        return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as T[];
+      } finally {
+        conn.close();
+      }
+    };
+    const first = await spawnServer(['--db', db.path, ...serverArgs], { ...spawnOptions, dbPath: db.path });
+    if (options.tamper) await options.tamper(async (q) => void sqlite(q));
+    const backend: Backend = {
+      kind,
+      label: 'SQLite, 1 instance',
+      databaseArgs: ['--db', db.path],
+      servers: [first],
+      urls: () => backend.servers.map((s) => s.url),
+      overlaps: async () => sqlite<{ n: number }>(OVERLAPS_SQLITE)[0]!.n,
+      sql: async (query, params) => sqlite(query, params),
+      async crashAndRestart(i) {
+        backend.servers[i]!.process.kill('SIGKILL');
+        await new Promise((resolve) => backend.servers[i]!.process.once('exit', resolve));
+        backend.servers[i] = await spawnServer(['--db', db.path, ...serverArgs], { ...spawnOptions, dbPath: db.path });
+      },
+      async stop() {
+        await Promise.all(backend.servers.map((s) => s.stop()));
+        db.cleanup();
+      },
+    };
+    return backend;
+  }
+  const schema = freshSchema();
+  const args = ['--database', schema.url, ...serverArgs];
+  const first = await spawnServer(args, spawnOptions);
+  if (options.tamper) await options.tamper(async (q) => void (await withClient(schema.name, (c) => c.query(q))));
+  const rest = await Promise.all(Array.from({ length: instances - 1 }, () => spawnServer(args, spawnOptions)));
+  const backend: Backend = {
+    kind,
+    label: `PostgreSQL, ${instances} instance${instances > 1 ? 's' : ''}`,
+    databaseArgs: ['--database', schema.url],
+    servers: [first, ...rest],
+    urls: () => backend.servers.map((s) => s.url),
+    overlaps: async () => withClient(schema.name, async (c) => (await c.query(OVERLAPS_PG)).rows[0].n as number),
+    sql: (query, params) => withClient(schema.name, async (c) => (await c.query(query, params)).rows),
+    async crashAndRestart(i) {
+      backend.servers[i]!.process.kill('SIGKILL');
+      await new Promise((resolve) => backend.servers[i]!.process.once('exit', resolve));
+      backend.servers[i] = await spawnServer(args, spawnOptions);
+    },
+    async stop() {
+      await Promise.all(backend.servers.map((s) => s.stop()));
+      await schema.drop();
+    },
+  };
+  return backend;
+}
+
+/** `count` official SDK clients spread round-robin over the instances, both protocol eras. */
+export async function clientsFor(backend: Backend, count: number): Promise<Client[]> {
+  const urls = backend.urls();
+  return Promise.all(Array.from({ length: count }, (_, i) => connectHttp(urls[i % urls.length]!, i % 3 === 2 ? 'legacy' : 'modern')));
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
