@@ -31,7 +31,11 @@ async function contention(backend: Backend): Promise<ContentionFigures> {
   for (let c = 0; c < CALENDARS; c++) calendars.push(await createOpenCalendar(setup!, `Contended ${c}`));
   await setup!.close();
   const slots = calendars.flatMap((calendarId) =>
-    Array.from({ length: HOURS }, (_, h) => ({ calendarIds: [calendarId], start: futureHour(2, h), end: futureHour(2, h + 1) })),
+    Array.from({ length: HOURS }, (_, h) => ({
+      calendarIds: [calendarId],
+      start: futureHour(2, h),
+      end: futureHour(2, h + 1),
+    })),
   );
   const clients = await clientsFor(backend, CLIENTS);
   const outcomes: { slot: number; envelope?: Envelope; ms: number }[] = [];
@@ -74,7 +78,10 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('contention on %s', (kind
     const backend = await startBackend(kind);
     try {
       const f = await contention(backend);
-      record('1 contention', backend.label, { ...f, losersSlotUnavailablePct: Math.round((1000 * f.losersSlotUnavailable) / Math.max(1, f.losers)) / 10 });
+      record('1 contention', backend.label, {
+        ...f,
+        losersSlotUnavailablePct: Math.round((1000 * f.losersSlotUnavailable) / Math.max(1, f.losers)) / 10,
+      });
       expect(f.doubleBookings).toBe(0);
       expect(f.slotsWithOneWinner).toBe(f.slots);
       expect(f.losersSlotUnavailable).toBe(f.losers);
@@ -90,12 +97,17 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('contention on %s', (kind
       env: { HOLDFAST_UNSAFE_SKIP_OVERLAP_PRECHECK: '1' },
       tamper: async (sql) =>
         kind === 'sqlite'
-          ? (await sql('DROP TRIGGER allocations_no_overlap_insert'), await sql('DROP TRIGGER allocations_no_overlap_update'))
+          ? (await sql('DROP TRIGGER allocations_no_overlap_insert'),
+            await sql('DROP TRIGGER allocations_no_overlap_update'))
           : sql('ALTER TABLE allocations DROP CONSTRAINT allocations_no_overlap'),
     });
     try {
       const f = await contention(backend);
-      record('2 negative control', backend.label, { doubleBookings: f.doubleBookings, slotsWithManyWinners: f.slotsWithManyWinners, attempts: f.attempts });
+      record('2 negative control', backend.label, {
+        doubleBookings: f.doubleBookings,
+        slotsWithManyWinners: f.slotsWithManyWinners,
+        attempts: f.attempts,
+      });
       expect(f.doubleBookings).toBeGreaterThan(0);
       expect(f.slotsWithManyWinners).toBeGreaterThan(0);
     } finally {

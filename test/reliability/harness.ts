@@ -13,9 +13,16 @@ export const scale = <T>(small: T, full: T): T => (FULL ? full : small);
 const FIGURES = '.reliability/figures.jsonl';
 
 /** Keeps a scenario's figures for the table `npm run reliability` prints. */
-export function record(scenario: string, backend: string, figures: Record<string, string | number | boolean>): void {
+export function record(
+  scenario: string,
+  backend: string,
+  figures: Record<string, string | number | boolean>,
+): void {
   mkdirSync('.reliability', { recursive: true });
-  appendFileSync(FIGURES, `${JSON.stringify({ scenario, backend, full: FULL, at: new Date().toISOString(), ...figures })}\n`);
+  appendFileSync(
+    FIGURES,
+    `${JSON.stringify({ scenario, backend, full: FULL, at: new Date().toISOString(), ...figures })}\n`,
+  );
 }
 
 export type BackendKind = 'sqlite' | 'postgres';
@@ -77,7 +84,10 @@ export async function startBackend(kind: BackendKind, options: BackendOptions = 
       async crashAndRestart(i) {
         backend.servers[i]!.process.kill('SIGKILL');
         await new Promise((resolve) => backend.servers[i]!.process.once('exit', resolve));
-        backend.servers[i] = await spawnServer(['--db', db.path, ...serverArgs], { ...spawnOptions, dbPath: db.path });
+        backend.servers[i] = await spawnServer(['--db', db.path, ...serverArgs], {
+          ...spawnOptions,
+          dbPath: db.path,
+        });
       },
       async stop() {
         await Promise.all(backend.servers.map((s) => s.stop()));
@@ -89,15 +99,19 @@ export async function startBackend(kind: BackendKind, options: BackendOptions = 
   const schema = freshSchema();
   const args = ['--database', schema.url, ...serverArgs];
   const first = await spawnServer(args, spawnOptions);
-  if (options.tamper) await options.tamper(async (q) => void (await withClient(schema.name, (c) => c.query(q))));
-  const rest = await Promise.all(Array.from({ length: instances - 1 }, () => spawnServer(args, spawnOptions)));
+  if (options.tamper)
+    await options.tamper(async (q) => void (await withClient(schema.name, (c) => c.query(q))));
+  const rest = await Promise.all(
+    Array.from({ length: instances - 1 }, () => spawnServer(args, spawnOptions)),
+  );
   const backend: Backend = {
     kind,
     label: `PostgreSQL, ${instances} instance${instances > 1 ? 's' : ''}`,
     databaseArgs: ['--database', schema.url],
     servers: [first, ...rest],
     urls: () => backend.servers.map((s) => s.url),
-    overlaps: async () => withClient(schema.name, async (c) => (await c.query(OVERLAPS_PG)).rows[0].n as number),
+    overlaps: async () =>
+      withClient(schema.name, async (c) => (await c.query(OVERLAPS_PG)).rows[0].n as number),
     sql: (query, params) => withClient(schema.name, async (c) => (await c.query(query, params)).rows),
     async crashAndRestart(i) {
       backend.servers[i]!.process.kill('SIGKILL');
@@ -115,9 +129,15 @@ export async function startBackend(kind: BackendKind, options: BackendOptions = 
 /** `count` official SDK clients spread round-robin over the instances, both protocol eras. */
 export async function clientsFor(backend: Backend, count: number): Promise<Client[]> {
   const urls = backend.urls();
-  return Promise.all(Array.from({ length: count }, (_, i) => connectHttp(urls[i % urls.length]!, i % 3 === 2 ? 'legacy' : 'modern')));
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      connectHttp(urls[i % urls.length]!, i % 3 === 2 ? 'legacy' : 'modern'),
+    ),
+  );
 }
 
 export function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted.length === 0
+    ? NaN
+    : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }

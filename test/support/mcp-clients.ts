@@ -47,8 +47,9 @@ export async function call<D = Record<string, any>>(
   client: Client,
   name: string,
   args: Record<string, unknown>,
+  options: { timeout?: number } = {},
 ): Promise<Envelope<D>> {
-  const result = await client.callTool({ name, arguments: args });
+  const result = await client.callTool({ name, arguments: args }, options);
   const envelope = result.structuredContent as unknown as Envelope<D>;
   if (!envelope || typeof envelope.ok !== 'boolean')
     throw new Error(`no envelope from ${name}: ${JSON.stringify(result)}`);
