@@ -15,14 +15,19 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('races on %s', (kind) => 
       const clients = await clientsFor(backend, 16);
       const room = await createOpenCalendar(clients[0]!, 'Idempotency room');
       for (let round = 0; round < ROUNDS; round++) {
-        const args = { calendarIds: [room], start: futureHour(2, round), end: futureHour(2, round + 1), idempotencyKey: randomUUID() };
+        const args = {
+          calendarIds: [room],
+          start: futureHour(2, round),
+          end: futureHour(2, round + 1),
+          idempotencyKey: randomUUID(),
+        };
         const answers = await Promise.all(clients.map((c) => call(c, 'hold_slot', args)));
         figures.rounds++;
         figures.failures += answers.filter((a) => !a.ok).length;
         figures.effects += answers.filter((a) => a.ok && !a.meta.idempotentReplay).length;
         figures.distinctAnswers += new Set(answers.map((a) => JSON.stringify(a.data))).size;
       }
-      const [{ n }] = await backend.sql<{ n: number }>('SELECT count(*) AS n FROM bookings');
+      const n = (await backend.sql<{ n: number }>('SELECT count(*) AS n FROM bookings'))[0]!.n;
       await Promise.all(clients.map((c) => c.close()));
       record('4 idempotency', backend.label, { ...figures, bookingsInDatabase: Number(n) });
       expect(figures.failures).toBe(0);
@@ -42,14 +47,38 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('races on %s', (kind) => 
       const clients = await clientsFor(backend, K);
       const room = await createOpenCalendar(clients[0]!, 'Version room');
       for (let round = 0; round < ROUNDS; round++) {
-        const held = (await ok(clients[0]!, 'hold_slot', { calendarIds: [room], start: futureHour(3, round), end: futureHour(3, round + 1), idempotencyKey: randomUUID() }))
-          .booking;
-        const confirms = await Promise.all(clients.map((c) => call(c, 'confirm_booking', { bookingId: held.id, expectedVersion: 1, idempotencyKey: randomUUID() })));
-        const cancels = await Promise.all(clients.map((c) => call(c, 'cancel_booking', { bookingId: held.id, expectedVersion: 2, idempotencyKey: randomUUID() })));
+        const held = (
+          await ok(clients[0]!, 'hold_slot', {
+            calendarIds: [room],
+            start: futureHour(3, round),
+            end: futureHour(3, round + 1),
+            idempotencyKey: randomUUID(),
+          })
+        ).booking;
+        const confirms = await Promise.all(
+          clients.map((c) =>
+            call(c, 'confirm_booking', {
+              bookingId: held.id,
+              expectedVersion: 1,
+              idempotencyKey: randomUUID(),
+            }),
+          ),
+        );
+        const cancels = await Promise.all(
+          clients.map((c) =>
+            call(c, 'cancel_booking', {
+              bookingId: held.id,
+              expectedVersion: 2,
+              idempotencyKey: randomUUID(),
+            }),
+          ),
+        );
         figures.rounds++;
         figures.confirmWinners += confirms.filter((a) => a.ok).length;
         figures.cancelWinners += cancels.filter((a) => a.ok).length;
-        figures.unexpected += [...confirms, ...cancels].filter((a) => !a.ok && a.error!.code !== 'VERSION_CONFLICT').length;
+        figures.unexpected += [...confirms, ...cancels].filter(
+          (a) => !a.ok && a.error!.code !== 'VERSION_CONFLICT',
+        ).length;
         const final = (await ok(clients[0]!, 'get_booking', { bookingId: held.id })).booking;
         // Two accepted changes, so the version moved exactly twice: no write was lost or doubled.
         if (final.version !== 3 || final.status !== 'CANCELLED') figures.lostUpdates++;
