@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callTool, runLoad, spawnServer } from './load.mjs';
 import { benchInProcess } from './in-process.mjs';
+import { benchPostgres } from './postgres.mjs';
 
 const CONCURRENCY = [1, 8, 32];
 const CALLS = { 1: 300, 8: 1200, 32: 1600 };
@@ -134,6 +135,7 @@ try {
     '',
     `Targets at c=32: hold_slot ${fmt(hold32, 2)}x no-op (target >= 0.7x), find_slots ${fmt(find32, 2)}x no-op (target >= 0.7x; ${fmt(findUncached32, 2)}x when every query is new).`,
   );
+  lines.push(...(await benchPostgres()));
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {
   noop.stop();
