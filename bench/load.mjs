@@ -67,6 +67,7 @@ export async function runLoad({ concurrency, total, makeCall, expectOk = true })
     callsPerSecond: total / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    max: latencies[latencies.length - 1],
     failures,
   };
 }

@@ -58,55 +58,15 @@ export async function holdSlot(
   requireWriter(principal);
   const now = deps.clock.now();
   const range = parseRange(input, now);
-  // Lapsed holds give their time back first, in a short transaction of its own: on PostgreSQL,
-  // expiring rows inside the hold transaction can lock against a racing hold and deadlock.
-  await deps.store.write((tx) => tx.expireLapsedHolds(now, principal.tenantId));
   try {
-    const outcome = await deps.store.write((tx) =>
-      idempotent(deps, tx, principal, 'hold_slot', input.idempotencyKey, input, async () => {
-        const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
-        for (const calendar of calendars) {
-          const open = openIntervals(calendar.availability, calendar.timeZone, range);
-          const covered = open.some((o) => o.start <= range.start && o.end >= range.end);
-          if (!covered) {
-            throw new DomainError(
-              'OUTSIDE_AVAILABILITY',
-              `${calendar.name} is not open for the whole requested time.`,
-              {
-                calendarId: calendar.id,
-              },
-            );
-          }
-        }
-        if (!deps.config.unsafeSkipOverlapPrecheck) {
-          // A friendly early answer; the engine's constraint is the guarantee.
-          const busy = await tx.busyIntervals(principal.tenantId, input.calendarIds, range, now);
-          const conflict = [...busy.values()].some((list) => list.some((b) => overlaps(b, range)));
-          if (conflict) throw new DomainError('SLOT_UNAVAILABLE', 'The requested time is already taken.');
-        }
-        const booking: Booking = {
-          id: deps.ids.newId('bk'),
-          tenantId: principal.tenantId,
-          reference: '',
-          calendarIds: [...input.calendarIds],
-          start: range.start,
-          end: range.end,
-          status: 'HELD',
-          version: 1,
-          createdAt: now,
-          updatedAt: now,
-          expiresAt: now + deps.config.holdTtlMs,
-          customer: input.customer ?? null,
-          label: input.label ?? null,
-          price: sumPrices(calendars.map((c) => c.price)),
-          payment: null,
-          owner: { subject: principal.subject, clientId: principal.clientId },
-          externalKeys: {},
-        };
-        const stored = await insertWithFreshReference(tx, booking, () => deps.ids.newReference());
-        return { booking: stored, calendars: calendars.map(calendarRef) };
-      }),
-    );
+    const outcome = await writeHold(deps, principal, input, range, now).catch(async (error: unknown) => {
+      // The engine still counts holds that lapsed but were not swept yet. Give their time back in a short
+      // transaction of its own (inside the hold transaction it could lock against a racing hold and
+      // deadlock on PostgreSQL), then try once more.
+      if (!(error instanceof DomainError && error.code === 'SLOT_UNAVAILABLE')) throw error;
+      if ((await deps.store.write((tx) => tx.expireLapsedHolds(now, principal.tenantId))) === 0) throw error;
+      return writeHold(deps, principal, input, range, now);
+    });
     deps.slotCache.invalidate(principal.tenantId, input.calendarIds);
     return outcome;
   } catch (error) {
@@ -115,6 +75,55 @@ export async function holdSlot(
     }
     throw error;
   }
+}
+
+/** One transaction: claim the idempotency key, check hours and (politely) overlaps, insert; the engine decides. */
+function writeHold(deps: AppDeps, principal: Principal, input: HoldSlotInput, range: Interval, now: Instant) {
+  return deps.store.write((tx) =>
+    idempotent(deps, tx, principal, 'hold_slot', input.idempotencyKey, input, async () => {
+      const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
+      for (const calendar of calendars) {
+        const open = openIntervals(calendar.availability, calendar.timeZone, range);
+        const covered = open.some((o) => o.start <= range.start && o.end >= range.end);
+        if (!covered) {
+          throw new DomainError(
+            'OUTSIDE_AVAILABILITY',
+            `${calendar.name} is not open for the whole requested time.`,
+            {
+              calendarId: calendar.id,
+            },
+          );
+        }
+      }
+      if (!deps.config.unsafeSkipOverlapPrecheck) {
+        // A friendly early answer; the engine's constraint is the guarantee.
+        const busy = await tx.busyIntervals(principal.tenantId, input.calendarIds, range, now);
+        const conflict = [...busy.values()].some((list) => list.some((b) => overlaps(b, range)));
+        if (conflict) throw new DomainError('SLOT_UNAVAILABLE', 'The requested time is already taken.');
+      }
+      const booking: Booking = {
+        id: deps.ids.newId('bk'),
+        tenantId: principal.tenantId,
+        reference: '',
+        calendarIds: [...input.calendarIds],
+        start: range.start,
+        end: range.end,
+        status: 'HELD',
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: now + deps.config.holdTtlMs,
+        customer: input.customer ?? null,
+        label: input.label ?? null,
+        price: sumPrices(calendars.map((c) => c.price)),
+        payment: null,
+        owner: { subject: principal.subject, clientId: principal.clientId },
+        externalKeys: {},
+      };
+      const stored = await insertWithFreshReference(tx, booking, () => deps.ids.newReference());
+      return { booking: stored, calendars: calendars.map(calendarRef) };
+    }),
+  );
 }
 
 /** Short references are random; on the rare clash inside a tenant, draw again. */

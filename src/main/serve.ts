@@ -43,7 +43,9 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     if (created > 0) logger.info('seeded demo calendars', { tenantId: config.tenantId, created });
   }
   if (config.unsafeSkipOverlapPrecheck) {
-    logger.warn('UNSAFE: the application overlap check is off (reliability negative control); only the engine guards slots');
+    logger.warn(
+      'UNSAFE: the application overlap check is off (reliability negative control); only the engine guards slots',
+    );
   }
   const ctx = toolContext(runtime, config, logger, 'http');
   const app = createHttpApp({

@@ -58,12 +58,13 @@ class Hold implements fc.AsyncCommand<Model, Real> {
   constructor(readonly slot: number) {}
   check = () => true;
   async run(m: Model, r: Real) {
-    // Hold first gives lapsed holds' time back (and bumps their version), as the server does.
-    for (const b of m.bookings)
-      if (lapsed(b, m.now)) Object.assign(b, { status: 'EXPIRED', version: b.version + 1 });
-    const taken = m.bookings.some(
-      (b) => b.slot === this.slot && (b.status === 'HELD' || b.status === 'CONFIRMED'),
-    );
+    // The engine still counts unswept lapsed holds; when the hold meets one (or any conflict),
+    // the server expires the tenant's lapsed holds (bumping their version) and tries again.
+    const occupied = (b: ModelBooking) => b.slot === this.slot && (b.status === 'HELD' || b.status === 'CONFIRMED');
+    const taken = m.bookings.some((b) => occupied(b) && !lapsed(b, m.now));
+    if (m.bookings.some(occupied)) {
+      for (const b of m.bookings) if (lapsed(b, m.now)) Object.assign(b, { status: 'EXPIRED', version: b.version + 1 });
+    }
     const start = new Date(T0 + 48 * HOUR + this.slot * HOUR).toISOString();
     const end = new Date(T0 + 49 * HOUR + this.slot * HOUR).toISOString();
     const result = await codeOf(

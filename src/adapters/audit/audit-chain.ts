@@ -30,12 +30,50 @@ export function entryOf(record: AuditRecord): AuditEntry {
   };
 }
 
-/** The trail behind the AuditLog port: appends go through the store's write path. */
+interface Pending {
+  readonly entry: AuditEntry;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const MAX_BATCH = 500;
+
+/**
+ * The trail behind the AuditLog port. Appends that arrive while a batch is
+ * being written wait and go together in the next one: one transaction (and on
+ * PostgreSQL one hold of the chain's lock) per batch instead of per record.
+ * Nobody hears "appended" before their batch committed.
+ */
 export class StoreAuditLog implements AuditLog {
+  private queue: Pending[] = [];
+  private writing = false;
+
   constructor(private readonly store: Store) {}
 
   append(entry: AuditEntry): Promise<void> {
-    return this.store.write((tx) => tx.appendAudit(entry));
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ entry, resolve, reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        try {
+          await this.store.write(async (tx) => {
+            for (const item of batch) await tx.appendAudit(item.entry);
+          });
+          for (const item of batch) item.resolve();
+        } catch (error) {
+          for (const item of batch) item.reject(error);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
   }
 }
 

@@ -41,7 +41,7 @@ export class PgStore implements Store {
     if (!SCHEMA_NAME.test(schema)) throw new Error(`Invalid schema name "${schema}"`);
     const pool = new pg.Pool({
       connectionString: parsed.connectionString,
-      max: options.maxConnections ?? 10,
+      max: options.maxConnections ?? 20,
       // btree_gist's operator classes live in public.
       options: `-c search_path=${schema},public`,
     });

@@ -428,17 +428,26 @@ export class PgTx implements StoreTx {
     };
   }
 
-  /** A concurrent first use of the same key waits here on the unique index until the other commits, then replays. */
+  /**
+   * One statement: insert the claim, or take over a record that has expired. A concurrent first use of
+   * the same key waits here on the primary key until the other commits, then finds its record.
+   */
   async claimIdempotency(record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
-    const key = [record.tenantId, record.subject, record.tool, record.key];
-    await this.rows(
-      'DELETE FROM idempotency WHERE tenant_id = $1 AND subject = $2 AND tool = $3 AND key = $4 AND expires_at <= $5',
-      [...key, record.createdAt],
-    );
     const claimed = await this.count(
       `INSERT INTO idempotency (tenant_id, subject, tool, key, arguments_digest, result, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, 'null', $6, $7) ON CONFLICT DO NOTHING`,
-      [...key, record.argumentsDigest, record.createdAt, record.expiresAt],
+       VALUES ($1, $2, $3, $4, $5, 'null', $6, $7)
+       ON CONFLICT (tenant_id, subject, tool, key) DO UPDATE SET arguments_digest = excluded.arguments_digest,
+         result = excluded.result, created_at = excluded.created_at, expires_at = excluded.expires_at
+       WHERE idempotency.expires_at <= excluded.created_at`,
+      [
+        record.tenantId,
+        record.subject,
+        record.tool,
+        record.key,
+        record.argumentsDigest,
+        record.createdAt,
+        record.expiresAt,
+      ],
     );
     return claimed === 1 ? null : this.getIdempotency(record);
   }
