@@ -1,4 +1,5 @@
 import type { Approval } from '../../domain/approval/approval.js';
+import type { IdempotencyRecord } from '../../ports/store.js';
 import type { Availability } from '../../domain/availability/availability.js';
 import type { Booking, BookingStatus, PaymentState } from '../../domain/booking/booking.js';
 import type { Calendar } from '../../domain/calendar.js';
@@ -180,4 +181,21 @@ export function approvalToRow(a: Approval): ApprovalRow {
     decided_by: a.decidedBy,
     burned_reason: a.burnedReason,
   };
+}
+
+/** idempotency columns in table order: tenant_id, subject, tool, key, arguments_digest, result, created_at, expires_at. */
+export function idempotencyValues(
+  record: IdempotencyRecord,
+  result: string = JSON.stringify(record.result),
+): unknown[] {
+  return [
+    record.tenantId,
+    record.subject,
+    record.tool,
+    record.key,
+    record.argumentsDigest,
+    result,
+    record.createdAt,
+    record.expiresAt,
+  ];
 }

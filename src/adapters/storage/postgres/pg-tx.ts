@@ -16,6 +16,7 @@ import {
   bookingToRow,
   calendarFromRow,
   calendarToRow,
+  idempotencyValues,
 } from '../rows.js';
 import type { PaymentReport } from '../../../domain/payment/payment.js';
 import type { AuditEntry, AuditRecord } from '../../../ports/audit.js';
@@ -435,19 +436,11 @@ export class PgTx implements StoreTx {
   async claimIdempotency(record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
     const claimed = await this.count(
       `INSERT INTO idempotency (tenant_id, subject, tool, key, arguments_digest, result, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, 'null', $6, $7)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (tenant_id, subject, tool, key) DO UPDATE SET arguments_digest = excluded.arguments_digest,
          result = excluded.result, created_at = excluded.created_at, expires_at = excluded.expires_at
        WHERE idempotency.expires_at <= excluded.created_at`,
-      [
-        record.tenantId,
-        record.subject,
-        record.tool,
-        record.key,
-        record.argumentsDigest,
-        record.createdAt,
-        record.expiresAt,
-      ],
+      idempotencyValues(record, 'null'),
     );
     return claimed === 1 ? null : this.getIdempotency(record);
   }
@@ -458,16 +451,7 @@ export class PgTx implements StoreTx {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (tenant_id, subject, tool, key) DO UPDATE SET arguments_digest = excluded.arguments_digest,
          result = excluded.result, created_at = excluded.created_at, expires_at = excluded.expires_at`,
-      [
-        record.tenantId,
-        record.subject,
-        record.tool,
-        record.key,
-        record.argumentsDigest,
-        JSON.stringify(record.result),
-        record.createdAt,
-        record.expiresAt,
-      ],
+      idempotencyValues(record),
     );
   }
 

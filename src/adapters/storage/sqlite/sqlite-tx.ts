@@ -16,6 +16,7 @@ import {
   bookingToRow,
   calendarFromRow,
   calendarToRow,
+  idempotencyValues,
 } from '../rows.js';
 import type { PaymentReport } from '../../../domain/payment/payment.js';
 import type { AuditEntry, AuditRecord } from '../../../ports/audit.js';
@@ -349,16 +350,8 @@ export class SqliteTx implements StoreTx {
     ).run(record.tenantId, record.subject, record.tool, record.key, record.createdAt);
     const claimed = this.statement(
       `INSERT INTO idempotency (tenant_id, subject, tool, key, arguments_digest, result, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, 'null', ?, ?) ON CONFLICT DO NOTHING`,
-    ).run(
-      record.tenantId,
-      record.subject,
-      record.tool,
-      record.key,
-      record.argumentsDigest,
-      record.createdAt,
-      record.expiresAt,
-    );
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    ).run(...idempotencyValues(record, 'null'));
     return claimed.changes === 1 ? null : this.getIdempotency(record);
   }
 
@@ -368,16 +361,7 @@ export class SqliteTx implements StoreTx {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (tenant_id, subject, tool, key) DO UPDATE SET arguments_digest = excluded.arguments_digest,
          result = excluded.result, created_at = excluded.created_at, expires_at = excluded.expires_at`,
-    ).run(
-      record.tenantId,
-      record.subject,
-      record.tool,
-      record.key,
-      record.argumentsDigest,
-      JSON.stringify(record.result),
-      record.createdAt,
-      record.expiresAt,
-    );
+    ).run(...idempotencyValues(record));
   }
 
   async purgeIdempotency(now: Instant): Promise<number> {
