@@ -8,6 +8,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 
 /** A scripted agent session against a freshly spawned Holdfast, printed so a person can follow it. */
 
+// The demo prints whatever the tools answer; it reads their JSON loosely on purpose.
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const cli = join(fileURLToPath(new URL('.', import.meta.url)), 'cli.js');

@@ -10,6 +10,8 @@ import { clientsFor, record, scale, startBackend } from './harness.js';
 const CYCLES = scale(3, 30);
 const CLIENTS = 4;
 
+type BookingData = { booking: { id: string; status: string } };
+
 interface Sent {
   tool: string;
   args: Record<string, unknown>;
@@ -70,7 +72,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('kill -9 during a mixed w
               idempotencyKey: randomUUID(),
             });
             if (!held?.ok || stop) continue;
-            const booking = (held.data as any).booking;
+            const { booking } = held.data as BookingData;
             const confirmed = await send(client, 'confirm_booking', {
               bookingId: booking.id,
               expectedVersion: 1,
@@ -109,8 +111,10 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('kill -9 during a mixed w
           const cancel = sent.find(
             (x) => x.tool === 'cancel_booking' && x.args.bookingId === s.args.bookingId,
           );
-          const now = await call(reader!, 'get_booking', { bookingId: s.args.bookingId as string });
-          const status = (now.data as any)?.booking.status;
+          const now = await call<BookingData>(reader!, 'get_booking', {
+            bookingId: s.args.bookingId as string,
+          });
+          const status = now.data?.booking.status ?? 'missing';
           // An acknowledged cancel must have happened; an unanswered one may or may not have.
           const allowed = cancel?.answer?.ok
             ? ['CANCELLED']

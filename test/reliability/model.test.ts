@@ -60,10 +60,12 @@ class Hold implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real) {
     // The engine still counts unswept lapsed holds; when the hold meets one (or any conflict),
     // the server expires the tenant's lapsed holds (bumping their version) and tries again.
-    const occupied = (b: ModelBooking) => b.slot === this.slot && (b.status === 'HELD' || b.status === 'CONFIRMED');
+    const occupied = (b: ModelBooking) =>
+      b.slot === this.slot && (b.status === 'HELD' || b.status === 'CONFIRMED');
     const taken = m.bookings.some((b) => occupied(b) && !lapsed(b, m.now));
     if (m.bookings.some(occupied)) {
-      for (const b of m.bookings) if (lapsed(b, m.now)) Object.assign(b, { status: 'EXPIRED', version: b.version + 1 });
+      for (const b of m.bookings)
+        if (lapsed(b, m.now)) Object.assign(b, { status: 'EXPIRED', version: b.version + 1 });
     }
     const start = new Date(T0 + 48 * HOUR + this.slot * HOUR).toISOString();
     const end = new Date(T0 + 49 * HOUR + this.slot * HOUR).toISOString();
