@@ -5,30 +5,40 @@ import { intentOf } from '../domain/approval/intent.js';
 import type { Booking } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
 import { DomainError } from '../domain/errors.js';
-import { formatInstant, formatLocal } from '../domain/time/instant.js';
+import { formatInstant, formatLocal, parseInstant } from '../domain/time/instant.js';
 import type { StoreTx } from '../ports/store.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
+import type { WriteCall } from './idempotent.js';
 import { loadBooking } from './snapshot.js';
 
-/** The intent as a person reads it: names, local times, money. */
+/**
+ * The intent as a person reads it: names, local times, money — taken from the intent being
+ * approved, never from the booking as it is now. `stale` says the booking moved on since.
+ */
 export async function describeIntent(tx: StoreTx, tenantId: string, intent: Intent, booking: Booking) {
-  const calendars = await tx.getCalendars(tenantId, booking.calendarIds);
+  const calendarIds = intent.action === 'confirm_booking' ? intent.calendarIds : booking.calendarIds;
+  const calendars = await tx.getCalendars(tenantId, calendarIds);
+  const start = parseInstant(intent.start, 'intent.start');
+  const end = parseInstant(intent.end, 'intent.end');
+  const moved = booking.version !== intent.version;
   return {
     action: intent.action === 'confirm_booking' ? 'Confirm booking' : 'Cancel booking',
     reference: booking.reference,
     calendars: calendars.map((c) => ({
       name: c.name,
       timeZone: c.timeZone,
-      start: formatLocal(booking.start, c.timeZone),
-      end: formatLocal(booking.end, c.timeZone),
+      start: formatLocal(start, c.timeZone),
+      end: formatLocal(end, c.timeZone),
     })),
-    startUtc: formatInstant(booking.start),
-    endUtc: formatInstant(booking.end),
-    amount: booking.price?.amount ?? null,
-    currency: booking.price?.currency ?? null,
+    startUtc: intent.start,
+    endUtc: intent.end,
+    amount: intent.action === 'confirm_booking' ? intent.amount : null,
+    currency: intent.action === 'confirm_booking' ? intent.currency : null,
     customer: booking.customer,
-    version: booking.version,
+    label: booking.label,
+    version: intent.version,
+    stale: moved ? { currentVersion: booking.version, currentStatus: booking.status } : null,
   };
 }
 
@@ -69,6 +79,17 @@ export async function openApproval(
     decidedBy: null,
     burnedReason: null,
   };
+  // Check and insert under one tenant-wide lock, so racing requests cannot overshoot the cap.
+  await tx.serialize(`approvals:${principal.tenantId}`);
+  const limit = deps.config.maxOpenApprovalsPerTenant;
+  if ((await tx.countOpenApprovals(principal.tenantId, now)) >= limit) {
+    throw new DomainError(
+      'QUOTA_EXCEEDED',
+      `This tenant already has ${limit} approvals waiting for a person, its limit.`,
+      { quota: 'openApprovals', limit },
+      'Wait for pending approvals to be decided or to expire (ten minutes), then ask again.',
+    );
+  }
   const token = deps.ids.newSecret();
   await tx.insertApproval(approval, deps.digest.ofJson(token));
   return {
@@ -87,17 +108,15 @@ export async function requestApproval(
   deps: AppDeps,
   principal: Principal,
   input: { bookingId: string; action: GatedAction },
+  call: WriteCall = {},
 ): Promise<PendingApproval> {
   requireWriter(principal);
-  return deps.store.write(async (tx) =>
-    openApproval(
-      deps,
-      tx,
-      principal,
-      input.action,
-      await loadBooking(tx, principal.tenantId, input.bookingId),
-    ),
-  );
+  return deps.store.write(async (tx) => {
+    const booking = await loadBooking(tx, principal.tenantId, input.bookingId);
+    const pending = await openApproval(deps, tx, principal, input.action, booking);
+    await call.audit?.recordIn(tx);
+    return pending;
+  });
 }
 
 /** get_approval: the decision so far; anything but APPROVED is an error the agent can act on. */
@@ -106,10 +125,8 @@ export async function getApproval(
   principal: Principal,
   approvalId: string,
 ): Promise<Approval> {
-  const approval = await deps.store.read((tx) => tx.getApproval(principal.tenantId, approvalId));
-  if (!approval || approval.subject !== principal.subject) {
-    throw new DomainError('NOT_FOUND', `No approval ${approvalId}.`, { approvalId });
-  }
+  const approval = await deps.store.read((tx) => ownApproval(tx, principal, approvalId));
+  if (!approval) throw new DomainError('NOT_FOUND', `No approval ${approvalId}.`, { approvalId });
   const status = effectiveApprovalStatus(approval, deps.clock.now());
   const details = { approvalId, status };
   if (status === 'PENDING')
@@ -121,6 +138,15 @@ export async function getApproval(
   return approval;
 }
 
+/**
+ * An approval as its own principal sees it; another principal's is indistinguishable from
+ * one that does not exist (it can be neither read, nor used, nor burned by them).
+ */
+export async function ownApproval(tx: StoreTx, principal: Principal, approvalId: string) {
+  const approval = await tx.getApproval(principal.tenantId, approvalId);
+  return approval && approval.subject === principal.subject ? approval : null;
+}
+
 export type Decision = 'APPROVE' | 'DENY';
 
 /** A human decides on the approval page, reached through its one-time token; the token is spent. */
@@ -128,6 +154,17 @@ export async function decideByPageToken(deps: AppDeps, token: string, decision: 
   return deps.store.write(async (tx) => {
     const approval = await tx.getApprovalByPageToken(deps.digest.ofJson(token));
     if (!approval) throw new DomainError('NOT_FOUND', 'This approval link is unknown or was already used.');
+    const booking = await loadBooking(tx, approval.tenantId, approval.bookingId);
+    if (decision === 'APPROVE' && booking.version !== approval.intent.version) {
+      throw new DomainError(
+        'INVALID_STATE',
+        'The booking changed since this was asked; approving it would do nothing.',
+        {
+          approvalId: approval.id,
+          stale: true,
+        },
+      );
+    }
     const next = decide(approval, decision, 'approval-page', deps.clock.now());
     if (!(await tx.updateApproval(next, 'PENDING')))
       throw new DomainError('INVALID_STATE', 'The approval changed meanwhile.');

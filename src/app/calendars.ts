@@ -3,17 +3,44 @@ import { validateAvailability } from '../domain/availability/availability.js';
 import type { Money } from '../domain/booking/money.js';
 import { validateMoney } from '../domain/booking/money.js';
 import type { Calendar, Principal } from '../domain/calendar.js';
-import { invalidArgument } from '../domain/errors.js';
+import { DomainError, invalidArgument } from '../domain/errors.js';
 import { isValidTimeZone } from '../domain/time/instant.js';
+import type { StoreTx } from '../ports/store.js';
 import { requireScope, requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
-import type { Outcome } from './idempotent.js';
+import type { Outcome, WriteCall } from './idempotent.js';
 import { idempotent } from './idempotent.js';
+import { decodeCursor, encodeCursor } from './page-cursor.js';
 import { loadCalendars } from './snapshot.js';
 
-export async function listCalendars(deps: AppDeps, principal: Principal): Promise<Calendar[]> {
+export interface ListCalendarsInput {
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+export interface ListCalendarsResult {
+  readonly calendars: readonly Calendar[];
+  readonly total: number;
+  readonly nextCursor: string | null;
+}
+
+export async function listCalendars(
+  deps: AppDeps,
+  principal: Principal,
+  input: ListCalendarsInput,
+): Promise<ListCalendarsResult> {
   requireScope(principal, 'bookings:read');
-  return deps.store.read((tx) => tx.listCalendars(principal.tenantId));
+  const query = { list: 'calendars' };
+  const offset = decodeCursor(deps.digest, query, input.cursor) ?? 0;
+  const page = await deps.store.read((tx) =>
+    tx.listCalendars(principal.tenantId, { offset, limit: input.limit }),
+  );
+  const next = offset + page.items.length;
+  return {
+    calendars: page.items,
+    total: page.total,
+    nextCursor: next < page.total ? encodeCursor(deps.digest, query, next) : null,
+  };
 }
 
 export interface CreateCalendarInput {
@@ -28,6 +55,7 @@ export async function createCalendar(
   deps: AppDeps,
   principal: Principal,
   input: CreateCalendarInput,
+  call: WriteCall = {},
 ): Promise<Outcome<Calendar>> {
   requireWriter(principal, 'calendars:admin');
   if (!isValidTimeZone(input.timeZone))
@@ -35,8 +63,16 @@ export async function createCalendar(
   if (input.price) validateMoney(input.price, 'price');
   const availability = input.availability ?? { weekly: {}, overrides: [] };
   validateAvailability(availability);
+  const record = {
+    principal,
+    tool: 'create_calendar',
+    key: input.idempotencyKey,
+    args: input,
+    audit: call.audit,
+  };
   return deps.store.write((tx) =>
-    idempotent(deps, tx, principal, 'create_calendar', input.idempotencyKey, input, async () => {
+    idempotent(deps, tx, record, async () => {
+      await withinCalendarQuota(deps, tx, principal.tenantId);
       const calendar: Calendar = {
         id: deps.ids.newId('cal'),
         tenantId: principal.tenantId,
@@ -52,6 +88,21 @@ export async function createCalendar(
   );
 }
 
+/** The lock under which a tenant's calendars are counted and added. */
+export const calendarsLock = (tenantId: string) => `calendars:${tenantId}`;
+
+/** Check and insert under one tenant-wide lock, so racing creations cannot overshoot the cap. */
+async function withinCalendarQuota(deps: AppDeps, tx: StoreTx, tenantId: string): Promise<void> {
+  await tx.serialize(calendarsLock(tenantId));
+  const limit = deps.config.maxCalendarsPerTenant;
+  if ((await tx.countCalendars(tenantId)) >= limit) {
+    throw new DomainError('QUOTA_EXCEEDED', `This tenant already has ${limit} calendars, its limit.`, {
+      quota: 'calendars',
+      limit,
+    });
+  }
+}
+
 export interface SetAvailabilityInput {
   readonly calendarId: string;
   readonly availability: Availability;
@@ -63,11 +114,19 @@ export async function setAvailability(
   deps: AppDeps,
   principal: Principal,
   input: SetAvailabilityInput,
+  call: WriteCall = {},
 ): Promise<Outcome<Calendar>> {
   requireWriter(principal, 'calendars:admin');
   validateAvailability(input.availability);
+  const record = {
+    principal,
+    tool: 'set_availability',
+    key: input.idempotencyKey,
+    args: input,
+    audit: call.audit,
+  };
   const outcome = await deps.store.write((tx) =>
-    idempotent(deps, tx, principal, 'set_availability', input.idempotencyKey, input, async () => {
+    idempotent(deps, tx, record, async () => {
       const [calendar] = await loadCalendars(tx, principal.tenantId, [input.calendarId]);
       await tx.replaceAvailability(principal.tenantId, input.calendarId, input.availability);
       return { ...calendar!, availability: input.availability };

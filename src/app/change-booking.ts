@@ -2,10 +2,10 @@ import { releaseHold as releaseDomain } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
-import type { Outcome } from './idempotent.js';
+import type { Outcome, WriteCall } from './idempotent.js';
 import { idempotent } from './idempotent.js';
 import type { BookingSnapshot } from './snapshot.js';
-import { loadBooking, snapshotOf } from './snapshot.js';
+import { loadBooking, snapshotOf, snapshotStorage } from './snapshot.js';
 
 export interface ChangeBookingInput {
   readonly bookingId: string;
@@ -18,15 +18,28 @@ export async function releaseHold(
   deps: AppDeps,
   principal: Principal,
   input: ChangeBookingInput,
+  call: WriteCall = {},
 ): Promise<Outcome<BookingSnapshot>> {
   requireWriter(principal);
   const outcome = await deps.store.write((tx) =>
-    idempotent(deps, tx, principal, 'release_hold', input.idempotencyKey, input, async () => {
-      const booking = await loadBooking(tx, principal.tenantId, input.bookingId);
-      const next = releaseDomain(booking, input.expectedVersion, deps.clock.now());
-      await tx.updateBooking(next);
-      return snapshotOf(tx, next);
-    }),
+    idempotent(
+      deps,
+      tx,
+      {
+        principal,
+        tool: 'release_hold',
+        key: input.idempotencyKey,
+        args: input,
+        audit: call.audit,
+        storage: snapshotStorage,
+      },
+      async () => {
+        const booking = await loadBooking(tx, principal.tenantId, input.bookingId);
+        const next = releaseDomain(booking, input.expectedVersion, deps.clock.now());
+        await tx.updateBooking(next);
+        return snapshotOf(tx, next);
+      },
+    ),
   );
   deps.slotCache.invalidate(principal.tenantId, outcome.value.booking.calendarIds);
   return outcome;

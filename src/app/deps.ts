@@ -14,6 +14,12 @@ export interface AppConfig {
   readonly publicBaseUrl: string;
   /** Payment page for priced bookings: this base plus the booking id. */
   readonly paymentUrlBase: string;
+  /** Quota: calendars per tenant. */
+  readonly maxCalendarsPerTenant: number;
+  /** Quota: approvals pending at once per tenant (each expires within ten minutes). */
+  readonly maxOpenApprovalsPerTenant: number;
+  /** How long after a priced hold lapsed the provider is still asked whether money came. */
+  readonly paymentFollowUpMs: number;
   /**
    * Reliability suite's negative control only: skip the application's overlap
    * check so that nothing but the engine guards a slot.
@@ -26,6 +32,9 @@ export const defaultAppConfig: AppConfig = {
   idempotencyTtlMs: 24 * 60 * 60_000,
   publicBaseUrl: 'http://127.0.0.1:3000',
   paymentUrlBase: 'http://127.0.0.1:3000/pay/',
+  maxCalendarsPerTenant: 1000,
+  maxOpenApprovalsPerTenant: 200,
+  paymentFollowUpMs: 24 * 60 * 60_000,
   unsafeSkipOverlapPrecheck: false,
 };
 

@@ -6,25 +6,27 @@ import type { Booking } from '../domain/booking/booking.js';
 import {
   cancelBooking,
   confirmHold,
-  expireHold,
   failPayment,
+  flagPaidAfterLapse,
   isHoldLapsed,
+  markPaid,
 } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
 import { DomainError } from '../domain/errors.js';
 import type { PaymentVerdict } from '../domain/payment/payment.js';
 import { judgePayment } from '../domain/payment/payment.js';
 import { parseInstant } from '../domain/time/instant.js';
+import type { CallEnd, EffectAudit } from '../ports/audit.js';
 import { PaymentUnavailableError } from '../ports/payment-query.js';
 import type { StoreTx } from '../ports/store.js';
 import type { PendingApproval } from './approvals.js';
-import { openApproval } from './approvals.js';
+import { openApproval, ownApproval } from './approvals.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
-import type { Outcome } from './idempotent.js';
+import type { IdempotentCall, Outcome, ResultStorage } from './idempotent.js';
 import { findReplay, idempotent } from './idempotent.js';
 import type { BookingSnapshot } from './snapshot.js';
-import { loadBooking, snapshotOf } from './snapshot.js';
+import { loadBooking, snapshotOf, snapshotStorage } from './snapshot.js';
 
 export interface GatedChangeInput {
   readonly bookingId: string;
@@ -38,6 +40,8 @@ export interface GatedChangeInput {
 
 export interface CallContext {
   readonly traceId: string;
+  /** The call's audit record, written with whatever this call commits. */
+  readonly audit?: EffectAudit;
   /**
    * The client can ask its user directly (2026-07-28 clients that declared
    * elicitation). `answer` is present when this call is the re-entry carrying
@@ -89,10 +93,16 @@ export async function gatedChange(
   call: CallContext,
 ): Promise<Outcome<BookingSnapshot>> {
   requireWriter(principal);
-  const tool = toolOf[action];
-  const replay = await deps.store.read((tx) =>
-    findReplay<CommitResult>(deps, tx, principal, tool, input.idempotencyKey, input),
-  );
+  const record: IdempotentCall<CommitResult> = {
+    principal,
+    tool: toolOf[action],
+    key: input.idempotencyKey,
+    args: input,
+    audit: call.audit,
+    endOf: endOfCommit,
+    storage: commitStorage,
+  };
+  const replay = await deps.store.read((tx) => findReplay(deps, tx, record));
   if (replay) return settle(replay);
 
   const booking = await deps.store.read((tx) => loadBooking(tx, principal.tenantId, input.bookingId));
@@ -105,7 +115,7 @@ export async function gatedChange(
       action === 'confirm_booking' &&
       booking.price
     ) {
-      await flagLatePayment(deps, principal, booking, call.traceId);
+      await flagLatePayment(deps, principal, booking, call);
     }
     throw error;
   }
@@ -135,7 +145,7 @@ export async function gatedChange(
   }
 
   const outcome = await deps.store.write((tx) =>
-    idempotent(deps, tx, principal, tool, input.idempotencyKey, input, async () => {
+    idempotent(deps, tx, record, async () => {
       const now = deps.clock.now();
       const current = await loadBooking(tx, principal.tenantId, input.bookingId);
       if (verdict === 'FAILED' || verdict === 'CLOSED') {
@@ -146,20 +156,14 @@ export async function gatedChange(
       }
       if (action === 'confirm_booking' && booking.price !== null && isHoldLapsed(current, now)) {
         // Money arrived for time we no longer hold: never confirm it, flag it for a human.
-        const flagged = {
-          ...expireHold(current, now),
-          payment: { status: 'PAID' as const, paidAt: paidAt ?? now, reconciliationRequired: true },
-        };
+        const flagged = flagPaidAfterLapse(current, paidAt ?? now, now);
         await tx.updateBooking(flagged);
         return { lapsedButPaid: true, snapshot: await snapshotOf(tx, flagged) };
       }
       const next = dryRun(action, current, input.expectedVersion, now);
       await spend(tx, principal, authorization, now);
-      const paid =
-        action === 'confirm_booking' && booking.price !== null
-          ? { status: 'PAID' as const, paidAt: paidAt ?? now }
-          : next.payment;
-      const stored = { ...next, payment: paid };
+      const stored =
+        action === 'confirm_booking' && booking.price !== null ? markPaid(next, paidAt ?? now) : next;
       await tx.updateBooking(stored);
       return { snapshot: await snapshotOf(tx, stored) };
     }),
@@ -175,26 +179,42 @@ interface CommitResult {
   readonly lapsedButPaid?: boolean;
 }
 
-/** Turns the committed outcome into the answer; failures that changed state are reported once they are durable. */
-function settle(result: Outcome<CommitResult>): Outcome<BookingSnapshot> {
-  const { snapshot, paymentFailed, lapsedButPaid } = result.value;
+/** Replays keep the committed snapshot without the booking's personal fields. */
+const commitStorage: ResultStorage<CommitResult> = {
+  persist: (result) => ({ ...result, snapshot: snapshotStorage.persist(result.snapshot) }),
+  revive: async (stored, tx) => {
+    const result = stored as CommitResult;
+    return { ...result, snapshot: await snapshotStorage.revive(result.snapshot, tx) };
+  },
+};
+
+/** The failure a committed outcome is answered with, or null for success. */
+function failureOf(result: CommitResult): DomainError | null {
+  const { snapshot, paymentFailed, lapsedButPaid } = result;
   if (paymentFailed) {
-    throw new DomainError('PAYMENT_FAILED', `The payment is ${paymentFailed}; the hold was released.`, {
+    return new DomainError('PAYMENT_FAILED', `The payment is ${paymentFailed}; the hold was released.`, {
       bookingId: snapshot.booking.id,
       status: snapshot.booking.status,
     });
   }
-  if (lapsedButPaid) {
-    throw new DomainError(
-      'HOLD_EXPIRED',
-      'Payment arrived after the hold lapsed; a human must reconcile it.',
-      {
-        bookingId: snapshot.booking.id,
-        reconciliationRequired: true,
-      },
-    );
-  }
-  return { value: snapshot, replayed: result.replayed };
+  return lapsedButPaid ? lateMoney(snapshot.booking) : null;
+}
+
+function endOfCommit(result: CommitResult): CallEnd | undefined {
+  const failure = failureOf(result);
+  return failure ? { outcome: 'error', code: failure.code, message: failure.message } : undefined;
+}
+
+/** Turns the committed outcome into the answer; failures that changed state are reported once they are durable. */
+function settle(result: Outcome<CommitResult>): Outcome<BookingSnapshot> {
+  const failure = failureOf(result.value);
+  if (failure) throw failure;
+  return { value: result.value.snapshot, replayed: result.replayed };
+}
+
+/** Records the call with a refusal that itself wrote something (a pending approval, a burned one). */
+function refusedWith(error: DomainError): CallEnd {
+  return { outcome: 'error', code: error.code, message: error.message };
 }
 
 /** The user answered the elicitation: decide the pending approval it was about, if it still fits this call. */
@@ -207,7 +227,7 @@ async function recordUserAnswer(
   answer: { approvalId: string; intentHash: string; approved: boolean },
 ): Promise<Approval> {
   return deps.store.write(async (tx) => {
-    const approval = await tx.getApproval(principal.tenantId, answer.approvalId);
+    const approval = await ownApproval(tx, principal, answer.approvalId);
     if (!approval || answer.intentHash !== current.intentHash) {
       throw new DomainError('APPROVAL_MISMATCH', 'The answer was given for another intent; ask again.');
     }
@@ -267,44 +287,41 @@ async function queryPayment(
 }
 
 /**
- * A priced hold lapsed: nothing will be confirmed, but if the customer paid
- * anyway the money needs a human. Read-only query; the booking is flagged.
+ * A priced hold lapsed: nothing will be confirmed, but if the customer paid anyway the money
+ * needs a person. Read-only query; the booking is flagged with the call's audit record.
  */
 async function flagLatePayment(
   deps: AppDeps,
   principal: Principal,
   booking: Booking,
-  traceId: string,
+  call: CallContext,
 ): Promise<void> {
   if (booking.payment?.reconciliationRequired) throw lateMoney(booking);
-  const paid = await queryPayment(deps, booking, traceId).then(
-    (r) => (r.verdict === 'PAID' ? r.paidAt : undefined),
+  const paidAt = await queryPayment(deps, booking, call.traceId).then(
+    (r) => (r.verdict === 'PAID' ? (r.paidAt ?? deps.clock.now()) : undefined),
     () => undefined,
   );
-  if (paid === undefined) return;
-  await deps.store.write(async (tx) => {
+  if (paidAt === undefined) return;
+  const flagged = await deps.store.write(async (tx) => {
     const current = await loadBooking(tx, principal.tenantId, booking.id);
-    const now = deps.clock.now();
-    const base =
-      current.status === 'HELD'
-        ? expireHold(current, now)
-        : { ...current, version: current.version + 1, updatedAt: now };
-    await tx.updateBooking({
-      ...base,
-      payment: { status: 'PAID', paidAt: paid ?? now, reconciliationRequired: true },
-    });
+    const next = flagPaidAfterLapse(current, paidAt, deps.clock.now());
+    await tx.updateBooking(next);
+    await call.audit?.recordIn(tx, refusedWith(lateMoney(next)));
+    return next;
   });
-  throw lateMoney(booking);
+  throw lateMoney(flagged);
 }
 
+/** HOLD_EXPIRED for a hold whose money a person must settle; says whether it was paid in time. */
 function lateMoney(booking: Booking): DomainError {
+  const paidAt = booking.payment?.paidAt ?? null;
+  const paidInTime = paidAt !== null && booking.expiresAt !== null && paidAt <= booking.expiresAt;
   return new DomainError(
     'HOLD_EXPIRED',
-    'Payment arrived after the hold lapsed; a human must reconcile it.',
-    {
-      bookingId: booking.id,
-      reconciliationRequired: true,
-    },
+    paidInTime
+      ? 'The hold lapsed before it was confirmed, although the payment had cleared in time; a human must reconcile it.'
+      : 'Payment arrived after the hold lapsed; a human must reconcile it.',
+    { bookingId: booking.id, reconciliationRequired: true },
   );
 }
 
@@ -344,7 +361,7 @@ async function authorize(
 
   if (input.approval) {
     const approvalId = input.approval.approvalId;
-    const approval = await deps.store.read((tx) => tx.getApproval(principal.tenantId, approvalId));
+    const approval = await deps.store.read((tx) => ownApproval(tx, principal, approvalId));
     if (!approval)
       throw new DomainError('NOT_FOUND', `No approval ${approvalId}.`, {
         field: 'approval.approvalId',
@@ -353,9 +370,10 @@ async function authorize(
     const refusal = refusalOf(approval, useBy(principal, action, booking, current, now));
     if (refusal) {
       if (refusal.burn)
-        await deps.store.write((tx) =>
-          tx.updateApproval(burn(approval, refusal.error.message), approval.status),
-        );
+        await deps.store.write(async (tx) => {
+          await tx.updateApproval(burn(approval, refusal.error.message), approval.status);
+          await call.audit?.recordIn(tx, refusedWith(refusal.error));
+        });
       throw refusal.error;
     }
     return { kind: 'approval', approval };
@@ -387,15 +405,26 @@ async function authorize(
       approval: await recordUserAnswer(deps, principal, action, booking, current, answer),
     };
 
-  const pending = await deps.store.write((tx) => openApproval(deps, tx, principal, action, booking));
-  if (policy === 'attested' && call.elicitation && !input.humanApproval)
-    throw new UserApprovalNeeded(pending);
-  throw new DomainError(
-    'APPROVAL_REQUIRED',
-    input.humanApproval
-      ? 'This principal may not attest approvals; a person must decide on the approval page or CLI.'
-      : 'A person must approve this exact action first.',
-    { ...pending },
-    `Show details.summary to the user and ask them to open details.approveUrl (or run details.cli); then retry with approval: { approvalId: "${pending.approvalId}" }.`,
-  );
+  const elicit = policy === 'attested' && call.elicitation !== undefined && !input.humanApproval;
+  const required = (pending: PendingApproval) =>
+    new DomainError(
+      'APPROVAL_REQUIRED',
+      input.humanApproval
+        ? 'This principal may not attest approvals; a person must decide on the approval page or CLI.'
+        : 'A person must approve this exact action first.',
+      { ...pending },
+      `Show details.summary to the user and ask them to open details.approveUrl (or run details.cli); then retry with approval: { approvalId: "${pending.approvalId}" }.`,
+    );
+  const pending = await deps.store.write(async (tx) => {
+    const opened = await openApproval(deps, tx, principal, action, booking);
+    await call.audit?.recordIn(
+      tx,
+      elicit
+        ? { outcome: 'input_required', code: 'APPROVAL_REQUIRED', message: '' }
+        : refusedWith(required(opened)),
+    );
+    return opened;
+  });
+  if (elicit) throw new UserApprovalNeeded(pending);
+  throw required(pending);
 }

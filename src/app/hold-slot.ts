@@ -11,10 +11,10 @@ import type { StoreTx } from '../ports/store.js';
 import { ReferenceTakenError } from '../ports/store.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
-import type { Outcome } from './idempotent.js';
+import type { Outcome, WriteCall } from './idempotent.js';
 import { idempotent } from './idempotent.js';
 import type { BookingSnapshot } from './snapshot.js';
-import { calendarRef, loadCalendars } from './snapshot.js';
+import { calendarRef, loadCalendars, snapshotStorage } from './snapshot.js';
 import { searchSlotStarts } from './slot-search.js';
 
 export interface HoldSlotInput {
@@ -54,19 +54,23 @@ export async function holdSlot(
   deps: AppDeps,
   principal: Principal,
   input: HoldSlotInput,
+  call: WriteCall = {},
 ): Promise<Outcome<BookingSnapshot>> {
   requireWriter(principal);
   const now = deps.clock.now();
   const range = parseRange(input, now);
   try {
-    const outcome = await writeHold(deps, principal, input, range, now).catch(async (error: unknown) => {
-      // The engine still counts holds that lapsed but were not swept yet. Give their time back in a short
-      // transaction of its own (inside the hold transaction it could lock against a racing hold and
-      // deadlock on PostgreSQL), then try once more.
-      if (!(error instanceof DomainError && error.code === 'SLOT_UNAVAILABLE')) throw error;
-      if ((await deps.store.write((tx) => tx.expireLapsedHolds(now, principal.tenantId))) === 0) throw error;
-      return writeHold(deps, principal, input, range, now);
-    });
+    const outcome = await writeHold(deps, principal, input, range, now, call).catch(
+      async (error: unknown) => {
+        // The engine still counts holds that lapsed but were not swept yet. Give their time back in a short
+        // transaction of its own (inside the hold transaction it could lock against a racing hold and
+        // deadlock on PostgreSQL), then try once more.
+        if (!(error instanceof DomainError && error.code === 'SLOT_UNAVAILABLE')) throw error;
+        if ((await deps.store.write((tx) => tx.expireLapsedHolds(now, principal.tenantId))) === 0)
+          throw error;
+        return writeHold(deps, principal, input, range, now, call);
+      },
+    );
     deps.slotCache.invalidate(principal.tenantId, input.calendarIds);
     return outcome;
   } catch (error) {
@@ -78,9 +82,24 @@ export async function holdSlot(
 }
 
 /** One transaction: claim the idempotency key, check hours and (politely) overlaps, insert; the engine decides. */
-function writeHold(deps: AppDeps, principal: Principal, input: HoldSlotInput, range: Interval, now: Instant) {
+function writeHold(
+  deps: AppDeps,
+  principal: Principal,
+  input: HoldSlotInput,
+  range: Interval,
+  now: Instant,
+  call: WriteCall,
+) {
+  const record = {
+    principal,
+    tool: 'hold_slot',
+    key: input.idempotencyKey,
+    args: input,
+    audit: call.audit,
+    storage: snapshotStorage,
+  };
   return deps.store.write((tx) =>
-    idempotent(deps, tx, principal, 'hold_slot', input.idempotencyKey, input, async () => {
+    idempotent(deps, tx, record, async () => {
       const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
       for (const calendar of calendars) {
         const open = openIntervals(calendar.availability, calendar.timeZone, range);
@@ -119,6 +138,7 @@ function writeHold(deps: AppDeps, principal: Principal, input: HoldSlotInput, ra
         payment: null,
         owner: { subject: principal.subject, clientId: principal.clientId },
         externalKeys: {},
+        paymentFollowUp: false,
       };
       const stored = await insertWithFreshReference(tx, booking, () => deps.ids.newReference());
       return { booking: stored, calendars: calendars.map(calendarRef) };

@@ -1,7 +1,14 @@
 import { DomainError } from '../domain/errors.js';
 import type { Principal } from '../domain/calendar.js';
+import type { CallEnd, EffectAudit } from '../ports/audit.js';
 import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
 import type { AppDeps } from './deps.js';
+
+/** What a write use case is told about the call it serves. */
+export interface WriteCall {
+  /** The call's audit record, to be written in the transaction that commits the effect. */
+  readonly audit?: EffectAudit;
+}
 
 export interface Outcome<T> {
   readonly value: T;
@@ -9,22 +16,52 @@ export interface Outcome<T> {
 }
 
 /**
- * Runs `effect` once per (tenant, principal, tool, key), inside the caller's
- * write transaction so the record and the effect commit together. Same key and
- * same arguments replay the stored result; other arguments are a conflict.
- * Failures are not recorded: they changed nothing, so a retry runs again.
+ * How a result is kept for replays: `persist` may leave out what the store already holds
+ * (a booking's customer details), `revive` puts it back from there.
+ */
+export interface ResultStorage<T> {
+  persist(value: T): unknown;
+  revive(stored: unknown, tx: StoreTx): Promise<T>;
+}
+
+const asIs: ResultStorage<never> = {
+  persist: (value) => value,
+  revive: async (stored) => stored as never,
+};
+
+export interface IdempotentCall<T> {
+  readonly principal: Principal;
+  readonly tool: string;
+  readonly key: string;
+  /** The validated input; only its digest is kept. */
+  readonly args: unknown;
+  /** The call's audit record, written with the effect. */
+  readonly audit?: EffectAudit;
+  /** When a committed effect is still answered as a failure (payment failed, money after lapse). */
+  readonly endOf?: (value: T) => CallEnd | undefined;
+  readonly storage?: ResultStorage<T>;
+}
+
+/**
+ * Runs `effect` once per (tenant, principal, tool, key), inside the caller's write transaction,
+ * so the idempotency record, the effect and the call's audit record commit together. Same key
+ * and same arguments replay the stored result; other arguments are a conflict. Failures are
+ * not recorded: they changed nothing, so a retry runs again.
  */
 export async function idempotent<T>(
   deps: AppDeps,
   tx: StoreTx,
-  principal: Principal,
-  tool: string,
-  key: string,
-  args: unknown,
+  call: IdempotentCall<T>,
   effect: () => Promise<T>,
 ): Promise<Outcome<T>> {
-  const scope = { tenantId: principal.tenantId, subject: principal.subject, tool, key };
-  const argumentsDigest = deps.digest.ofJson(args);
+  const storage = (call.storage ?? asIs) as ResultStorage<T>;
+  const scope = {
+    tenantId: call.principal.tenantId,
+    subject: call.principal.subject,
+    tool: call.tool,
+    key: call.key,
+  };
+  const argumentsDigest = deps.digest.ofJson(call.args);
   const now = deps.clock.now();
   const expiresAt = now + deps.config.idempotencyTtlMs;
   const existing = await tx.claimIdempotency({
@@ -34,15 +71,16 @@ export async function idempotent<T>(
     createdAt: now,
     expiresAt,
   });
-  if (existing) return replayOf<T>(existing, argumentsDigest, tool, key);
+  if (existing) return replayOf(existing, argumentsDigest, call, storage, tx);
   const value = await effect();
   await tx.putIdempotency({
     ...scope,
     argumentsDigest,
-    result: value,
+    result: storage.persist(value),
     createdAt: now,
     expiresAt,
   });
+  await call.audit?.recordIn(tx, call.endOf?.(value));
   return { value, replayed: false };
 }
 
@@ -50,36 +88,32 @@ export async function idempotent<T>(
 export async function findReplay<T>(
   deps: AppDeps,
   tx: StoreTx,
-  principal: Principal,
-  tool: string,
-  key: string,
-  args: unknown,
+  call: IdempotentCall<T>,
 ): Promise<Outcome<T> | null> {
   const existing = await tx.getIdempotency({
-    tenantId: principal.tenantId,
-    subject: principal.subject,
-    tool,
-    key,
+    tenantId: call.principal.tenantId,
+    subject: call.principal.subject,
+    tool: call.tool,
+    key: call.key,
   });
   if (!existing || existing.expiresAt <= deps.clock.now()) return null;
-  return replayOf<T>(existing, deps.digest.ofJson(args), tool, key);
+  const storage = (call.storage ?? asIs) as ResultStorage<T>;
+  return replayOf(existing, deps.digest.ofJson(call.args), call, storage, tx);
 }
 
-function replayOf<T>(
+async function replayOf<T>(
   existing: IdempotencyRecord,
   argumentsDigest: string,
-  tool: string,
-  key: string,
-): Outcome<T> {
+  call: IdempotentCall<T>,
+  storage: ResultStorage<T>,
+  tx: StoreTx,
+): Promise<Outcome<T>> {
   if (existing.argumentsDigest !== argumentsDigest) {
     throw new DomainError(
       'IDEMPOTENCY_CONFLICT',
-      `idempotencyKey ${key} was already used for ${tool} with different arguments.`,
-      {
-        idempotencyKey: key,
-        tool,
-      },
+      `idempotencyKey ${call.key} was already used for ${call.tool} with different arguments.`,
+      { idempotencyKey: call.key, tool: call.tool },
     );
   }
-  return { value: existing.result as T, replayed: true };
+  return { value: await storage.revive(existing.result, tx), replayed: true };
 }

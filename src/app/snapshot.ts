@@ -2,6 +2,7 @@ import { DomainError } from '../domain/errors.js';
 import type { Booking } from '../domain/booking/booking.js';
 import type { Calendar } from '../domain/calendar.js';
 import type { StoreTx } from '../ports/store.js';
+import type { ResultStorage } from './idempotent.js';
 
 export interface CalendarRef {
   readonly id: string;
@@ -42,3 +43,19 @@ export async function snapshotOf(tx: StoreTx, booking: Booking): Promise<Booking
   const calendars = await tx.getCalendars(booking.tenantId, booking.calendarIds);
   return { booking, calendars: calendars.map(calendarRef) };
 }
+
+/**
+ * Replays keep a booking answer without its customer details and label: the bookings row
+ * holds them (they never change), so the idempotency table keeps no second copy.
+ */
+export const snapshotStorage: ResultStorage<BookingSnapshot> = {
+  persist: (snapshot) => ({ ...snapshot, booking: { ...snapshot.booking, customer: null, label: null } }),
+  revive: async (stored, tx) => {
+    const snapshot = stored as BookingSnapshot;
+    const current = await tx.getBooking(snapshot.booking.tenantId, snapshot.booking.id);
+    return {
+      ...snapshot,
+      booking: { ...snapshot.booking, customer: current?.customer ?? null, label: current?.label ?? null },
+    };
+  },
+};

@@ -1,12 +1,22 @@
 import type { AppDeps } from './deps.js';
+import type { FollowUpResult } from './payment-follow-up.js';
+import { followUpPayments } from './payment-follow-up.js';
 
-/** Frees lapsed holds and forgets idempotency records past their retention. */
-export async function sweep(
-  deps: Pick<AppDeps, 'store' | 'clock'>,
-): Promise<{ expired: number; purged: number }> {
+export interface SweepResult {
+  readonly expired: number;
+  readonly purged: number;
+  readonly payments: FollowUpResult;
+}
+
+/**
+ * Frees lapsed holds, forgets idempotency records past their retention, then follows up the
+ * payments of lapsed priced holds (so late money is found even when no confirm ever comes).
+ */
+export async function sweep(deps: AppDeps): Promise<SweepResult> {
   const now = deps.clock.now();
-  return deps.store.write(async (tx) => ({
+  const { expired, purged } = await deps.store.write(async (tx) => ({
     expired: await tx.expireLapsedHolds(now),
     purged: await tx.purgeIdempotency(now),
   }));
+  return { expired, purged, payments: await followUpPayments(deps) };
 }

@@ -64,6 +64,11 @@ export const errorCatalog = {
   },
   FORBIDDEN: { retryable: false, recovery: 'This principal may not do this. Ask an administrator.' },
   RATE_LIMITED: { retryable: true, recovery: 'Too many calls. Wait a moment, then retry.' },
+  QUOTA_EXCEEDED: {
+    retryable: false,
+    recovery:
+      'The tenant reached a limit (details.quota, details.limit). Resolve or let existing items expire, or ask an administrator to raise it.',
+  },
   INTERNAL: {
     retryable: true,
     recovery: 'An unexpected error occurred. Retry once; report the traceId if it persists.',

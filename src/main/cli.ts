@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-import { sweep } from '../app/sweep.js';
-import { systemClock } from '../adapters/clock/system-clock.js';
 import { jsonLogger } from '../adapters/log/json-logger.js';
 import { openStore } from './compose.js';
 import { readConfig, usage, UsageError } from './config.js';
@@ -28,13 +26,7 @@ async function main(): Promise<void> {
       process.stdout.write('The database is at the current schema.\n');
       return;
     }
-    case 'sweep': {
-      const store = await openStore(config);
-      const result = await sweep({ store, clock: systemClock });
-      await store.close();
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      return;
-    }
+    case 'sweep':
     case 'approvals':
     case 'payments':
     case 'reconciliation':

@@ -4,6 +4,8 @@ import { createRequestStateCodec } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../app/deps.js';
 import { defaultAppConfig } from '../app/deps.js';
 import { StoreAuditLog } from '../adapters/audit/audit-chain.js';
+import type { AuditKey } from '../adapters/audit/audit-key.js';
+import { CheckpointLog } from '../adapters/audit/checkpoint-log.js';
 import { PgStore } from '../adapters/storage/postgres/pg-store.js';
 import { MemorySlotCache } from '../adapters/cache/memory-slot-cache.js';
 import { PgNotifySlotCache } from '../adapters/cache/pg-notify-slot-cache.js';
@@ -19,29 +21,29 @@ import type { Principal, WritePolicy } from '../domain/calendar.js';
 import type { SlotCache } from '../ports/slot-cache.js';
 import type { Store } from '../ports/store.js';
 import type { ServerConfig } from './config.js';
+import { isPostgresUrl } from './database-url.js';
+import { loadAuditKey } from './audit-key-file.js';
 
 export interface Runtime {
-  /** Releases connections and listeners. */
+  /** Seals what is pending, then releases connections and listeners. */
   close(): Promise<void>;
   readonly deps: AppDeps;
   readonly store: Store;
   readonly simulator: SimulatedPayments;
   readonly audit: StoreAuditLog;
+  readonly auditKey: AuditKey;
   /** HMAC key for MRTR request state. */
   readonly stateKey: string;
 }
 
-export function isPostgresUrl(database: string): boolean {
-  return /^postgres(ql)?:\/\//.test(database);
+export interface RuntimeOptions {
+  /** The HTTP port actually bound, for approval links. */
+  readonly boundPort?: number;
+  /** serve and stdio create the audit key on first start; operator commands only read it. */
+  readonly createAuditKey?: boolean;
 }
 
-/** Where the data lives, for logs: never the password of a connection URL. */
-export function describeDatabase(database: string): string {
-  if (!isPostgresUrl(database)) return database;
-  const url = new URL(database);
-  url.password = url.password ? '***' : '';
-  return url.toString();
-}
+export { describeDatabase, isPostgresUrl } from './database-url.js';
 
 /** SQLite by default; PostgreSQL when the database is a postgres:// URL. */
 export async function openStore(config: ServerConfig): Promise<Store> {
@@ -70,8 +72,10 @@ async function slotCacheFor(
 export async function buildRuntime(
   config: ServerConfig,
   logger: Logger,
-  boundPort?: number,
+  options: RuntimeOptions = {},
 ): Promise<Runtime> {
+  const boundPort = options.boundPort;
+  const auditKey = loadAuditKey(config, options.createAuditKey ?? false, logger);
   const store = await openStore(config);
   const slotCache = await slotCacheFor(store, config, logger);
   const simulator = new SimulatedPayments(store, config.tenantId);
@@ -89,18 +93,27 @@ export async function buildRuntime(
       holdTtlMs: config.holdTtlMs,
       publicBaseUrl,
       paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl}/pay/`,
+      maxCalendarsPerTenant: config.maxCalendarsPerTenant,
+      maxOpenApprovalsPerTenant: config.maxOpenApprovalsPerTenant,
       unsafeSkipOverlapPrecheck: config.unsafeSkipOverlapPrecheck,
     },
   };
+  const checkpoints = new CheckpointLog(auditKey, logger, config.checkpointEvery);
+  const audit = new StoreAuditLog(store, auditKey, {
+    onSealed: (records) => checkpoints.sealed(records),
+    onError: (message, error) => logger.error(message, { error: String(error) }),
+  });
   return {
     async close() {
+      await audit.flush().catch(() => undefined);
       await slotCache.close?.();
       await store.close();
     },
     deps,
     store,
     simulator,
-    audit: new StoreAuditLog(store),
+    audit,
+    auditKey,
     // One key per process unless configured: MRTR rounds must come back to a process that knows it.
     stateKey: config.stateKey ?? randomBytes(32).toString('base64url'),
   };
@@ -144,6 +157,7 @@ export function toolContext(
     logger,
     transport,
     audit: runtime.audit,
+    previewDigest: (value) => runtime.auditKey.digest(value),
     stateCodec: approvalStateCodec(runtime.stateKey, principal),
   };
 }

@@ -30,10 +30,25 @@ export interface ServerConfig {
   /** HMAC key for MRTR request state; random per process when unset. */
   readonly stateKey: string | null;
   readonly json: boolean;
+  /** The audit key itself (HOLDFAST_AUDIT_KEY); otherwise read from `auditKeyFile` or its default place. */
+  readonly auditKey: string | null;
+  readonly auditKeyFile: string | null;
+  /** The server logs an audit checkpoint after this many sealed records, or this long. */
+  readonly checkpointEvery: { readonly records: number; readonly ms: number };
+  readonly maxCalendarsPerTenant: number;
+  readonly maxOpenApprovalsPerTenant: number;
   /** HOLDFAST_UNSAFE_SKIP_OVERLAP_PRECHECK=1: the reliability suite's negative control, never for real use. */
   readonly unsafeSkipOverlapPrecheck: boolean;
   /** Options of the operator commands (payments set, audit tail). */
-  readonly options: { readonly amount?: string; readonly currency?: string; readonly lines?: string };
+  readonly options: {
+    readonly amount?: string;
+    readonly currency?: string;
+    readonly lines?: string;
+    /** audit verify --checkpoint FILE */
+    readonly checkpoint?: string;
+    /** audit checkpoint --out FILE */
+    readonly out?: string;
+  };
 }
 
 export const usage = `Usage: holdfast <command> [options]
@@ -45,8 +60,8 @@ Commands:
   sweep            Expire lapsed holds and purge old idempotency records once
   approvals list | show ID | approve ID | deny ID
   payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C]   (simulator)
-  audit verify | tail [-n N] [--json]
-  reconciliation   bookings paid after their hold lapsed
+  audit verify [--checkpoint FILE] | checkpoint [--out FILE] | tail [-n N] [--json]
+  reconciliation   follow up lapsed priced holds' payments, then list bookings paid after their hold lapsed
 
 Options:
   --db PATH             SQLite file (env HOLDFAST_DB, default ./data/holdfast.db)
@@ -65,6 +80,11 @@ Options:
   --public-url URL      where people reach this server, for approval links (env HOLDFAST_PUBLIC_URL)
   --payment-url-base U  payment page base for priced bookings (env HOLDFAST_PAYMENT_URL_BASE)
   --production          production mode: no development payment form (also NODE_ENV=production)
+  --audit-key-file PATH the audit HMAC key (env HOLDFAST_AUDIT_KEY_FILE, or the key itself in
+                        HOLDFAST_AUDIT_KEY; default audit.key beside the SQLite file, ./data/audit.key
+                        for PostgreSQL; created on first start with mode 600)
+  --max-calendars N     calendars per tenant (default 1000)
+  --max-open-approvals N  approvals waiting for a person per tenant (default 200)
 `;
 
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
@@ -101,6 +121,11 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       amount: { type: 'string' },
       currency: { type: 'string' },
       lines: { type: 'string', short: 'n' },
+      'audit-key-file': { type: 'string' },
+      'max-calendars': { type: 'string' },
+      'max-open-approvals': { type: 'string' },
+      checkpoint: { type: 'string' },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -140,7 +165,18 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     production: values.production ?? env.NODE_ENV === 'production',
     stateKey: env.HOLDFAST_STATE_KEY ?? null,
     json: values.json ?? false,
+    auditKey: env.HOLDFAST_AUDIT_KEY ?? null,
+    auditKeyFile: values['audit-key-file'] ?? env.HOLDFAST_AUDIT_KEY_FILE ?? null,
+    checkpointEvery: { records: 1000, ms: 10 * 60_000 },
+    maxCalendarsPerTenant: positiveInt(values['max-calendars'], 'max-calendars', 1000),
+    maxOpenApprovalsPerTenant: positiveInt(values['max-open-approvals'], 'max-open-approvals', 200),
     unsafeSkipOverlapPrecheck: env.HOLDFAST_UNSAFE_SKIP_OVERLAP_PRECHECK === '1',
-    options: { amount: values.amount, currency: values.currency, lines: values.lines },
+    options: {
+      amount: values.amount,
+      currency: values.currency,
+      lines: values.lines,
+      checkpoint: values.checkpoint,
+      out: values.out,
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { redactedPreview } from '../adapters/audit/redact.js';
+import { previewOf } from '../adapters/audit/preview.js';
 import type { AuditEntry } from '../ports/audit.js';
 import type { Runtime } from './compose.js';
 
@@ -29,7 +29,7 @@ export function auditOperatorAction(
     errorCode: action.errorCode ?? null,
     blockedReason: null,
     argumentsDigest: deps.digest.ofJson(action.args),
-    preview: redactedPreview(action.args),
+    preview: previewOf(action.args, (value) => runtime.auditKey.digest(value)),
     traceId: randomBytes(16).toString('hex'),
     durationMs: 0,
   });

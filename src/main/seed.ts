@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { createCalendar } from '../app/calendars.js';
+import { calendarsLock } from '../app/calendars.js';
 import type { AppDeps } from '../app/deps.js';
-import type { Principal } from '../domain/calendar.js';
+import { validateAvailability } from '../domain/availability/availability.js';
+import type { Calendar } from '../domain/calendar.js';
 
 const weekdays = (start: string, end: string) =>
   Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [{ start, end }]]));
@@ -11,11 +11,13 @@ export const demoCalendars = [
   {
     name: 'Dr. Lena Vogel (physiotherapist)',
     timeZone: 'Europe/Berlin',
+    price: null,
     availability: { weekly: weekdays('08:00', '18:00'), overrides: [] },
   },
   {
     name: 'Marcus Reed (consultant)',
     timeZone: 'America/New_York',
+    price: null,
     availability: { weekly: weekdays('07:00', '15:00'), overrides: [] },
   },
   {
@@ -29,12 +31,25 @@ export const demoCalendars = [
   },
 ];
 
-/** Seeds an empty tenant; returns how many calendars it created. */
-export async function seedIfEmpty(deps: AppDeps, admin: Principal): Promise<number> {
-  const existing = await deps.store.read((tx) => tx.listCalendars(admin.tenantId));
-  if (existing.length > 0) return 0;
-  for (const calendar of demoCalendars) {
-    await createCalendar(deps, admin, { ...calendar, idempotencyKey: randomUUID() });
-  }
-  return demoCalendars.length;
+/**
+ * Seeds an empty tenant in one transaction that holds the tenant's calendar lock, so
+ * instances starting together on an empty database seed exactly once. Returns how many
+ * calendars it created.
+ */
+export async function seedIfEmpty(deps: AppDeps, tenantId: string): Promise<number> {
+  return deps.store.write(async (tx) => {
+    await tx.serialize(calendarsLock(tenantId));
+    if ((await tx.countCalendars(tenantId)) > 0) return 0;
+    for (const demo of demoCalendars) {
+      validateAvailability(demo.availability);
+      const calendar: Calendar = {
+        ...demo,
+        id: deps.ids.newId('cal'),
+        tenantId,
+        createdAt: deps.clock.now(),
+      };
+      await tx.insertCalendar(calendar);
+    }
+    return demoCalendars.length;
+  });
 }

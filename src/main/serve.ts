@@ -6,12 +6,12 @@ import { sweep } from '../app/sweep.js';
 import { mountApprovalPage } from '../adapters/http/approval-page.js';
 import { createHttpApp } from '../adapters/http/http-app.js';
 import { mountDevPaymentForm } from '../adapters/http/payment-form.js';
-import { isLoopbackAddress, loopbackHosts } from '../adapters/http/request-guards.js';
+import { isLoopbackAddress, serverNames } from '../adapters/http/request-guards.js';
 import type { Logger } from '../adapters/log/json-logger.js';
 import { createHoldfastServer, SERVER_VERSION } from '../adapters/mcp/server-factory.js';
 import type { ServerConfig } from './config.js';
 import type { Runtime } from './compose.js';
-import { buildRuntime, describeDatabase, localOperator, toolContext } from './compose.js';
+import { buildRuntime, describeDatabase, toolContext } from './compose.js';
 import { auditOperatorAction } from './operator-audit.js';
 import { seedIfEmpty } from './seed.js';
 
@@ -36,10 +36,12 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     s.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
-  const runtime = await buildRuntime(config, logger, port);
+  const runtime = await buildRuntime(config, logger, { boundPort: port, createAuditKey: true });
   const { deps } = runtime;
+  // Entries a crash left unlinked join the chain before anything new.
+  await runtime.audit.flush();
   if (config.seed) {
-    const created = await seedIfEmpty(deps, localOperator(config.tenantId, 'direct'));
+    const created = await seedIfEmpty(deps, config.tenantId);
     if (created > 0) logger.info('seeded demo calendars', { tenantId: config.tenantId, created });
   }
   if (config.unsafeSkipOverlapPrecheck) {
@@ -50,19 +52,22 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   const ctx = toolContext(runtime, config, logger, 'http');
   const app = createHttpApp({
     factory: () => createHoldfastServer(ctx),
-    allowedHosts: loopbackHosts(port, config.allowedHosts),
+    names: serverNames(port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
     legacy: config.legacy,
     maxBodyBytes: config.maxBodyBytes,
     logger,
     version: SERVER_VERSION,
     health: () =>
-      deps.store.read(async (tx) => (await tx.listCalendars(config.tenantId), true)).catch(() => false),
+      deps.store.read(async (tx) => (await tx.countCalendars(config.tenantId), true)).catch(() => false),
     mountPages: (hono) => mountPages(hono, runtime, config),
   });
   handle = app.fetch;
   const sweeper = setInterval(() => {
+    runtime.audit.seal();
     sweep(deps)
-      .then((r) => r.expired > 0 && logger.info('expired lapsed holds', r))
+      .then((r) => {
+        if (r.expired > 0 || r.payments.asked > 0) logger.info('swept', { ...r });
+      })
       .catch((e: unknown) => logger.error('sweep failed', { error: String(e) }));
   }, config.sweepIntervalMs);
   sweeper.unref();

@@ -1,4 +1,9 @@
-/** One audited call, as the trail keeps it (arguments only as a digest and a redacted preview). */
+import type { StoreTx } from './store.js';
+
+/**
+ * One audited call, as the trail keeps it: arguments only as a digest and a preview built
+ * from an allowlist of non-personal fields (`preview` is that preview's JSON text).
+ */
 export interface AuditEntry {
   readonly at: number;
   readonly tenantId: string;
@@ -11,18 +16,52 @@ export interface AuditEntry {
   readonly errorCode: string | null;
   readonly blockedReason: string | null;
   readonly argumentsDigest: string;
-  readonly preview: unknown;
+  readonly preview: string;
   readonly traceId: string;
   readonly durationMs: number;
 }
 
+/** An entry written but not yet linked into the chain (the sealer links it moments later). */
+export interface PendingAuditEntry extends AuditEntry {
+  readonly pendingId: number;
+}
+
+/** A sealed record: its place in the chain and the MAC that links it to the one before. */
 export interface AuditRecord extends AuditEntry {
   readonly seq: number;
   readonly prevHash: string;
   readonly hash: string;
+  /** 1: unkeyed sha256 chain of releases before 0.2; 2: HMAC-SHA256 with the audit key. */
+  readonly macVersion: 1 | 2;
+  /** Which audit key sealed it (a fingerprint, never the key); null for version 1. */
+  readonly keyId: string | null;
 }
 
-/** Append-only, hash-chained trail. */
+/** The newest sealed record. */
+export interface AuditHead {
+  readonly seq: number;
+  readonly hash: string;
+  readonly macVersion: 1 | 2;
+  readonly keyId: string | null;
+}
+
+/** How a call ended when that differs from plain success. */
+export interface CallEnd {
+  readonly outcome: 'error' | 'input_required';
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The trail of calls that changed nothing durable (reads, refusals), batched; writes use EffectAudit. */
 export interface AuditLog {
+  /** Resolves once the entry is durable; one entry's failure never loses another's. */
   append(entry: AuditEntry): Promise<void>;
+  /** Links every durable entry into the chain soon (after a write committed its own). */
+  seal(): void;
+}
+
+/** A write call's record, committed in the same transaction as the call's effect. */
+export interface EffectAudit {
+  /** Adds the record to `tx`; `end` when the committed effect is answered as a failure or a question. */
+  recordIn(tx: StoreTx, end?: CallEnd): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import type { Approval, ApprovalStatus } from '../domain/approval/approval.js';
 import type { PaymentReport } from '../domain/payment/payment.js';
-import type { AuditEntry, AuditRecord } from './audit.js';
+import type { AuditEntry, AuditHead, AuditRecord, PendingAuditEntry } from './audit.js';
 import type { Availability } from '../domain/availability/availability.js';
 import type { Booking, BookingStatus } from '../domain/booking/booking.js';
 import type { Calendar } from '../domain/calendar.js';
@@ -37,9 +37,24 @@ export class ReferenceTakenError extends Error {
   override readonly name = 'ReferenceTakenError';
 }
 
+export interface Page {
+  readonly offset: number;
+  readonly limit: number;
+}
+
 /** The subset of persistence the use cases need, inside one transaction. */
 export interface StoreTx {
-  listCalendars(tenantId: string): Promise<Calendar[]>;
+  /** Runs `callback` once this transaction has committed; never if it rolls back. */
+  afterCommit(callback: () => void): void;
+  /**
+   * Serialises this transaction with every other transaction that calls it with the same
+   * key, until it ends (check-then-insert quotas, seeding, the audit chain across instances).
+   */
+  serialize(key: string): Promise<void>;
+
+  /** A page of the tenant's calendars, oldest first, and how many there are. */
+  listCalendars(tenantId: string, page: Page): Promise<{ items: Calendar[]; total: number }>;
+  countCalendars(tenantId: string): Promise<number>;
   /** The calendars that exist among `ids`, in the order asked. */
   getCalendars(tenantId: string, ids: readonly string[]): Promise<Calendar[]>;
   insertCalendar(calendar: Calendar): Promise<void>;
@@ -61,8 +76,13 @@ export interface StoreTx {
     range: Interval,
     now: Instant,
   ): Promise<Map<string, Interval[]>>;
-  /** Marks lapsed holds EXPIRED and frees their time; returns how many. */
+  /**
+   * Marks lapsed holds EXPIRED and frees their time; priced ones get `paymentFollowUp` so a
+   * later pass asks the provider whether money came anyway. Returns how many.
+   */
   expireLapsedHolds(now: Instant, tenantId?: string): Promise<number>;
+  /** Expired priced bookings whose payment must still be asked about, oldest first. */
+  paymentFollowUps(limit: number): Promise<Booking[]>;
 
   insertApproval(approval: Approval, pageTokenHash: string): Promise<void>;
   getApproval(tenantId: string, id: string): Promise<Approval | null>;
@@ -73,6 +93,8 @@ export interface StoreTx {
   /** Spends a page token so the URL cannot be used again. */
   spendPageToken(tenantId: string, approvalId: string): Promise<void>;
   listApprovals(tenantId: string | null, status?: ApprovalStatus): Promise<Approval[]>;
+  /** Approvals still PENDING and not expired at `now` in the tenant (the open-approval quota). */
+  countOpenApprovals(tenantId: string, now: Instant): Promise<number>;
   /** Remembers a host-attested approval id; false when it was seen before (a replay). */
   recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean>;
   attestationSeen(tenantId: string, approvalId: string): Promise<boolean>;
@@ -84,10 +106,17 @@ export interface StoreTx {
   simulatedPayment(bookingId: string): Promise<PaymentReport | null>;
   setSimulatedPayment(report: PaymentReport, now: Instant): Promise<void>;
 
-  /** Extends the hash chain by one record; appends from several instances are serialised. */
+  /** Writes an entry to be linked into the chain by the sealer; cheap, takes no chain lock. */
   appendAudit(entry: AuditEntry): Promise<void>;
+  /** Written entries not yet in the chain, oldest first. */
+  pendingAudit(limit: number): Promise<PendingAuditEntry[]>;
+  countPendingAudit(): Promise<number>;
+  removePendingAudit(pendingIds: readonly number[]): Promise<void>;
+  /** The newest sealed record, or null for an empty chain. Call `serialize` first when extending it. */
+  auditHead(): Promise<AuditHead | null>;
+  /** Appends sealed records; the caller computed their links. */
+  insertAuditRecords(records: readonly AuditRecord[]): Promise<void>;
   auditRecords(afterSeq: number, limit: number): Promise<AuditRecord[]>;
-  lastAuditSeq(): Promise<number>;
 
   getIdempotency(scope: IdempotencyScope): Promise<IdempotencyRecord | null>;
   /**

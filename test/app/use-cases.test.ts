@@ -82,7 +82,11 @@ describe('hold_slot use case', () => {
     expect(second.value.booking.status).toBe('HELD');
     expect((await getBooking(h.deps, operator, first.value.booking.id)).booking.status).toBe('EXPIRED');
     h.clock.advance(5 * 60_000);
-    expect(await sweep(h.deps)).toEqual({ expired: 1, purged: 0 });
+    expect(await sweep(h.deps)).toEqual({
+      expired: 1,
+      purged: 0,
+      payments: { asked: 0, flagged: 0, ended: 0 },
+    });
     const late = await failure(
       confirm({
         bookingId: second.value.booking.id,

@@ -30,6 +30,7 @@ const held: Booking = {
   payment: null,
   owner: { subject: 's', clientId: 'c' },
   externalKeys: {},
+  paymentFollowUp: false,
 };
 
 function codeOf(fn: () => unknown): string | undefined {
@@ -125,8 +126,9 @@ describe('money', () => {
 });
 
 describe('error catalog', () => {
-  it('is the closed set of DESIGN.md, each with a recovery sentence', () => {
-    expect(errorCodes).toHaveLength(22);
+  it('is the closed set of DESIGN.md plus QUOTA_EXCEEDED, each with a recovery sentence', () => {
+    expect(errorCodes).toHaveLength(23);
+    expect(errorCodes).toContain('QUOTA_EXCEEDED');
     for (const code of errorCodes) expect(errorCatalog[code].recovery.length).toBeGreaterThan(10);
     expect(new DomainError('VERSION_CONFLICT', 'x').retryable).toBe(true);
     expect(new DomainError('SLOT_UNAVAILABLE', 'x').retryable).toBe(false);

@@ -164,14 +164,19 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
     );
   });
 
-  it('other principal', async () => {
+  it('other principal: neither burns nor reveals the approval, which its owner then uses', async () => {
     const b = await paidHold();
     const approvalId = await pageApproval(b);
     await attempt(
       'other principal',
       () => confirm(intruder, b, { approval: { approvalId } }),
-      'APPROVAL_MISMATCH',
+      'NOT_FOUND',
     );
+    // Same answer as for an id that never existed: the intruder learns nothing.
+    const unknown = await confirm(intruder, b, { approval: { approvalId: randomUUID() } });
+    expect(unknown.error!.code).toBe('NOT_FOUND');
+    expect((await call(intruder, 'get_approval', { approvalId })).error!.code).toBe('NOT_FOUND');
+    expect((await confirm(agent, b, { approval: { approvalId } })).ok).toBe(true);
   });
 
   it('bumped version', async () => {
@@ -257,6 +262,6 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
     expect(outcomes.filter((o) => o.accepted)).toEqual([]);
     expect(outcomes.reduce((n, o) => n + o.paymentQueries, 0)).toBe(0);
     const held = await ok(agent, 'list_bookings', { status: 'CONFIRMED', limit: 100 });
-    expect(held.total).toBe(3); // only the legitimate confirmations of this file
+    expect(held.total).toBe(4); // only the legitimate confirmations of this file
   });
 });

@@ -54,6 +54,7 @@ export function hold(
     payment: null,
     owner: { subject: 'sub', clientId: 'cli' },
     externalKeys: {},
+    paymentFollowUp: false,
     ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,4 +67,17 @@ export async function spawnServer(
 export function runCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30_000 });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** Waits until a running server has linked every written audit entry into the chain (SQLite). */
+export async function untilSealed(dbPath: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const db = new Database(dbPath, { readonly: true });
+    const { n } = db.prepare('SELECT count(*) AS n FROM audit_pending').get() as { n: number };
+    db.close();
+    if (n === 0) return;
+    if (Date.now() > deadline) throw new Error(`${n} audit entries still pending after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -1,36 +1,46 @@
-import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import type { AuditEntry, AuditLog, AuditRecord } from '../../ports/audit.js';
-import type { Store } from '../../ports/store.js';
+import type { Store, StoreTx } from '../../ports/store.js';
+import type { AuditKey } from './audit-key.js';
 
 export const GENESIS = 'sha256:genesis';
+const SEAL_BATCH = 500;
 
-/** Each record's hash covers the previous hash, its sequence number and its canonical content. */
-export function chainHash(prevHash: string, seq: number, entry: AuditEntry): string {
-  const body = canonicalize({ prevHash, seq, entry }) ?? '';
-  return `sha256:${createHash('sha256').update(body).digest('hex')}`;
+/** The chain was sealed with another key than this process holds: sealing stops rather than fork it. */
+export class AuditKeyMismatchError extends Error {
+  override readonly name = 'AuditKeyMismatchError';
 }
 
-export function entryOf(record: AuditRecord): AuditEntry {
-  return {
-    at: record.at,
-    tenantId: record.tenantId,
-    subject: record.subject,
-    clientId: record.clientId,
-    transport: record.transport,
-    tool: record.tool,
-    kind: record.kind,
-    outcome: record.outcome,
-    errorCode: record.errorCode,
-    blockedReason: record.blockedReason,
-    argumentsDigest: record.argumentsDigest,
-    preview: record.preview,
-    traceId: record.traceId,
-    durationMs: record.durationMs,
-  };
+/**
+ * Links written entries into the chain, oldest first, inside `tx`: each record gets the next
+ * sequence number, its predecessor's hash and its own MAC. Serialised across instances.
+ * Returns the records it sealed.
+ */
+export async function sealPending(tx: StoreTx, key: AuditKey): Promise<AuditRecord[]> {
+  await tx.serialize('audit-chain');
+  const pending = await tx.pendingAudit(SEAL_BATCH);
+  if (pending.length === 0) return [];
+  const head = await tx.auditHead();
+  if (head?.macVersion === 2 && head.keyId !== key.keyId) {
+    throw new AuditKeyMismatchError(
+      `The audit chain is sealed with key ${head.keyId}; this process holds key ${key.keyId}. ` +
+        'Give every instance and operator command the same audit key.',
+    );
+  }
+  let seq = head?.seq ?? 0;
+  let prevHash = head?.hash ?? GENESIS;
+  const records = pending.map(({ pendingId: _, ...entry }): AuditRecord => {
+    seq += 1;
+    const hash = key.recordMac(seq, prevHash, entry);
+    const record: AuditRecord = { ...entry, seq, prevHash, hash, macVersion: 2, keyId: key.keyId };
+    prevHash = hash;
+    return record;
+  });
+  await tx.insertAuditRecords(records);
+  await tx.removePendingAudit(pending.map((p) => p.pendingId));
+  return records;
 }
 
-interface Pending {
+interface Queued {
   readonly entry: AuditEntry;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
@@ -39,75 +49,96 @@ interface Pending {
 const MAX_BATCH = 500;
 
 /**
- * The trail behind the AuditLog port. Appends that arrive while a batch is
- * being written wait and go together in the next one: one transaction (and on
- * PostgreSQL one hold of the chain's lock) per batch instead of per record.
- * Nobody hears "appended" before their batch committed.
+ * The trail behind the AuditLog port. Entries that arrive while a batch is being written go
+ * together in the next transaction, which also seals everything pending (including records
+ * that write calls committed with their effects). If a batch fails, its entries are retried
+ * one by one, so a bad entry can only lose itself. Nobody hears "appended" before the entry
+ * is durable.
  */
 export class StoreAuditLog implements AuditLog {
-  private queue: Pending[] = [];
-  private writing = false;
+  private queue: Queued[] = [];
+  private sealWanted = false;
+  private draining: Promise<void> | null = null;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly key: AuditKey,
+    private readonly hooks: {
+      readonly onSealed?: (records: readonly AuditRecord[]) => void;
+      readonly onError?: (message: string, error: unknown) => void;
+    } = {},
+  ) {}
 
   append(entry: AuditEntry): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ entry, resolve, reject });
-      if (!this.writing) void this.drain();
+      this.kick();
     });
   }
 
+  seal(): void {
+    this.sealWanted = true;
+    this.kick();
+  }
+
+  /** Resolves when everything appended or committed before the call is sealed (tests, shutdown). */
+  async flush(): Promise<void> {
+    this.seal();
+    while (this.draining) await this.draining;
+  }
+
+  private kick(): void {
+    if (!this.draining) this.draining = this.drain().finally(() => (this.draining = null));
+  }
+
   private async drain(): Promise<void> {
-    this.writing = true;
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        try {
-          await this.store.write(async (tx) => {
-            for (const item of batch) await tx.appendAudit(item.entry);
-          });
-          for (const item of batch) item.resolve();
-        } catch (error) {
+    while (this.queue.length > 0 || this.sealWanted) {
+      this.sealWanted = false;
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await this.writeAndSeal(batch.map((q) => q.entry));
+        for (const item of batch) item.resolve();
+      } catch (error) {
+        if (batch.length <= 1) {
+          this.hooks.onError?.('audit append failed', error);
           for (const item of batch) item.reject(error);
+          continue;
+        }
+        // One bad neighbour must not cost the others their records.
+        for (const item of batch) {
+          try {
+            await this.writeAndSeal([item.entry]);
+            item.resolve();
+          } catch (single) {
+            this.hooks.onError?.('audit append failed', single);
+            item.reject(single);
+          }
         }
       }
-    } finally {
-      this.writing = false;
     }
   }
-}
 
-export interface VerifyResult {
-  readonly ok: boolean;
-  readonly records: number;
-  readonly firstBroken?: { readonly seq: number; readonly reason: string };
-}
-
-/** Walks the whole chain in pages; reports the first record whose link or content does not verify. */
-export async function verifyAudit(store: Store, pageSize = 1000): Promise<VerifyResult> {
-  let prevHash = GENESIS;
-  let expectedSeq = 1;
-  let records = 0;
-  for (;;) {
-    const page = await store.read((tx) => tx.auditRecords(expectedSeq - 1, pageSize));
-    for (const record of page) {
-      records++;
-      const broken = (reason: string): VerifyResult => ({
-        ok: false,
-        records,
-        firstBroken: { seq: record.seq, reason },
-      });
-      if (record.seq !== expectedSeq) return broken(`expected seq ${expectedSeq}`);
-      if (record.prevHash !== prevHash) return broken('prev_hash does not link');
-      if (chainHash(prevHash, record.seq, entryOf(record)) !== record.hash)
-        return broken('content does not match its hash');
-      prevHash = record.hash;
-      expectedSeq++;
-    }
-    if (page.length < pageSize) return { ok: true, records };
+  private async writeAndSeal(entries: readonly AuditEntry[]): Promise<void> {
+    const sealed = await this.store.write(async (tx) => {
+      for (const entry of entries) await tx.appendAudit(entry);
+      const records: AuditRecord[] = [];
+      for (;;) {
+        const more = await sealPending(tx, this.key).catch((error: unknown) => {
+          // Entries stay written (pending) even when they cannot be linked now.
+          if (error instanceof AuditKeyMismatchError) this.hooks.onError?.('audit seal refused', error);
+          else throw error;
+          return [];
+        });
+        records.push(...more);
+        if (more.length < SEAL_BATCH) return records;
+      }
+    });
+    if (sealed.length > 0) this.hooks.onSealed?.(sealed);
   }
 }
 
 export async function tailAudit(store: Store, count: number): Promise<AuditRecord[]> {
-  return store.read(async (tx) => tx.auditRecords(Math.max(0, (await tx.lastAuditSeq()) - count), count));
+  return store.read(async (tx) =>
+    tx.auditRecords(Math.max(0, ((await tx.auditHead())?.seq ?? 0) - count), count),
+  );
 }

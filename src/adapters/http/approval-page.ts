@@ -4,6 +4,8 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { approvalForPage, Decision } from '../../app/approvals.js';
 import type { Approval } from '../../domain/approval/approval.js';
+import { isDomainError } from '../../domain/errors.js';
+import { PAGE_HEADERS } from './page-headers.js';
 
 export interface ApprovalPageOptions {
   readonly load: (token: string) => ReturnType<typeof approvalForPage>;
@@ -11,16 +13,6 @@ export interface ApprovalPageOptions {
   /** Secret for CSRF tokens; never leaves the server. */
   readonly csrfKey: string;
 }
-
-/** The page can be neither framed nor cached, and the token in its URL is not leaked as a referrer. */
-const PAGE_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Frame-Options': 'DENY',
-  // same-origin, not no-referrer: browsers send "Origin: null" on the form POST otherwise; the token still never leaves the site.
-  'Referrer-Policy': 'same-origin',
-  'Cache-Control': 'no-store',
-};
 
 function csrfFor(key: string, token: string): string {
   return createHmac('sha256', key).update(`approval-csrf:${token}`).digest('base64url');
@@ -77,6 +69,11 @@ function layout(title: string, body: HtmlEscapedString | Promise<HtmlEscapedStri
           .deny {
             background: #fff;
           }
+          .stale {
+            background: #fff4d6;
+            padding: 0.6rem;
+            border-left: 4px solid #b7791f;
+          }
           .muted {
             color: #666;
             font-size: 0.9rem;
@@ -114,14 +111,26 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
         </tr>`,
     );
     const money = summary.amount === null ? html`none` : html`${summary.amount} ${summary.currency}`;
+    const form = (buttons: HtmlEscapedString | Promise<HtmlEscapedString>) =>
+      html`<form method="post" action="/approvals/${token}">
+        <input type="hidden" name="csrf" value="${csrfFor(options.csrfKey, token)}" />
+        ${buttons}
+      </form>`;
+    const deny = html`<button class="deny" name="decision" value="deny" type="submit">Deny</button>`;
     const actions =
-      status === 'PENDING'
-        ? html`<form method="post" action="/approvals/${token}">
-            <input type="hidden" name="csrf" value="${csrfFor(options.csrfKey, token)}" />
-            <button class="approve" name="decision" value="approve" type="submit">Approve</button>
-            <button class="deny" name="decision" value="deny" type="submit">Deny</button>
-          </form>`
-        : html`<p><strong>This approval is ${status}.</strong></p>`;
+      status !== 'PENDING'
+        ? html`<p><strong>This approval is ${status}.</strong></p>`
+        : summary.stale
+          ? html`<p id="stale" class="stale">
+                <strong>Stale:</strong> the booking changed after this was asked (it is now version
+                ${summary.stale.currentVersion}, ${summary.stale.currentStatus}). Approving it would do
+                nothing; ask the agent to request approval again.
+              </p>
+              ${form(deny)}`
+          : form(
+              html`<button class="approve" name="decision" value="approve" type="submit">Approve</button
+                >${deny}`,
+            );
     return send(
       c,
       200,
@@ -150,8 +159,12 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
               <td>${summary.customer === null ? 'not given' : JSON.stringify(summary.customer)}</td>
             </tr>
             <tr>
+              <td>Label</td>
+              <td>${summary.label ?? '—'}</td>
+            </tr>
+            <tr>
               <td>Booking version</td>
-              <td>${summary.version}</td>
+              <td id="version">${summary.version}</td>
             </tr>
             <tr>
               <td>Requested by</td>
@@ -197,11 +210,17 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
             </p>`,
         ),
       );
-    } catch {
+    } catch (error) {
+      const stale = isDomainError(error) && error.details.stale === true;
       return send(
         c,
         409,
-        layout('Already used', html`<h1>This approval link is unknown or was already used.</h1>`),
+        stale
+          ? layout(
+              'Stale',
+              html`<h1 id="result">Not approved: the booking changed since this was asked.</h1>`,
+            )
+          : layout('Already used', html`<h1>This approval link is unknown or was already used.</h1>`),
       );
     }
   });

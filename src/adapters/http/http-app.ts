@@ -3,11 +3,12 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from '../log/json-logger.js';
+import type { ServerNames } from './request-guards.js';
 import { hostGuard, jsonOnly } from './request-guards.js';
 
 export interface HttpAppOptions {
   readonly factory: McpServerFactory;
-  readonly allowedHosts: ReadonlySet<string>;
+  readonly names: ServerNames;
   readonly legacy: 'stateless' | 'reject';
   readonly maxBodyBytes: number;
   readonly logger: Logger;
@@ -31,7 +32,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
   const app = new Hono();
   app.use('*', secureHeaders({ xFrameOptions: 'DENY', referrerPolicy: 'same-origin' }));
-  app.use('*', hostGuard(options.allowedHosts));
+  app.use('*', hostGuard(options.names));
 
   app.get('/healthz', (c) => c.json({ status: 'ok', version: options.version }));
   app.get('/readyz', async (c) =>

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { PaymentStatus } from '../../domain/payment/payment.js';
+import { PAGE_HEADERS } from './page-headers.js';
 
 export interface PaymentFormOptions {
   readonly set: (bookingId: string, status: PaymentStatus) => Promise<void>;
@@ -20,7 +21,7 @@ export function mountDevPaymentForm(app: Hono, options: PaymentFormOptions): voi
   app.get('/pay/:bookingId', async (c) => {
     const id = c.req.param('bookingId');
     const price = await options.describe(id);
-    if (!price) return c.html(html`<h1>Unknown booking</h1>`, 404);
+    if (!price) return c.html(html`<h1>Unknown booking</h1>`, 404, PAGE_HEADERS);
     return c.html(
       html`<!doctype html><meta charset="utf-8" /><title>Simulated payment</title>
         <h1>Simulated payment (development)</h1>
@@ -30,16 +31,18 @@ export function mountDevPaymentForm(app: Hono, options: PaymentFormOptions): voi
           <button name="status" value="PAID">Pay</button> <button name="status" value="FAILED">Fail</button>
           <button name="status" value="CLOSED">Close</button>
         </form>`,
+      200,
+      PAGE_HEADERS,
     );
   });
   app.post('/pay/:bookingId', async (c) => {
     const id = c.req.param('bookingId');
     const form = await c.req.parseBody();
-    if (form.csrf !== csrf(id)) return c.html(html`<h1>Refused</h1>`, 403);
+    if (form.csrf !== csrf(id)) return c.html(html`<h1>Refused</h1>`, 403, PAGE_HEADERS);
     const status = form.status;
     if (status !== 'PAID' && status !== 'FAILED' && status !== 'CLOSED')
-      return c.html(html`<h1>Refused</h1>`, 403);
+      return c.html(html`<h1>Refused</h1>`, 403, PAGE_HEADERS);
     await options.set(id, status);
-    return c.html(html`<h1 id="result">Payment ${status}</h1>`);
+    return c.html(html`<h1 id="result">Payment ${status}</h1>`, 200, PAGE_HEADERS);
   });
 }

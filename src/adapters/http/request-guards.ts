@@ -1,39 +1,56 @@
 import type { MiddlewareHandler } from 'hono';
 
+/** Exactly which Host values and Origins name this server. */
+export interface ServerNames {
+  readonly hosts: ReadonlySet<string>;
+  readonly origins: ReadonlySet<string>;
+}
+
 /**
- * DNS-rebinding defence: a browser tricked into calling 127.0.0.1 still sends
- * the attacker's Host and Origin, so both must name this server.
+ * The names of a server bound to `port` on loopback, plus the public URL people reach it by
+ * and any extra host the operator allowed. Ports are part of the name: another local web
+ * server (http://localhost:8080) is another origin.
  */
-export function hostGuard(allowedHosts: ReadonlySet<string>): MiddlewareHandler {
+export function serverNames(
+  port: number,
+  options: { publicUrl?: string | null; extraHosts?: readonly string[] } = {},
+): ServerNames {
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'];
+  const hosts = new Set(loopback.map((n) => `${n}:${port}`));
+  if (port === 80) for (const n of loopback) hosts.add(n);
+  const origins = new Set([...hosts].map((h) => `http://${h}`));
+  if (options.publicUrl) {
+    const url = new URL(options.publicUrl);
+    hosts.add(url.host.toLowerCase());
+    origins.add(url.origin.toLowerCase());
+  }
+  for (const extra of options.extraHosts ?? []) {
+    const host = extra.toLowerCase();
+    for (const name of [host, `${host}:${port}`]) {
+      hosts.add(name);
+      origins.add(`http://${name}`);
+      origins.add(`https://${name}`);
+    }
+  }
+  return { hosts, origins };
+}
+
+/**
+ * DNS-rebinding and cross-site defence: a browser tricked into calling this server still
+ * sends the attacker's Host or Origin, so both must name this server exactly.
+ */
+export function hostGuard(names: ServerNames): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header('host')?.toLowerCase() ?? '';
-    if (!allowedHosts.has(host) && !allowedHosts.has(stripPort(host))) {
-      return c.json({ error: 'forbidden', message: `Host "${host}" is not allowed` }, 403);
+    if (!names.hosts.has(host)) {
+      return c.json({ error: 'forbidden', message: `Host "${host.slice(0, 100)}" is not allowed` }, 403);
     }
     const origin = c.req.header('origin');
-    if (origin !== undefined && !originAllowed(origin, allowedHosts)) {
-      return c.json({ error: 'forbidden', message: `Origin "${origin}" is not allowed` }, 403);
+    if (origin !== undefined && !names.origins.has(origin.toLowerCase())) {
+      return c.json({ error: 'forbidden', message: `Origin "${origin.slice(0, 100)}" is not allowed` }, 403);
     }
     return next();
   };
-}
-
-function stripPort(host: string): string {
-  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
-  const colon = host.lastIndexOf(':');
-  return colon === -1 ? host : host.slice(0, colon);
-}
-
-function originAllowed(origin: string, allowedHosts: ReadonlySet<string>): boolean {
-  try {
-    const url = new URL(origin);
-    return (
-      (url.protocol === 'http:' || url.protocol === 'https:') &&
-      (allowedHosts.has(url.host) || allowedHosts.has(url.hostname))
-    );
-  } catch {
-    return false;
-  }
 }
 
 /** Only JSON is spoken on POST; anything else is 415 before it reaches the protocol layer. */
@@ -44,12 +61,6 @@ export const jsonOnly: MiddlewareHandler = async (c, next) => {
   }
   return next();
 };
-
-/** Host names that mean this machine; the server accepts them with or without its port. */
-export function loopbackHosts(port: number, extra: readonly string[] = []): Set<string> {
-  const names = ['127.0.0.1', 'localhost', '[::1]'];
-  return new Set([...names, ...names.map((n) => `${n}:${port}`), ...extra.map((h) => h.toLowerCase())]);
-}
 
 export function isLoopbackAddress(host: string): boolean {
   return (

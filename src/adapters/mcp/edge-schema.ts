@@ -1,6 +1,7 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { DomainError } from '../../domain/errors.js';
+import { inspectInput, printable, printableField } from './input-guard.js';
 
 /**
  * Publishes the zod schema's JSON Schema to clients but lets every call reach
@@ -30,27 +31,33 @@ export function publishOnly(schema: z.ZodType): StandardSchemaWithJSON {
   } as StandardSchemaWithJSON;
 }
 
-function fieldOf(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, key) => {
-    if (typeof key === 'number') return `${acc}[${key}]`;
-    return acc === '' ? String(key) : `${acc}.${String(key)}`;
-  }, '');
-}
-
 /** Strict parse: unknown fields and wrong types fail with INVALID_ARGUMENTS naming the first bad field. */
 export function parseArguments<T>(schema: z.ZodType<T>, args: unknown): T {
   const result = schema.safeParse(args ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-  const field = fieldOf([...issue.path, ...(keys.length === 1 ? keys : [])]) || '(arguments)';
-  const message =
-    issue.code === 'unrecognized_keys'
-      ? `unknown field${keys.length > 1 ? 's' : ''} ${keys.join(', ')}`
-      : issue.message;
-  return raise(field, message, result.error.issues.length);
+  const field = printableField([...issue.path, ...(keys.length === 1 ? keys : [])] as (string | number)[]);
+  const message = issue.code === 'unrecognized_keys' ? unknownFields(keys) : printable(issue.message, 300);
+  throw new DomainError('INVALID_ARGUMENTS', `${field}: ${message}`, {
+    field,
+    issueCount: result.error.issues.length,
+  });
 }
 
-function raise(field: string, message: string, issueCount: number): never {
-  throw new DomainError('INVALID_ARGUMENTS', `${field}: ${message}`, { field, issueCount });
+/** Names a few unknown fields, never an attacker's thousand. */
+function unknownFields(keys: readonly string[]): string {
+  const shown = keys.slice(0, 5).map((k) => printable(k, 64));
+  const more = keys.length > shown.length ? ` and ${keys.length - shown.length} more` : '';
+  return `unknown field${keys.length > 1 ? 's' : ''} ${shown.join(', ')}${more}`;
+}
+
+/** The edge rule first (strings, shapes, sizes), then the tool's schema. */
+export function validateInput<T>(schema: z.ZodType<T>, args: unknown): T {
+  const problem = inspectInput(args ?? {});
+  if (problem)
+    throw new DomainError('INVALID_ARGUMENTS', `${problem.field}: ${problem.message}`, {
+      field: problem.field,
+    });
+  return parseArguments(schema, args);
 }

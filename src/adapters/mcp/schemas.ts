@@ -43,6 +43,38 @@ export const dateOverrides = z
   )
   .max(366);
 export const availabilitySchema = z.strictObject({ weekly: weeklyHours, overrides: dateOverrides });
+/**
+ * Customer details by schema, so redaction can be by schema: known contact fields plus a small,
+ * flat map of extras. Stored and returned exactly as given.
+ */
+export const customerInput = z
+  .strictObject({
+    name: z.string().min(1).max(200).optional(),
+    email: z.email().max(254).optional(),
+    phone: z
+      .string()
+      .min(3)
+      .max(40)
+      .regex(/^[+()0-9 ./-]+$/, 'digits, spaces and + ( ) . / - only')
+      .optional()
+      .describe('As the customer gave it, e.g. "+49 30 1234567"'),
+    notes: z.string().max(2000).optional(),
+    locale: z
+      .string()
+      .max(35)
+      .regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'a BCP 47 language tag, e.g. "de-AT"')
+      .optional(),
+    extra: z
+      .record(z.string().min(1).max(64), z.union([z.string().max(500), z.number(), z.boolean()]))
+      .refine((o) => Object.keys(o).length <= 20, 'at most 20 extra fields')
+      .meta({ maxProperties: 20 })
+      .optional()
+      .describe('Up to 20 more flat fields (string up to 500 characters, number or boolean).'),
+  })
+  .describe(
+    'Customer details; stored and returned exactly as given. Contact data is never audited in clear.',
+  );
+
 export const moneySchema = z.strictObject({
   amount: z.string().describe('Decimal string, e.g. "500.00"; never a float'),
   currency: z.string().describe('ISO 4217 code, e.g. "CNY"'),

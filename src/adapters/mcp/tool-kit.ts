@@ -11,10 +11,15 @@ import type { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
 import type { Principal } from '../../domain/calendar.js';
 import { formatInstant } from '../../domain/time/instant.js';
-import type { AuditEntry, AuditLog } from '../../ports/audit.js';
-import { redactedPreview } from '../audit/redact.js';
+import type { AuditEntry, AuditLog, EffectAudit } from '../../ports/audit.js';
+import { DomainError } from '../../domain/errors.js';
+import { previewOf, rejectedPreview } from '../audit/preview.js';
+import { boundedDigest } from '../ids/bounded-digest.js';
 import type { Logger } from '../log/json-logger.js';
+import type { EntryBase } from './call-audit.js';
+import { CallAudit } from './call-audit.js';
 import { parseArguments, publishOnly } from './edge-schema.js';
+import { inspectInput } from './input-guard.js';
 import { envelopeOf } from './schemas.js';
 import { toToolError } from './tool-error.js';
 
@@ -30,12 +35,16 @@ export interface ToolContext {
   readonly logger: Logger;
   readonly transport: 'stdio' | 'http';
   readonly audit: AuditLog;
+  /** Keyed digest for values the audit preview must not show (customer details, free text). */
+  readonly previewDigest: (value: unknown) => string;
   readonly stateCodec: RequestStateCodec<ApprovalState>;
 }
 
 export interface ToolCall {
   readonly traceId: string;
   readonly request: ServerContext;
+  /** Write tools hand this to their use case, which records the call with its effect. */
+  readonly audit: EffectAudit;
 }
 
 export interface ToolRun<D> {
@@ -93,8 +102,38 @@ function schemasOf(tool: ToolDefinition<unknown, unknown>): CompiledSchemas {
   return schemas;
 }
 
-// Codes that mean a write was stopped by policy, not by bad input: the audit keeps the reason.
-const BLOCKING = /^(APPROVAL_|PAYMENT_|FORBIDDEN)/;
+interface Admission<I> {
+  readonly input?: I;
+  readonly rejection?: unknown;
+  readonly argumentsDigest: string;
+  readonly preview: string;
+}
+
+/**
+ * The edge: the hostile-input rule, then the schema. Digest and preview come from input that
+ * passed the rule (so they cannot throw); refused input is digested by a bounded walk and
+ * previewed only by the field that was wrong.
+ */
+function admit<I>(ctx: ToolContext, schema: z.ZodType<I>, raw: unknown): Admission<I> {
+  const problem = inspectInput(raw);
+  if (problem) {
+    return {
+      rejection: new DomainError('INVALID_ARGUMENTS', `${problem.field}: ${problem.message}`, {
+        field: problem.field,
+      }),
+      argumentsDigest: boundedDigest(raw),
+      preview: rejectedPreview(problem.field),
+    };
+  }
+  const argumentsDigest = ctx.deps.digest.ofJson(raw);
+  try {
+    const input = parseArguments(schema, raw);
+    return { input, argumentsDigest, preview: previewOf(input, ctx.previewDigest) };
+  } catch (rejection) {
+    const field = rejection instanceof DomainError ? String(rejection.details.field) : '(arguments)';
+    return { rejection, argumentsDigest, preview: rejectedPreview(field) };
+  }
+}
 
 export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: ToolDefinition<I, D>): void {
   const schemas = schemasOf(tool as ToolDefinition<unknown, unknown>);
@@ -120,38 +159,30 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
         operationId: meta.operationId,
         transport: ctx.transport,
       };
-      const audit = (
-        outcome: AuditEntry['outcome'],
-        errorCode: string | null,
-        blockedReason: string | null,
-      ) =>
-        ctx.audit
-          .append({
-            at: ctx.deps.clock.now(),
-            tenantId: ctx.principal.tenantId,
-            subject: ctx.principal.subject,
-            clientId: ctx.principal.clientId,
-            transport: ctx.transport,
-            tool: tool.name,
-            kind: tool.kind,
-            outcome,
-            errorCode,
-            blockedReason,
-            argumentsDigest: ctx.deps.digest.ofJson(args ?? {}),
-            preview: redactedPreview(args ?? {}),
-            traceId: meta.traceId,
-            durationMs: elapsed(started),
-          })
+      const admission = admit(ctx, tool.input, args ?? {});
+      const base: EntryBase = {
+        tenantId: ctx.principal.tenantId,
+        subject: ctx.principal.subject,
+        clientId: ctx.principal.clientId,
+        transport: ctx.transport,
+        tool: tool.name,
+        kind: tool.kind,
+        argumentsDigest: admission.argumentsDigest,
+        preview: admission.preview,
+        traceId: meta.traceId,
+      };
+      const audit = new CallAudit(base, ctx.audit, () => ctx.deps.clock.now(), started);
+      const finish = (end?: Parameters<CallAudit['finish']>[0]) =>
+        audit
+          .finish(end)
           .catch((error: unknown) =>
             ctx.logger.error('audit append failed', { ...log, error: String(error) }),
           );
       try {
-        const result = await tool.run(ctx, parseArguments(tool.input, args), {
-          traceId: meta.traceId,
-          request,
-        });
+        if (admission.rejection !== undefined) throw admission.rejection;
+        const result = await tool.run(ctx, admission.input as I, { traceId: meta.traceId, request, audit });
         if ('inputRequired' in result) {
-          await audit('input_required', null, 'waiting for the user to approve');
+          await finish({ outcome: 'input_required', code: 'APPROVAL_REQUIRED', message: '' });
           return result.inputRequired;
         }
         const envelope = {
@@ -159,7 +190,7 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
           data: result.data,
           meta: result.replayed ? { ...meta, idempotentReplay: true } : meta,
         };
-        await audit('ok', null, null);
+        await finish();
         ctx.logger.info('tool call', {
           ...log,
           outcome: 'ok',
@@ -178,7 +209,7 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
             error: thrown instanceof Error ? thrown.stack : String(thrown),
           });
         }
-        await audit('error', error.code, BLOCKING.test(error.code) ? error.message : null);
+        await finish({ outcome: 'error', code: error.code, message: error.message });
         ctx.logger.info('tool call', { ...log, outcome: 'error', code: error.code, ms: elapsed(started) });
         const envelope = { ok: false, error, meta };
         return {

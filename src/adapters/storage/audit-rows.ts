@@ -1,28 +1,7 @@
-import type { AuditEntry, AuditRecord } from '../../ports/audit.js';
+import type { AuditEntry, AuditRecord, PendingAuditEntry } from '../../ports/audit.js';
 
-/** audit_log columns, shared by the SQL adapters. */
-export interface AuditRow {
-  seq: number | string;
-  at: number | string;
-  tenant_id: string;
-  subject: string;
-  client_id: string;
-  transport: string;
-  tool: string;
-  kind: AuditEntry['kind'];
-  outcome: AuditEntry['outcome'];
-  error_code: string | null;
-  blocked_reason: string | null;
-  arguments_digest: string;
-  preview: string;
-  trace_id: string;
-  duration_ms: number;
-  prev_hash: string;
-  hash: string;
-}
-
-export const auditColumns = [
-  'seq',
+/** Columns of an entry, shared by audit_pending and audit_log, in table order. */
+export const auditEntryColumns = [
   'at',
   'tenant_id',
   'subject',
@@ -37,13 +16,49 @@ export const auditColumns = [
   'preview',
   'trace_id',
   'duration_ms',
-  'prev_hash',
-  'hash',
 ] as const;
 
-export function auditRecordOf(row: AuditRow): AuditRecord {
+/** audit_log columns: the entry, then its place in the chain. */
+export const auditColumns = [
+  'seq',
+  ...auditEntryColumns,
+  'prev_hash',
+  'hash',
+  'mac_version',
+  'key_id',
+] as const;
+
+interface EntryRow {
+  at: number | string;
+  tenant_id: string;
+  subject: string;
+  client_id: string;
+  transport: string;
+  tool: string;
+  kind: AuditEntry['kind'];
+  outcome: AuditEntry['outcome'];
+  error_code: string | null;
+  blocked_reason: string | null;
+  arguments_digest: string;
+  preview: string;
+  trace_id: string;
+  duration_ms: number;
+}
+
+export interface PendingAuditRow extends EntryRow {
+  id: number | string;
+}
+
+export interface AuditRow extends EntryRow {
+  seq: number | string;
+  prev_hash: string;
+  hash: string;
+  mac_version: number;
+  key_id: string | null;
+}
+
+function entryOf(row: EntryRow): AuditEntry {
   return {
-    seq: Number(row.seq),
     at: Number(row.at),
     tenantId: row.tenant_id,
     subject: row.subject,
@@ -55,17 +70,30 @@ export function auditRecordOf(row: AuditRow): AuditRecord {
     errorCode: row.error_code,
     blockedReason: row.blocked_reason,
     argumentsDigest: row.arguments_digest,
-    preview: JSON.parse(row.preview) as unknown,
+    preview: row.preview,
     traceId: row.trace_id,
     durationMs: Number(row.duration_ms),
-    prevHash: row.prev_hash,
-    hash: row.hash,
   };
 }
 
-export function auditRowValues(seq: number, entry: AuditEntry, prevHash: string, hash: string): unknown[] {
+export function pendingEntryOf(row: PendingAuditRow): PendingAuditEntry {
+  return { ...entryOf(row), pendingId: Number(row.id) };
+}
+
+export function auditRecordOf(row: AuditRow): AuditRecord {
+  return {
+    ...entryOf(row),
+    seq: Number(row.seq),
+    prevHash: row.prev_hash,
+    hash: row.hash,
+    macVersion: Number(row.mac_version) === 1 ? 1 : 2,
+    keyId: row.key_id,
+  };
+}
+
+/** Values for auditEntryColumns. */
+export function auditEntryValues(entry: AuditEntry): unknown[] {
   return [
-    seq,
     entry.at,
     entry.tenantId,
     entry.subject,
@@ -77,10 +105,20 @@ export function auditRowValues(seq: number, entry: AuditEntry, prevHash: string,
     entry.errorCode,
     entry.blockedReason,
     entry.argumentsDigest,
-    JSON.stringify(entry.preview ?? null),
+    entry.preview,
     entry.traceId,
     entry.durationMs,
-    prevHash,
-    hash,
+  ];
+}
+
+/** Values for auditColumns. */
+export function auditRecordValues(record: AuditRecord): unknown[] {
+  return [
+    record.seq,
+    ...auditEntryValues(record),
+    record.prevHash,
+    record.hash,
+    record.macVersion,
+    record.keyId,
   ];
 }

@@ -36,6 +36,8 @@ export interface BookingRow {
   owner_subject: string;
   owner_client: string;
   external_keys: string;
+  /** 0/1 on both engines (PostgreSQL reads '1' as true). */
+  payment_follow_up: number | boolean;
 }
 
 const num = (v: number | string): number => Number(v);
@@ -101,6 +103,7 @@ export function bookingFromRow(row: BookingRow): Booking {
     payment: row.payment === null ? null : (JSON.parse(row.payment) as PaymentState),
     owner: { subject: row.owner_subject, clientId: row.owner_client },
     externalKeys: JSON.parse(row.external_keys) as Booking['externalKeys'],
+    paymentFollowUp: Boolean(row.payment_follow_up),
   };
 }
 
@@ -125,6 +128,7 @@ export function bookingToRow(b: Booking): BookingRow {
     owner_subject: b.owner.subject,
     owner_client: b.owner.clientId,
     external_keys: JSON.stringify(b.externalKeys),
+    payment_follow_up: b.paymentFollowUp ? 1 : 0,
   };
 }
 

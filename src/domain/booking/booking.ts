@@ -13,8 +13,15 @@ export const bookingStatuses = [
 ] as const;
 export type BookingStatus = (typeof bookingStatuses)[number];
 
-/** Customer details are opaque to the core: stored and returned exactly as given. */
-export type Customer = Readonly<Record<string, unknown>>;
+/** Customer details, stored and returned exactly as given; the edge bounds every field. */
+export interface Customer {
+  readonly name?: string;
+  readonly email?: string;
+  readonly phone?: string;
+  readonly notes?: string;
+  readonly locale?: string;
+  readonly extra?: Readonly<Record<string, string | number | boolean>>;
+}
 
 export interface Owner {
   readonly subject: string;
@@ -26,6 +33,8 @@ export interface PaymentState {
   readonly paidAt: Instant | null;
   /** Paid, but the hold had lapsed: money arrived for time we no longer hold. A human must settle it. */
   readonly reconciliationRequired?: boolean;
+  /** When the follow-up of a lapsed hold last asked the provider (and heard PENDING). */
+  readonly checkedAt?: Instant;
 }
 
 export interface ExternalKeys {
@@ -52,6 +61,11 @@ export interface Booking {
   readonly payment: PaymentState | null;
   readonly owner: Owner;
   readonly externalKeys: ExternalKeys;
+  /**
+   * A priced hold lapsed unconfirmed: the provider must still be asked whether the customer
+   * paid anyway, so late money is always found and flagged for a person.
+   */
+  readonly paymentFollowUp: boolean;
 }
 
 const transitions: Readonly<Record<BookingStatus, readonly BookingStatus[]>> = {
@@ -115,8 +129,70 @@ function assertHoldLive(booking: Booking, now: Instant): void {
   }
 }
 
+/** A lapsed hold ends; if it had a price, its payment is followed up (money may still arrive). */
 export function expireHold(booking: Booking, now: Instant): Booking {
-  return transition(booking, 'EXPIRED', now);
+  return { ...transition(booking, 'EXPIRED', now), paymentFollowUp: booking.price !== null };
+}
+
+/** Confirmation of a priced hold whose payment cleared. */
+export function markPaid(booking: Booking, paidAt: Instant): Booking {
+  return { ...booking, payment: { status: 'PAID', paidAt } };
+}
+
+/**
+ * Money arrived for time Holdfast no longer holds (or holds too late to confirm): never
+ * confirm it; keep the payment on the booking, flagged for a person to settle.
+ */
+export function flagPaidAfterLapse(booking: Booking, paidAt: Instant, now: Instant): Booking {
+  const ended =
+    booking.status === 'HELD'
+      ? transition(booking, 'EXPIRED', now)
+      : { ...booking, version: booking.version + 1, updatedAt: now };
+  return {
+    ...ended,
+    payment: { status: 'PAID', paidAt, reconciliationRequired: true },
+    paymentFollowUp: false,
+  };
+}
+
+const FOLLOW_UP_MIN_MS = 30_000;
+const FOLLOW_UP_MAX_MS = 60 * 60_000;
+
+/**
+ * Whether a lapsed priced hold's payment should be asked about again: at once, then less
+ * often the longer ago it lapsed (a quarter of that age, between 30 s and one hour).
+ */
+export function paymentFollowUpDue(booking: Booking, now: Instant): boolean {
+  const checkedAt = booking.payment?.checkedAt;
+  if (!booking.paymentFollowUp) return false;
+  if (checkedAt === undefined) return true;
+  const age = now - (booking.expiresAt ?? booking.updatedAt);
+  return now - checkedAt >= Math.min(FOLLOW_UP_MAX_MS, Math.max(FOLLOW_UP_MIN_MS, age / 4));
+}
+
+/** The provider still says PENDING: remember when it was asked. */
+export function notePaymentPending(booking: Booking, now: Instant): Booking {
+  return {
+    ...booking,
+    version: booking.version + 1,
+    updatedAt: now,
+    payment: { status: 'PENDING', paidAt: null, checkedAt: now },
+  };
+}
+
+/** The follow-up of a lapsed priced hold learned the payment failed or closed, or gave up waiting. */
+export function endPaymentFollowUp(
+  booking: Booking,
+  outcome: 'FAILED' | 'CLOSED' | 'NONE',
+  now: Instant,
+): Booking {
+  return {
+    ...booking,
+    version: booking.version + 1,
+    updatedAt: now,
+    payment: outcome === 'NONE' ? booking.payment : { status: outcome, paidAt: null },
+    paymentFollowUp: false,
+  };
 }
 
 export function releaseHold(booking: Booking, expectedVersion: number, now: Instant): Booking {

@@ -26,8 +26,8 @@ export const createCalendarTool = defineTool({
   data: z.object({ calendar: calendarOut }),
   kind: 'admin',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  async run({ deps, principal }, input) {
-    const outcome = await createCalendar(deps, principal, input);
+  async run({ deps, principal }, input, call) {
+    const outcome = await createCalendar(deps, principal, input, call);
     return { data: { calendar: calendarView(outcome.value) }, replayed: outcome.replayed };
   },
 });
@@ -46,12 +46,17 @@ export const setAvailabilityTool = defineTool({
   data: z.object({ calendar: calendarOut }),
   kind: 'admin',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-  async run({ deps, principal }, input) {
-    const outcome = await setAvailability(deps, principal, {
-      calendarId: input.calendarId,
-      availability: { weekly: input.weekly, overrides: input.overrides },
-      idempotencyKey: input.idempotencyKey,
-    });
+  async run({ deps, principal }, input, call) {
+    const outcome = await setAvailability(
+      deps,
+      principal,
+      {
+        calendarId: input.calendarId,
+        availability: { weekly: input.weekly, overrides: input.overrides },
+        idempotencyKey: input.idempotencyKey,
+      },
+      call,
+    );
     return { data: { calendar: calendarView(outcome.value) }, replayed: outcome.replayed };
   },
 });

@@ -22,8 +22,8 @@ export const requestApprovalTool = defineTool({
     cli: z.string(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-  async run({ deps, principal }, input) {
-    return { data: await requestApproval(deps, principal, input) };
+  async run({ deps, principal }, input, call) {
+    return { data: await requestApproval(deps, principal, input, call) };
   },
 });
 

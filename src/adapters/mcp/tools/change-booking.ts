@@ -13,8 +13,8 @@ export const releaseHoldTool = defineTool({
   input: z.strictObject({ bookingId: bookingIdInput, expectedVersion, idempotencyKey }),
   data: z.object({ booking: bookingOut }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-  async run({ deps, principal }, input) {
-    const outcome = await releaseHold(deps, principal, input);
+  async run({ deps, principal }, input, call) {
+    const outcome = await releaseHold(deps, principal, input, call);
     return { data: { booking: bookingView(outcome.value, deps) }, replayed: outcome.replayed };
   },
 });

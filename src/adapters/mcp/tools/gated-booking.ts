@@ -56,6 +56,7 @@ function gatedTool(action: GatedAction, title: string, description: string, anno
       try {
         const outcome = await gatedChange(deps, principal, action, input, {
           traceId: call.traceId,
+          audit: call.audit,
           elicitation: elicitationOf(call.request),
         });
         return { data: { booking: bookingView(outcome.value, deps) }, replayed: outcome.replayed };

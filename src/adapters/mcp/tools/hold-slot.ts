@@ -3,7 +3,7 @@ import { holdSlot } from '../../../app/hold-slot.js';
 import { DomainError } from '../../../domain/errors.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import { formatInstant } from '../../../domain/time/instant.js';
-import { bookingOut, calendarIdsInput, idempotencyKey, instantInput } from '../schemas.js';
+import { bookingOut, calendarIdsInput, customerInput, idempotencyKey, instantInput } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
 import { bookingView } from '../views.js';
 
@@ -16,22 +16,16 @@ export const holdSlotTool = defineTool({
     calendarIds: calendarIdsInput,
     start: instantInput,
     end: instantInput,
-    customer: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe('Customer details (name, email, phone, notes...); stored and returned exactly as given.'),
+    customer: customerInput.optional(),
     label: z.string().max(200).optional().describe('Short title for the booking.'),
     idempotencyKey,
   }),
   data: z.object({ booking: bookingOut }),
   kind: 'write',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  async run({ deps, principal }, input) {
-    if (input.customer && JSON.stringify(input.customer).length > 8192) {
-      throw new DomainError('INVALID_ARGUMENTS', 'customer: at most 8 KiB of details', { field: 'customer' });
-    }
+  async run({ deps, principal }, input, call) {
     try {
-      const outcome = await holdSlot(deps, principal, input);
+      const outcome = await holdSlot(deps, principal, input, call);
       return { data: { booking: bookingView(outcome.value, deps) }, replayed: outcome.replayed };
     } catch (error) {
       throw withWireAlternatives(error);

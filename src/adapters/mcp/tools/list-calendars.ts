@@ -8,13 +8,18 @@ export const listCalendarsTool = defineTool({
   name: 'list_calendars',
   title: 'List calendars',
   description:
-    'Lists the bookable calendars (people, rooms, equipment) with their ids, time zones, weekly hours and price per booking. Start here to get calendar ids.',
-  input: z.strictObject({}),
-  data: z.object({ calendars: z.array(calendarOut) }),
+    'Lists the bookable calendars (people, rooms, equipment) with their ids, time zones, weekly hours and price per booking, oldest first, a page at a time (limit, default 50; pass nextCursor back for the next page). Start here to get calendar ids.',
+  input: z.strictObject({
+    limit: z.int().min(1).max(100).optional().describe('How many calendars to return (1-100, default 50).'),
+    cursor: z.string().max(512).optional(),
+  }),
+  data: z.object({ calendars: z.array(calendarOut), total: z.int(), nextCursor: z.string().nullable() }),
   kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true },
-  async run({ deps, principal }) {
-    const calendars = await listCalendars(deps, principal);
-    return { data: { calendars: calendars.map(calendarView) } };
+  async run({ deps, principal }, input) {
+    const page = await listCalendars(deps, principal, { limit: input.limit ?? 50, cursor: input.cursor });
+    return {
+      data: { calendars: page.calendars.map(calendarView), total: page.total, nextCursor: page.nextCursor },
+    };
   },
 });

@@ -147,4 +147,30 @@ CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
   FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
 `,
   },
+  {
+    version: 4,
+    name: 'keyed audit chain with pending entries; payment follow-up of lapsed priced holds',
+    sql: `
+CREATE TABLE audit_pending (
+  id bigserial PRIMARY KEY,
+  at bigint NOT NULL,
+  tenant_id text NOT NULL,
+  subject text NOT NULL,
+  client_id text NOT NULL,
+  transport text NOT NULL,
+  tool text NOT NULL,
+  kind text NOT NULL,
+  outcome text NOT NULL,
+  error_code text,
+  blocked_reason text,
+  arguments_digest text NOT NULL,
+  preview text NOT NULL,
+  trace_id text NOT NULL,
+  duration_ms double precision NOT NULL
+);
+ALTER TABLE audit_log ADD COLUMN mac_version integer NOT NULL DEFAULT 1, ADD COLUMN key_id text;
+ALTER TABLE bookings ADD COLUMN payment_follow_up boolean NOT NULL DEFAULT false;
+CREATE INDEX bookings_payment_follow_up ON bookings (updated_at) WHERE payment_follow_up;
+`,
+  },
 ];

@@ -76,8 +76,10 @@ export class PgStore implements Store {
       const client = await this.pool.connect();
       try {
         await client.query(begin);
-        const result = await work(new PgTx(client));
+        const tx = new PgTx(client);
+        const result = await work(tx);
         await client.query('COMMIT');
+        for (const callback of tx.committed) callback();
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);

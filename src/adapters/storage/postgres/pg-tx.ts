@@ -7,7 +7,13 @@ import type { Calendar } from '../../../domain/calendar.js';
 import { DomainError } from '../../../domain/errors.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import type { Interval } from '../../../domain/time/interval.js';
-import type { BookingQuery, IdempotencyRecord, IdempotencyScope, StoreTx } from '../../../ports/store.js';
+import type {
+  BookingQuery,
+  IdempotencyRecord,
+  IdempotencyScope,
+  Page,
+  StoreTx,
+} from '../../../ports/store.js';
 import type { ApprovalRow, BookingRow, CalendarRow } from '../rows.js';
 import {
   approvalFromRow,
@@ -19,10 +25,16 @@ import {
   idempotencyValues,
 } from '../rows.js';
 import type { PaymentReport } from '../../../domain/payment/payment.js';
-import type { AuditEntry, AuditRecord } from '../../../ports/audit.js';
-import { chainHash, GENESIS } from '../../audit/audit-chain.js';
-import type { AuditRow } from '../audit-rows.js';
-import { auditColumns, auditRecordOf, auditRowValues } from '../audit-rows.js';
+import type { AuditEntry, AuditHead, AuditRecord, PendingAuditEntry } from '../../../ports/audit.js';
+import type { AuditRow, PendingAuditRow } from '../audit-rows.js';
+import {
+  auditColumns,
+  auditEntryColumns,
+  auditEntryValues,
+  auditRecordOf,
+  auditRecordValues,
+  pendingEntryOf,
+} from '../audit-rows.js';
 import { mapPgError } from './pg-errors.js';
 
 const MS = (column: string) => `(extract(epoch from ${column}) * 1000)::bigint`;
@@ -47,11 +59,26 @@ const bookingColumns: readonly (keyof BookingRow)[] = [
   'owner_subject',
   'owner_client',
   'external_keys',
+  'payment_follow_up',
 ];
+
+const params = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `$${i + from}`).join(', ');
 
 /** StoreTx over one pooled PostgreSQL connection; the caller owns BEGIN/COMMIT. */
 export class PgTx implements StoreTx {
+  /** Run by the store once this transaction committed. */
+  readonly committed: (() => void)[] = [];
+
   constructor(private readonly client: PoolClient) {}
+
+  afterCommit(callback: () => void): void {
+    this.committed.push(callback);
+  }
+
+  /** A transaction-scoped advisory lock, per schema, released at COMMIT or ROLLBACK. */
+  async serialize(key: string): Promise<void> {
+    await this.rows("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':' || $1))", [key]);
+  }
 
   private async rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     try {
@@ -69,12 +96,19 @@ export class PgTx implements StoreTx {
     }
   }
 
-  async listCalendars(tenantId: string): Promise<Calendar[]> {
-    return (
-      await this.rows<CalendarRow>('SELECT * FROM calendars WHERE tenant_id = $1 ORDER BY created_at, id', [
-        tenantId,
-      ])
-    ).map(calendarFromRow);
+  async listCalendars(tenantId: string, page: Page): Promise<{ items: Calendar[]; total: number }> {
+    const rows = await this.rows<CalendarRow>(
+      'SELECT * FROM calendars WHERE tenant_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3',
+      [tenantId, page.limit, page.offset],
+    );
+    return { items: rows.map(calendarFromRow), total: await this.countCalendars(tenantId) };
+  }
+
+  async countCalendars(tenantId: string): Promise<number> {
+    const [row] = await this.rows<{ n: string }>('SELECT count(*) AS n FROM calendars WHERE tenant_id = $1', [
+      tenantId,
+    ]);
+    return Number(row?.n ?? 0);
   }
 
   async getCalendars(tenantId: string, ids: readonly string[]): Promise<Calendar[]> {
@@ -149,7 +183,7 @@ export class PgTx implements StoreTx {
     const r = bookingToRow(next);
     const changed = await this.count(
       `UPDATE bookings SET status = $1, version = $2, updated_at = $3, expires_at = $4, customer = $5, label = $6,
-         payment = $7, external_keys = $8
+         payment = $7, external_keys = $8, payment_follow_up = $11
        WHERE tenant_id = $9 AND id = $10 AND version = $2 - 1`,
       [
         r.status,
@@ -162,6 +196,7 @@ export class PgTx implements StoreTx {
         r.external_keys,
         r.tenant_id,
         r.id,
+        r.payment_follow_up,
       ],
     );
     if (changed !== 1) {
@@ -238,7 +273,8 @@ export class PgTx implements StoreTx {
   /** Skips rows another transaction is already expiring: nobody waits on a lapsed hold. */
   async expireLapsedHolds(now: Instant, tenantId?: string): Promise<number> {
     const lapsed = await this.rows<{ tenant_id: string; id: string }>(
-      `UPDATE bookings SET status = 'EXPIRED', version = version + 1, updated_at = $1
+      `UPDATE bookings SET status = 'EXPIRED', version = version + 1, updated_at = $1,
+         payment_follow_up = (price_amount IS NOT NULL)
        WHERE (tenant_id, id) IN (
          SELECT tenant_id, id FROM bookings WHERE status = 'HELD' AND expires_at <= $1 AND ($2::text IS NULL OR tenant_id = $2)
          FOR UPDATE SKIP LOCKED)
@@ -252,6 +288,14 @@ export class PgTx implements StoreTx {
       );
     }
     return lapsed.length;
+  }
+
+  async paymentFollowUps(limit: number): Promise<Booking[]> {
+    const rows = await this.rows<BookingRow>(
+      'SELECT * FROM bookings WHERE payment_follow_up ORDER BY updated_at LIMIT $1',
+      [limit],
+    );
+    return rows.map(bookingFromRow);
   }
 
   async insertApproval(approval: Approval, pageTokenHash: string): Promise<void> {
@@ -322,6 +366,14 @@ export class PgTx implements StoreTx {
     return rows.map(approvalFromRow);
   }
 
+  async countOpenApprovals(tenantId: string, now: Instant): Promise<number> {
+    const [row] = await this.rows<{ n: string }>(
+      "SELECT count(*) AS n FROM approvals WHERE tenant_id = $1 AND status = 'PENDING' AND expires_at > $2",
+      [tenantId, now],
+    );
+    return Number(row?.n ?? 0);
+  }
+
   async recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean> {
     return (
       (await this.count(
@@ -377,17 +429,47 @@ export class PgTx implements StoreTx {
     );
   }
 
-  /** One chain for every instance: a transaction-scoped advisory lock serialises appends. */
   async appendAudit(entry: AuditEntry): Promise<void> {
-    await this.rows("SELECT pg_advisory_xact_lock(hashtext('holdfast-audit:' || current_schema()))");
-    const [last] = await this.rows<{ seq: string; hash: string }>(
-      'SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1',
-    );
-    const seq = Number(last?.seq ?? 0) + 1;
-    const prevHash = last?.hash ?? GENESIS;
     await this.rows(
-      `INSERT INTO audit_log (${auditColumns.join(', ')}) VALUES (${auditColumns.map((_, i) => `$${i + 1}`).join(', ')})`,
-      auditRowValues(seq, entry, prevHash, chainHash(prevHash, seq, entry)),
+      `INSERT INTO audit_pending (${auditEntryColumns.join(', ')}) VALUES (${params(auditEntryColumns.length)})`,
+      auditEntryValues(entry),
+    );
+  }
+
+  async pendingAudit(limit: number): Promise<PendingAuditEntry[]> {
+    const rows = await this.rows<PendingAuditRow>('SELECT * FROM audit_pending ORDER BY id LIMIT $1', [
+      limit,
+    ]);
+    return rows.map(pendingEntryOf);
+  }
+
+  async countPendingAudit(): Promise<number> {
+    const [row] = await this.rows<{ n: string }>('SELECT count(*) AS n FROM audit_pending');
+    return Number(row?.n ?? 0);
+  }
+
+  async removePendingAudit(pendingIds: readonly number[]): Promise<void> {
+    await this.rows('DELETE FROM audit_pending WHERE id = ANY($1::bigint[])', [pendingIds]);
+  }
+
+  async auditHead(): Promise<AuditHead | null> {
+    const [row] = await this.rows<Pick<AuditRow, 'seq' | 'hash' | 'mac_version' | 'key_id'>>(
+      'SELECT seq, hash, mac_version, key_id FROM audit_log ORDER BY seq DESC LIMIT 1',
+    );
+    return row
+      ? { seq: Number(row.seq), hash: row.hash, macVersion: row.mac_version === 1 ? 1 : 2, keyId: row.key_id }
+      : null;
+  }
+
+  /** One statement for the whole batch. */
+  async insertAuditRecords(records: readonly AuditRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const width = auditColumns.length;
+    await this.rows(
+      `INSERT INTO audit_log (${auditColumns.join(', ')}) VALUES ${records
+        .map((_, i) => `(${params(width, i * width + 1)})`)
+        .join(', ')}`,
+      records.flatMap(auditRecordValues),
     );
   }
 
@@ -397,11 +479,6 @@ export class PgTx implements StoreTx {
       limit,
     ]);
     return rows.map(auditRecordOf);
-  }
-
-  async lastAuditSeq(): Promise<number> {
-    const [row] = await this.rows<{ seq: string }>('SELECT coalesce(max(seq), 0) AS seq FROM audit_log');
-    return Number(row?.seq ?? 0);
   }
 
   async getIdempotency(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {

@@ -174,4 +174,33 @@ CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
 `,
   },
+  {
+    version: 4,
+    name: 'keyed audit chain with pending entries; payment follow-up of lapsed priced holds',
+    sql: `
+-- Entries are written in the transaction of the call's effect, then linked into the chain by the sealer.
+CREATE TABLE audit_pending (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  tenant_id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  client_id TEXT NOT NULL,
+  transport TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  error_code TEXT,
+  blocked_reason TEXT,
+  arguments_digest TEXT NOT NULL,
+  preview TEXT NOT NULL,
+  trace_id TEXT NOT NULL,
+  duration_ms REAL NOT NULL
+) STRICT;
+-- Records before this version stay on the unkeyed sha256 chain (1); new ones are HMAC-keyed (2).
+ALTER TABLE audit_log ADD COLUMN mac_version INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE audit_log ADD COLUMN key_id TEXT;
+ALTER TABLE bookings ADD COLUMN payment_follow_up INTEGER NOT NULL DEFAULT 0 CHECK (payment_follow_up IN (0, 1));
+CREATE INDEX bookings_payment_follow_up ON bookings (updated_at) WHERE payment_follow_up = 1;
+`,
+  },
 ];

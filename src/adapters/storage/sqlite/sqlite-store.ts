@@ -11,7 +11,7 @@ interface PendingWrite {
   readonly reject: (error: unknown) => void;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Outcome = { ok: true; value: unknown; committed: (() => void)[] } | { ok: false; error: unknown };
 
 const MAX_BATCH = 64;
 
@@ -98,17 +98,20 @@ export class SqliteStore implements Store {
     }
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
+      if (outcome.ok) {
+        for (const callback of outcome.committed) callback();
+        item.resolve(outcome.value);
+      } else item.reject(outcome.error);
     });
   }
 
   private async runInSavepoint(db: SqliteDb, work: (tx: StoreTx) => Promise<unknown>): Promise<Outcome> {
     db.exec('SAVEPOINT holdfast_write');
     try {
-      const value = await work(new SqliteTx(db));
+      const tx = new SqliteTx(db);
+      const value = await work(tx);
       db.exec('RELEASE holdfast_write');
-      return { ok: true, value };
+      return { ok: true, value, committed: tx.committed };
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK TO holdfast_write; RELEASE holdfast_write');
       return { ok: false, error: mapSqliteError(error) };
@@ -118,13 +121,17 @@ export class SqliteStore implements Store {
   private async readTransaction<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
     const db = this.reader;
     db.exec('BEGIN');
+    const tx = new SqliteTx(db);
+    let value: T;
     try {
-      return await work(new SqliteTx(db));
+      value = await work(tx);
     } catch (error) {
       throw mapSqliteError(error);
     } finally {
       if (db.inTransaction) db.exec('COMMIT');
     }
+    for (const callback of tx.committed) callback();
+    return value;
   }
 
   async close(): Promise<void> {

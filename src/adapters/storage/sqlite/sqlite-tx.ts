@@ -7,7 +7,13 @@ import type { Calendar } from '../../../domain/calendar.js';
 import { DomainError } from '../../../domain/errors.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import type { Interval } from '../../../domain/time/interval.js';
-import type { BookingQuery, IdempotencyRecord, IdempotencyScope, StoreTx } from '../../../ports/store.js';
+import type {
+  BookingQuery,
+  IdempotencyRecord,
+  IdempotencyScope,
+  Page,
+  StoreTx,
+} from '../../../ports/store.js';
 import type { ApprovalRow, BookingRow, CalendarRow } from '../rows.js';
 import {
   approvalFromRow,
@@ -19,10 +25,16 @@ import {
   idempotencyValues,
 } from '../rows.js';
 import type { PaymentReport } from '../../../domain/payment/payment.js';
-import type { AuditEntry, AuditRecord } from '../../../ports/audit.js';
-import { chainHash, GENESIS } from '../../audit/audit-chain.js';
-import type { AuditRow } from '../audit-rows.js';
-import { auditColumns, auditRecordOf, auditRowValues } from '../audit-rows.js';
+import type { AuditEntry, AuditHead, AuditRecord, PendingAuditEntry } from '../../../ports/audit.js';
+import type { AuditRow, PendingAuditRow } from '../audit-rows.js';
+import {
+  auditColumns,
+  auditEntryColumns,
+  auditEntryValues,
+  auditRecordOf,
+  auditRecordValues,
+  pendingEntryOf,
+} from '../audit-rows.js';
 import type { SqliteDb } from './sqlite-database.js';
 import { mapSqliteError } from './sqlite-errors.js';
 
@@ -35,7 +47,17 @@ const statementCache = new WeakMap<SqliteDb, Map<string, Statement>>();
 
 /** StoreTx over one better-sqlite3 connection; the caller owns BEGIN/COMMIT. */
 export class SqliteTx implements StoreTx {
+  /** Run by the store once the transaction holding this unit of work committed. */
+  readonly committed: (() => void)[] = [];
+
   constructor(private readonly db: SqliteDb) {}
+
+  afterCommit(callback: () => void): void {
+    this.committed.push(callback);
+  }
+
+  /** The one writer connection already serialises every write transaction. */
+  async serialize(): Promise<void> {}
 
   private statement(sql: string): Statement {
     let cache = statementCache.get(this.db);
@@ -45,11 +67,17 @@ export class SqliteTx implements StoreTx {
     return statement;
   }
 
-  async listCalendars(tenantId: string): Promise<Calendar[]> {
-    const rows = this.statement('SELECT * FROM calendars WHERE tenant_id = ? ORDER BY created_at, id').all(
-      tenantId,
-    );
-    return (rows as CalendarRow[]).map(calendarFromRow);
+  async listCalendars(tenantId: string, page: Page): Promise<{ items: Calendar[]; total: number }> {
+    const rows = this.statement(
+      'SELECT * FROM calendars WHERE tenant_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?',
+    ).all(tenantId, page.limit, page.offset) as CalendarRow[];
+    return { items: rows.map(calendarFromRow), total: await this.countCalendars(tenantId) };
+  }
+
+  async countCalendars(tenantId: string): Promise<number> {
+    return (
+      this.statement('SELECT count(*) AS n FROM calendars WHERE tenant_id = ?').get(tenantId) as { n: number }
+    ).n;
   }
 
   async getCalendars(tenantId: string, ids: readonly string[]): Promise<Calendar[]> {
@@ -99,10 +127,10 @@ export class SqliteTx implements StoreTx {
     this.statement(
       `INSERT INTO bookings (tenant_id, id, reference, calendar_ids, start_at, end_at, status, version, created_at,
          updated_at, expires_at, customer, label, price_amount, price_currency, payment, owner_subject, owner_client,
-         external_keys)
+         external_keys, payment_follow_up)
        VALUES (@tenant_id, @id, @reference, @calendar_ids, @start_at, @end_at, @status, @version, @created_at,
          @updated_at, @expires_at, @customer, @label, @price_amount, @price_currency, @payment, @owner_subject,
-         @owner_client, @external_keys)`,
+         @owner_client, @external_keys, @payment_follow_up)`,
     ).run(bookingToRow(booking));
   }
 
@@ -110,7 +138,8 @@ export class SqliteTx implements StoreTx {
     const row = bookingToRow(next);
     const result = this.statement(
       `UPDATE bookings SET status = @status, version = @version, updated_at = @updated_at, expires_at = @expires_at,
-         customer = @customer, label = @label, payment = @payment, external_keys = @external_keys
+         customer = @customer, label = @label, payment = @payment, external_keys = @external_keys,
+         payment_follow_up = @payment_follow_up
        WHERE tenant_id = @tenant_id AND id = @id AND version = @version - 1`,
     ).run(row);
     if (result.changes !== 1) {
@@ -201,13 +230,22 @@ export class SqliteTx implements StoreTx {
     ).all(...(tenantId === undefined ? [now] : [now, tenantId])) as { tenant_id: string; id: string }[];
     const free = this.statement('UPDATE allocations SET active = 0 WHERE tenant_id = ? AND booking_id = ?');
     const expire = this.statement(
-      "UPDATE bookings SET status = 'EXPIRED', version = version + 1, updated_at = ? WHERE tenant_id = ? AND id = ? AND status = 'HELD'",
+      `UPDATE bookings SET status = 'EXPIRED', version = version + 1, updated_at = ?,
+         payment_follow_up = (price_amount IS NOT NULL)
+       WHERE tenant_id = ? AND id = ? AND status = 'HELD'`,
     );
     for (const row of lapsed) {
       free.run(row.tenant_id, row.id);
       expire.run(now, row.tenant_id, row.id);
     }
     return lapsed.length;
+  }
+
+  async paymentFollowUps(limit: number): Promise<Booking[]> {
+    const rows = this.statement(
+      'SELECT * FROM bookings WHERE payment_follow_up = 1 ORDER BY updated_at LIMIT ?',
+    ).all(limit) as BookingRow[];
+    return rows.map(bookingFromRow);
   }
 
   async insertApproval(approval: Approval, pageTokenHash: string): Promise<void> {
@@ -252,6 +290,14 @@ export class SqliteTx implements StoreTx {
        ORDER BY created_at DESC LIMIT 200`,
     ).all({ tenantId, status: status ?? null }) as ApprovalRow[];
     return rows.map(approvalFromRow);
+  }
+
+  async countOpenApprovals(tenantId: string, now: Instant): Promise<number> {
+    return (
+      this.statement(
+        "SELECT count(*) AS n FROM approvals WHERE tenant_id = ? AND status = 'PENDING' AND expires_at > ?",
+      ).get(tenantId, now) as { n: number }
+    ).n;
   }
 
   async recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean> {
@@ -305,15 +351,40 @@ export class SqliteTx implements StoreTx {
     ).run(report.bookingId, report.status, report.amount, report.currency, report.paidAt, now);
   }
 
-  /** The single writer connection already serialises appends. */
   async appendAudit(entry: AuditEntry): Promise<void> {
-    const last = this.statement('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as
-      { seq: number; hash: string } | undefined;
-    const seq = (last?.seq ?? 0) + 1;
-    const prevHash = last?.hash ?? GENESIS;
     this.statement(
-      `INSERT INTO audit_log (${auditColumns.join(', ')}) VALUES (${auditColumns.map(() => '?').join(', ')})`,
-    ).run(...auditRowValues(seq, entry, prevHash, chainHash(prevHash, seq, entry)));
+      `INSERT INTO audit_pending (${auditEntryColumns.join(', ')}) VALUES (${placeholders(auditEntryColumns.length)})`,
+    ).run(...auditEntryValues(entry));
+  }
+
+  async pendingAudit(limit: number): Promise<PendingAuditEntry[]> {
+    const rows = this.statement('SELECT * FROM audit_pending ORDER BY id LIMIT ?').all(limit);
+    return (rows as PendingAuditRow[]).map(pendingEntryOf);
+  }
+
+  async countPendingAudit(): Promise<number> {
+    return (this.statement('SELECT count(*) AS n FROM audit_pending').get() as { n: number }).n;
+  }
+
+  async removePendingAudit(pendingIds: readonly number[]): Promise<void> {
+    const remove = this.statement('DELETE FROM audit_pending WHERE id = ?');
+    for (const id of pendingIds) remove.run(id);
+  }
+
+  async auditHead(): Promise<AuditHead | null> {
+    const row = this.statement(
+      'SELECT seq, hash, mac_version, key_id FROM audit_log ORDER BY seq DESC LIMIT 1',
+    ).get() as Pick<AuditRow, 'seq' | 'hash' | 'mac_version' | 'key_id'> | undefined;
+    return row
+      ? { seq: Number(row.seq), hash: row.hash, macVersion: row.mac_version === 1 ? 1 : 2, keyId: row.key_id }
+      : null;
+  }
+
+  async insertAuditRecords(records: readonly AuditRecord[]): Promise<void> {
+    const insert = this.statement(
+      `INSERT INTO audit_log (${auditColumns.join(', ')}) VALUES (${placeholders(auditColumns.length)})`,
+    );
+    for (const record of records) insert.run(...auditRecordValues(record));
   }
 
   async auditRecords(afterSeq: number, limit: number): Promise<AuditRecord[]> {
@@ -322,11 +393,6 @@ export class SqliteTx implements StoreTx {
       limit,
     ) as AuditRow[];
     return rows.map(auditRecordOf);
-  }
-
-  async lastAuditSeq(): Promise<number> {
-    return (this.statement('SELECT coalesce(max(seq), 0) AS seq FROM audit_log').get() as { seq: number })
-      .seq;
   }
 
   async getIdempotency(scope: IdempotencyScope): Promise<IdempotencyRecord | null> {

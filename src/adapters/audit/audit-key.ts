@@ -1,0 +1,69 @@
+import { createHash, createHmac } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { AuditEntry } from '../../ports/audit.js';
+
+/** The smallest secret accepted as an audit key (32 characters of base64url is 192 bits). */
+export const MIN_AUDIT_KEY_LENGTH = 32;
+
+/**
+ * The secret behind the audit trail, kept outside the database. Three keys are derived from
+ * it, one per purpose: record MACs (the chain), preview digests of personal values, and
+ * checkpoint MACs. Its fingerprint (`keyId`) is stored with each record; the key never is.
+ */
+export class AuditKey {
+  readonly keyId: string;
+  private readonly recordKey: Buffer;
+  private readonly previewKey: Buffer;
+  private readonly checkpointKey: Buffer;
+
+  constructor(secret: string) {
+    const text = secret.trim();
+    if (text.length < MIN_AUDIT_KEY_LENGTH)
+      throw new Error(`The audit key must be at least ${MIN_AUDIT_KEY_LENGTH} characters long.`);
+    const derive = (purpose: string) =>
+      createHmac('sha256', text).update(`holdfast-audit:${purpose}`).digest();
+    this.recordKey = derive('record');
+    this.previewKey = derive('preview');
+    this.checkpointKey = derive('checkpoint');
+    this.keyId = createHash('sha256').update(derive('key-id')).digest('hex').slice(0, 16);
+  }
+
+  /**
+   * A sealed record's MAC: over its chain position, its predecessor and every field, with the
+   * preview as stored text. A flat array of scalars, so computing it never recurses.
+   */
+  recordMac(seq: number, prevHash: string, entry: AuditEntry): string {
+    const body = JSON.stringify([
+      'holdfast-audit/2',
+      this.keyId,
+      seq,
+      prevHash,
+      entry.at,
+      entry.tenantId,
+      entry.subject,
+      entry.clientId,
+      entry.transport,
+      entry.tool,
+      entry.kind,
+      entry.outcome,
+      entry.errorCode,
+      entry.blockedReason,
+      entry.argumentsDigest,
+      entry.preview,
+      entry.traceId,
+      entry.durationMs,
+    ]);
+    return `hmac-sha256:${createHmac('sha256', this.recordKey).update(body).digest('hex')}`;
+  }
+
+  /** A keyed digest of a personal value: matchable by whoever holds the key, not guessable by anyone else. */
+  digest(value: unknown): string {
+    const canonical = canonicalize(value) ?? 'null';
+    return `hmac:${createHmac('sha256', this.previewKey).update(canonical).digest('hex').slice(0, 32)}`;
+  }
+
+  checkpointMac(fields: readonly (string | number)[]): string {
+    const body = JSON.stringify(['holdfast-audit-checkpoint/1', ...fields]);
+    return `hmac-sha256:${createHmac('sha256', this.checkpointKey).update(body).digest('hex')}`;
+  }
+}

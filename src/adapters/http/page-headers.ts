@@ -1,0 +1,12 @@
+/**
+ * Headers of every page a person sees (approval page, development payment form): no
+ * scripts, no framing, no caching, and the one-time token in the URL not leaked as a referrer.
+ */
+export const PAGE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  // same-origin, not no-referrer: browsers send "Origin: null" on the form POST otherwise; the token still never leaves the site.
+  'Referrer-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+};

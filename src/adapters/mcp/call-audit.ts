@@ -1,0 +1,53 @@
+import type { AuditEntry, AuditLog, CallEnd, EffectAudit } from '../../ports/audit.js';
+import type { StoreTx } from '../../ports/store.js';
+
+/** Codes that mean a call was stopped by policy, not by bad input: the trail keeps the reason. */
+const BLOCKING = /^(APPROVAL_|PAYMENT_|FORBIDDEN|QUOTA_)/;
+
+export type EntryBase = Omit<AuditEntry, 'at' | 'outcome' | 'errorCode' | 'blockedReason' | 'durationMs'>;
+
+/**
+ * The one audit record of one tool call. A write use case puts it into the transaction that
+ * commits its effect (so a crash cannot keep the effect and lose the record); every other
+ * call gets it appended after it answered. Exactly one of the two happens.
+ */
+export class CallAudit implements EffectAudit {
+  private committed = false;
+
+  constructor(
+    private readonly base: EntryBase,
+    private readonly log: AuditLog,
+    private readonly now: () => number,
+    private readonly started: number = performance.now(),
+  ) {}
+
+  async recordIn(tx: StoreTx, end?: CallEnd): Promise<void> {
+    await tx.appendAudit(this.entry(end));
+    tx.afterCommit(() => (this.committed = true));
+  }
+
+  /** After the answer: append the record unless the effect's transaction already committed it. */
+  finish(end?: CallEnd): Promise<void> {
+    if (this.committed) {
+      this.log.seal();
+      return Promise.resolve();
+    }
+    return this.log.append(this.entry(end));
+  }
+
+  private entry(end: CallEnd | undefined): AuditEntry {
+    return {
+      ...this.base,
+      at: this.now(),
+      outcome: end?.outcome ?? 'ok',
+      errorCode: end?.outcome === 'error' ? end.code : null,
+      blockedReason:
+        end?.outcome === 'input_required'
+          ? 'waiting for the user to approve'
+          : end && BLOCKING.test(end.code)
+            ? end.message
+            : null,
+      durationMs: Math.round((performance.now() - this.started) * 10) / 10,
+    };
+  }
+}
