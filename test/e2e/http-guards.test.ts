@@ -64,6 +64,35 @@ describe('HTTP safety defaults of the real server', () => {
     expect(res.status).toBe(403);
   });
 
+  it('takes the port as part of Host and Origin: another local server is another origin', async () => {
+    const other = server.port === 8080 ? 8081 : 8080;
+    const body = JSON.stringify(initialize);
+    const post = (origin: string) => rawPost(server.port, { origin }, body);
+    for (const origin of [
+      `http://localhost:${other}`,
+      `http://127.0.0.1:${other}`,
+      'http://localhost',
+      `https://localhost:${server.port}`,
+      'null',
+    ]) {
+      expect(await post(origin), origin).toBe(403);
+    }
+    expect(await post(`http://localhost:${server.port}`)).toBe(200);
+    expect(await post(`http://127.0.0.1:${server.port}`)).toBe(200);
+    expect(await post(`http://[::1]:${server.port}`)).toBe(200);
+    expect(await rawPost(server.port, { host: `localhost:${other}` }, body)).toBe(403);
+    expect(await rawPost(server.port, { host: 'localhost' }, body)).toBe(403);
+    expect(await rawPost(server.port, { host: `127.0.0.1:${server.port}` }, body)).toBe(200);
+  });
+
+  it('sends no-store, a CSP and no framing on the development payment page', async () => {
+    const res = await fetch(server.url.replace('/mcp', '/pay/bk_unknown'));
+    expect(res.status).toBe(404);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
   it('answers GET and DELETE on /mcp with 405', async () => {
     expect((await fetch(server.url)).status).toBe(405);
     expect((await fetch(server.url, { method: 'DELETE' })).status).toBe(405);

@@ -11,7 +11,7 @@ let a: RunningServer;
 let b: RunningServer;
 
 beforeAll(async () => {
-  const args = ['--database', schema.url, '--no-seed', '--write-policy', 'direct'];
+  const args = [...schema.args, '--no-seed', '--write-policy', 'direct'];
   [a, b] = await Promise.all([spawnServer(args), spawnServer(args)]);
 });
 afterAll(async () => {
@@ -140,7 +140,7 @@ describe('two instances on one PostgreSQL database', () => {
   });
 
   it('both instances extend one audit chain that verifies', () => {
-    const verify = runCli(['audit', 'verify', '--database', schema.url]);
+    const verify = runCli(['audit', 'verify', ...schema.args]);
     expect(verify.stdout).toMatch(/audit chain ok: \d+ records/);
     expect(verify.status).toBe(0);
   });

@@ -97,7 +97,7 @@ export async function startBackend(kind: BackendKind, options: BackendOptions = 
     return backend;
   }
   const schema = freshSchema();
-  const args = ['--database', schema.url, ...serverArgs];
+  const args = [...schema.args, ...serverArgs];
   const first = await spawnServer(args, spawnOptions);
   if (options.tamper)
     await options.tamper(async (q) => void (await withClient(schema.name, (c) => c.query(q))));
@@ -107,7 +107,7 @@ export async function startBackend(kind: BackendKind, options: BackendOptions = 
   const backend: Backend = {
     kind,
     label: `PostgreSQL, ${instances} instance${instances > 1 ? 's' : ''}`,
-    databaseArgs: ['--database', schema.url],
+    databaseArgs: schema.args,
     servers: [first, ...rest],
     urls: () => backend.servers.map((s) => s.url),
     overlaps: async () =>

@@ -24,9 +24,13 @@ function newClient(era: Era): Client {
   );
 }
 
-export async function connectHttp(url: string, era: Era): Promise<Client> {
+export async function connectHttp(
+  url: string,
+  era: Era,
+  options: { fetch?: typeof fetch } = {},
+): Promise<Client> {
   const client = newClient(era);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: options.fetch }));
   return client;
 }
 

@@ -20,7 +20,7 @@ export const expectedVersion = z
   .min(1)
   .describe('The booking version you last read; the change fails with VERSION_CONFLICT if it moved.');
 
-const hhmm = z.string().describe('Wall-clock time HH:MM in the calendar time zone; end may be 24:00');
+const hhmm = z.string().max(5).describe('Wall-clock time HH:MM in the calendar time zone; end may be 24:00');
 const timeWindow = z.strictObject({ start: hhmm, end: hhmm });
 const windows = z.array(timeWindow).max(12);
 export const weeklyHours = z
@@ -37,7 +37,7 @@ export const weeklyHours = z
 export const dateOverrides = z
   .array(
     z.strictObject({
-      date: z.string().describe('Local date YYYY-MM-DD'),
+      date: z.string().max(10).describe('Local date YYYY-MM-DD'),
       windows: windows.describe('Hours for that date; [] closes the whole day.'),
     }),
   )
@@ -76,8 +76,8 @@ export const customerInput = z
   );
 
 export const moneySchema = z.strictObject({
-  amount: z.string().describe('Decimal string, e.g. "500.00"; never a float'),
-  currency: z.string().describe('ISO 4217 code, e.g. "CNY"'),
+  amount: z.string().max(17).describe('Decimal string, e.g. "500.00"; never a float'),
+  currency: z.string().max(3).describe('ISO 4217 code, e.g. "CNY"'),
 });
 
 const instantOut = z.string().describe('UTC, RFC 3339');
@@ -157,12 +157,17 @@ export const approvalProof = z
 export const humanApprovalInput = z
   .strictObject({
     approvalId: z.uuid().describe('A fresh UUID from the host, never reused.'),
-    decision: z.string().describe('"APPROVE"'),
+    decision: z.string().max(16).describe('"APPROVE"'),
     approvedAt: instantInput,
     intent: z
-      .record(z.string(), z.unknown())
+      .record(
+        z.string().max(40),
+        z.union([z.string().max(200), z.number(), z.null(), z.array(z.string().max(100)).max(10)]),
+      )
+      .refine((o) => Object.keys(o).length <= 12, 'at most 12 fields')
+      .meta({ maxProperties: 12 })
       .describe('Copied verbatim from booking.confirmationIntent.intent.'),
-    intentHash: z.string().describe('Copied verbatim from booking.confirmationIntent.intentHash.'),
+    intentHash: z.string().max(80).describe('Copied verbatim from booking.confirmationIntent.intentHash.'),
   })
   .describe(
     'Only for hosts trusted to attest (write policy "attested"): the user approved this exact intent within the last 120 s.',

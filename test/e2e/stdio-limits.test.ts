@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, tempDbPath } from '../support/spawn-server.js';
+
+const db = tempDbPath();
+afterAll(() => db.cleanup());
+
+/** A raw stdio session: write JSON lines, collect answers by id. */
+function session() {
+  const child = spawn(process.execPath, [CLI, 'stdio', '--db', db.path, '--no-seed'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const answers = new Map<unknown, Record<string, any>>();
+  let buffer = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (line.trim()) {
+        const message = JSON.parse(line);
+        answers.set(message.id, message);
+      }
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const answer = async (id: unknown) => {
+    for (let i = 0; i < 300 && !answers.has(id); i++) await new Promise((r) => setTimeout(r, 20));
+    return answers.get(id);
+  };
+  return { child, answer, send: (line: string) => child.stdin.write(`${line}\n`), stderr: () => stderr };
+}
+
+describe('stdio with an oversize line', () => {
+  it('answers it with an error naming its id, skips it, and keeps serving', async () => {
+    const s = session();
+    try {
+      s.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
+      );
+      expect((await s.answer(1))?.result).toBeDefined();
+      s.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      // 11 MiB on one line: more than the SDK reader's own 10 MiB cap, which used to end the process.
+      s.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'get_booking', arguments: { bookingId: 'x'.repeat(11 * 1024 * 1024) } },
+        }),
+      );
+      s.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }));
+      const refused = await s.answer(2);
+      expect(refused?.error?.code).toBe(-32600);
+      expect(refused?.error?.message).toMatch(/too large/);
+      expect((await s.answer(3))?.result).toEqual({});
+      s.send(
+        JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'list_calendars', arguments: {} } }),
+      );
+      expect((await s.answer(4))?.result?.structuredContent?.ok).toBe(true);
+      expect(s.child.exitCode).toBeNull();
+      expect(s.stderr()).toContain('stdio request too large');
+    } finally {
+      s.child.kill();
+    }
+  });
+});

@@ -1,0 +1,152 @@
+import fc from 'fast-check';
+import type { Client } from '@modelcontextprotocol/client';
+import { describe, expect, it } from 'vitest';
+import { errorCodes } from '../../src/domain/errors.js';
+import type { FuzzCall, JsonSchema } from '../support/fuzz.js';
+import { argumentsOf, fuzzCalls } from '../support/fuzz.js';
+import { createOpenCalendar } from '../support/fixtures.js';
+import type { Envelope } from '../support/mcp-clients.js';
+import { call, connectHttp } from '../support/mcp-clients.js';
+import { runCli } from '../support/spawn-server.js';
+import type { Backend, BackendKind } from './harness.js';
+import { record, scale, startBackend } from './harness.js';
+
+const CALLS = Number(process.env.FUZZ_CALLS ?? scale(500, 20_000));
+const CLIENTS = 4;
+
+/** Audit records per trace id, once every written entry is sealed. */
+async function auditByTrace(backend: Backend): Promise<Map<string, number>> {
+  for (let i = 0; i < 500; i++) {
+    const [pending] = await backend.sql<{ n: number | string }>('SELECT count(*) AS n FROM audit_pending');
+    if (Number(pending!.n) === 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const rows = await backend.sql<{ trace_id: string; n: number | string }>(
+    'SELECT trace_id, count(*) AS n FROM audit_log GROUP BY trace_id',
+  );
+  return new Map(rows.map((r) => [r.trace_id, Number(r.n)]));
+}
+
+describe.each(['sqlite', 'postgres'] as BackendKind[])(
+  'fuzzing every tool as a hostile agent on %s',
+  (kind) => {
+    it(`${CALLS} calls: every answer an envelope, no INTERNAL, no 5xx, one audit record each`, async () => {
+      const backend = await startBackend(kind, { serverArgs: ['--write-policy', 'draft'] });
+      const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
+      const statuses: number[] = [];
+      const countingFetch: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        statuses.push(response.status);
+        return response;
+      };
+      const figures = {
+        seed,
+        calls: 0,
+        hostile: 0,
+        ok: 0,
+        refused: 0,
+        outsideEnvelope: 0,
+        unknownCode: 0,
+        internal: 0,
+        http5xx: 0,
+        auditMissing: 0,
+        auditDuplicated: 0,
+        verifyOk: false,
+        stillAnswers: false,
+      };
+      const failures: string[] = [];
+      try {
+        const urls = backend.urls();
+        const clients: Client[] = await Promise.all(
+          Array.from({ length: CLIENTS }, (_, i) =>
+            connectHttp(urls[i % urls.length]!, i % 3 === 2 ? 'legacy' : 'modern', { fetch: countingFetch }),
+          ),
+        );
+        const pools = {
+          calendar: [
+            await createOpenCalendar(clients[0]!, 'Fuzz room A'),
+            await createOpenCalendar(clients[0]!, 'Fuzz room B'),
+          ],
+          booking: [] as string[],
+          approval: [] as string[],
+        };
+        const { tools } = await clients[0]!.listTools();
+        const calls = fc.sample(fuzzCalls(tools as { name: string; inputSchema: JsonSchema }[]), {
+          numRuns: CALLS,
+          seed,
+        });
+        const traces: string[] = [];
+        const learn = (envelope: Envelope<any>) => {
+          const data = envelope.data;
+          if (data?.booking?.id) pools.booking.push(data.booking.id);
+          if (data?.calendar?.id) pools.calendar.push(data.calendar.id);
+          const approvalId = envelope.error?.details?.approvalId ?? data?.approvalId;
+          if (typeof approvalId === 'string') pools.approval.push(approvalId);
+        };
+        let next = 0;
+        await Promise.all(
+          clients.map(async (client) => {
+            while (next < calls.length) {
+              const fuzz: FuzzCall = calls[next++]!;
+              figures.calls++;
+              if (fuzz.mutate) figures.hostile++;
+              const args = argumentsOf(fuzz, pools);
+              let envelope: Envelope<any>;
+              try {
+                envelope = await call(client, fuzz.tool, args);
+              } catch (error) {
+                figures.outsideEnvelope++;
+                if (failures.length < 10)
+                  failures.push(`${fuzz.tool}: ${(error as Error).stack?.slice(0, 1500)}`);
+                continue;
+              }
+              traces.push(envelope.meta.traceId);
+              if (envelope.ok) figures.ok++;
+              else {
+                figures.refused++;
+                const code = envelope.error!.code;
+                if (!errorCodes.includes(code as never)) figures.unknownCode++;
+                if (code === 'INTERNAL') {
+                  figures.internal++;
+                  if (failures.length < 10)
+                    failures.push(`${fuzz.tool} INTERNAL: ${JSON.stringify(args).slice(0, 300)}`);
+                }
+              }
+              learn(envelope);
+            }
+          }),
+        );
+        const stillUp = await call(clients[0]!, 'list_calendars', {});
+        figures.stillAnswers = stillUp.ok;
+        await Promise.all(clients.map((c) => c.close()));
+        figures.http5xx = statuses.filter((s) => s >= 500).length;
+
+        const audited = await auditByTrace(backend);
+        for (const trace of traces) {
+          const n = audited.get(trace) ?? 0;
+          if (n === 0) figures.auditMissing++;
+          if (n > 1) figures.auditDuplicated++;
+        }
+        const verify = runCli(['audit', 'verify', ...backend.databaseArgs]);
+        figures.verifyOk = verify.status === 0;
+        if (!figures.verifyOk) failures.push(`audit verify: ${verify.stdout}${verify.stderr}`);
+      } finally {
+        record('7 fuzz', backend.label, figures);
+        await backend.stop();
+      }
+      expect(failures).toEqual([]);
+      expect(figures).toMatchObject({
+        outsideEnvelope: 0,
+        unknownCode: 0,
+        internal: 0,
+        http5xx: 0,
+        auditMissing: 0,
+        auditDuplicated: 0,
+        verifyOk: true,
+        stillAnswers: true,
+      });
+      expect(figures.hostile).toBeGreaterThan(CALLS / 4);
+      expect(figures.ok).toBeGreaterThan(0);
+    }, 900_000);
+  },
+);
