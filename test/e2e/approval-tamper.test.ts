@@ -167,11 +167,7 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
   it('other principal: neither burns nor reveals the approval, which its owner then uses', async () => {
     const b = await paidHold();
     const approvalId = await pageApproval(b);
-    await attempt(
-      'other principal',
-      () => confirm(intruder, b, { approval: { approvalId } }),
-      'NOT_FOUND',
-    );
+    await attempt('other principal', () => confirm(intruder, b, { approval: { approvalId } }), 'NOT_FOUND');
     // Same answer as for an id that never existed: the intruder learns nothing.
     const unknown = await confirm(intruder, b, { approval: { approvalId: randomUUID() } });
     expect(unknown.error!.code).toBe('NOT_FOUND');

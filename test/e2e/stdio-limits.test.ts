@@ -41,7 +41,11 @@ describe('stdio with an oversize line', () => {
           jsonrpc: '2.0',
           id: 1,
           method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
         }),
       );
       expect((await s.answer(1))?.result).toBeDefined();
@@ -61,7 +65,12 @@ describe('stdio with an oversize line', () => {
       expect(refused?.error?.message).toMatch(/too large/);
       expect((await s.answer(3))?.result).toEqual({});
       s.send(
-        JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'list_calendars', arguments: {} } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'tools/call',
+          params: { name: 'list_calendars', arguments: {} },
+        }),
       );
       expect((await s.answer(4))?.result?.structuredContent?.ok).toBe(true);
       expect(s.child.exitCode).toBeNull();

@@ -41,6 +41,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('kill -9 during a mixed w
       integrityFailures: 0,
       retriesReplayed: 0,
       retriesDuplicated: 0,
+      acknowledgedWithoutAudit: 0,
     };
     let hour = 0;
     try {
@@ -102,6 +103,19 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('kill -9 during a mixed w
         figures.halfApplied += (await backend.sql<{ n: number }>(HALF_APPLIED[kind]))[0]!.n;
         figures.overlaps += await backend.overlaps();
 
+        // Every acknowledged call has its audit record: writes committed it with their effect, and the
+        // restarted server sealed whatever the crash left unlinked.
+        const traces = new Set(
+          (
+            await backend.sql<{ trace_id: string }>(
+              'SELECT trace_id FROM audit_log UNION SELECT trace_id FROM audit_pending',
+            )
+          ).map((r) => r.trace_id),
+        );
+        figures.acknowledgedWithoutAudit += sent.filter(
+          (s) => s.answer?.ok && !traces.has(s.answer.meta.traceId),
+        ).length;
+
         // Every acknowledged confirmation is still there (or was cancelled by an acknowledged cancel).
         const [reader] = await clientsFor(backend, 1);
         const acknowledged = sent.filter((s) => s.answer?.ok);
@@ -146,6 +160,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('kill -9 during a mixed w
       expect(figures.overlaps).toBe(0);
       expect(figures.integrityFailures).toBe(0);
       expect(figures.retriesDuplicated).toBe(0);
+      expect(figures.acknowledgedWithoutAudit).toBe(0);
       expect(figures.acknowledgedConfirmations).toBeGreaterThan(0);
     } finally {
       await backend.stop();

@@ -241,5 +241,148 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         'SLOT_UNAVAILABLE',
       );
     });
+    it('runs afterCommit callbacks only for transactions that committed', async () => {
+      const heard: string[] = [];
+      await store.write(async (tx) => tx.afterCommit(() => heard.push('committed')));
+      await codeOf(
+        store.write(async (tx) => {
+          tx.afterCommit(() => heard.push('rolled back'));
+          throw new DomainError('INVALID_STATE', 'abort');
+        }),
+      );
+      await store.read(async (tx) => tx.afterCommit(() => heard.push('read')));
+      expect(heard).toEqual(['committed', 'read']);
+    });
+
+    it('serialises check-then-insert under one key: racing writers cannot overshoot a count', async () => {
+      const cap = 3;
+      const attempts = Array.from({ length: 8 }, (_, i) =>
+        store.write(async (tx) => {
+          await tx.serialize('calendars:t1');
+          if ((await tx.countCalendars('t1')) >= cap + 2) return false;
+          await tx.insertCalendar(calendar(`cal_race_${i}`));
+          return true;
+        }),
+      );
+      expect((await Promise.all(attempts)).filter(Boolean)).toHaveLength(cap);
+      expect(await store.read((tx) => tx.countCalendars('t1'))).toBe(cap + 2);
+    });
+
+    it('pages calendars oldest first with a total', async () => {
+      await store.write(async (tx) => {
+        for (const id of ['cal_c', 'cal_d']) await tx.insertCalendar({ ...calendar(id), createdAt: T0 + 1 });
+      });
+      const page = await store.read((tx) => tx.listCalendars('t1', { offset: 1, limit: 2 }));
+      expect(page.total).toBe(4);
+      expect(page.items.map((c) => c.id)).toEqual(['cal_b', 'cal_c']);
+      expect((await store.read((tx) => tx.listCalendars('t2', { offset: 0, limit: 5 }))).total).toBe(0);
+    });
+
+    it('counts open approvals: pending and unexpired, per tenant', async () => {
+      const approval = (id: string, status: 'PENDING' | 'APPROVED', expiresAt: number, tenantId = 't1') => ({
+        id,
+        tenantId,
+        subject: 'sub',
+        clientId: 'cli',
+        action: 'confirm_booking' as const,
+        bookingId: 'bk_1',
+        intent: {
+          action: 'cancel_booking' as const,
+          bookingId: 'bk_1',
+          reference: 'R',
+          start: 's',
+          end: 'e',
+          version: 1,
+        },
+        intentHash: 'sha256:x',
+        status,
+        createdAt: T0,
+        expiresAt,
+        decidedAt: null,
+        decidedBy: null,
+        burnedReason: null,
+      });
+      await store.write(async (tx) => {
+        await tx.insertApproval(approval('a1', 'PENDING', T0 + 1000), 'h1');
+        await tx.insertApproval(approval('a2', 'PENDING', T0 + 10), 'h2');
+        await tx.insertApproval(approval('a3', 'APPROVED', T0 + 1000), 'h3');
+        await tx.insertApproval(approval('a4', 'PENDING', T0 + 1000, 't2'), 'h4');
+      });
+      expect(await store.read((tx) => tx.countOpenApprovals('t1', T0 + 100))).toBe(1);
+      expect(await store.read((tx) => tx.countOpenApprovals('t1', T0))).toBe(2);
+    });
+
+    it('marks expired priced holds for a payment follow-up and lists them; unpriced ones not', async () => {
+      const priced = hold(['cal_a'], T0 + H, T0 + 2 * H, {
+        expiresAt: T0 + 10,
+        price: { amount: '1.00', currency: 'EUR' },
+      });
+      const free = hold(['cal_b'], T0 + H, T0 + 2 * H, { expiresAt: T0 + 10 });
+      await store.write(async (tx) => {
+        await tx.insertHold(priced);
+        await tx.insertHold(free);
+      });
+      expect(await store.write((tx) => tx.expireLapsedHolds(T0 + 10))).toBe(2);
+      const due = await store.read((tx) => tx.paymentFollowUps(10));
+      expect(due.map((b) => b.id)).toEqual([priced.id]);
+      expect(due[0]).toMatchObject({ status: 'EXPIRED', paymentFollowUp: true, version: 2 });
+      await store.write((tx) => tx.updateBooking({ ...due[0]!, version: 3, paymentFollowUp: false }));
+      expect(await store.read((tx) => tx.paymentFollowUps(10))).toEqual([]);
+    });
+
+    it('keeps audit entries pending until sealed, then in sequence, exactly as written', async () => {
+      const entry = (tool: string) => ({
+        at: T0,
+        tenantId: 't1',
+        subject: 'sub',
+        clientId: 'cli',
+        transport: 'http',
+        tool,
+        kind: 'read' as const,
+        outcome: 'ok' as const,
+        errorCode: null,
+        blockedReason: null,
+        argumentsDigest: 'sha256:d',
+        preview: '{"a":"Zoë \\u0000 安"}',
+        traceId: `trace-${tool}`,
+        durationMs: 1.25,
+      });
+      await store.write(async (tx) => {
+        await tx.appendAudit(entry('one'));
+        await tx.appendAudit(entry('two'));
+      });
+      await codeOf(
+        store.write(async (tx) => {
+          await tx.appendAudit(entry('rolled-back'));
+          throw new DomainError('INVALID_STATE', 'abort');
+        }),
+      );
+      const pending = await store.read((tx) => tx.pendingAudit(10));
+      expect(pending.map((p) => p.tool)).toEqual(['one', 'two']);
+      expect(await store.read((tx) => tx.countPendingAudit())).toBe(2);
+      expect(await store.read((tx) => tx.auditHead())).toBeNull();
+      const sealed = pending.map(({ pendingId: _, ...e }, i) => ({
+        ...e,
+        seq: i + 1,
+        prevHash: i === 0 ? 'genesis' : 'h1',
+        hash: `h${i + 1}`,
+        macVersion: 2 as const,
+        keyId: 'k',
+      }));
+      await store.write(async (tx) => {
+        await tx.serialize('audit-chain');
+        await tx.insertAuditRecords(sealed);
+        await tx.removePendingAudit(pending.map((p) => p.pendingId));
+      });
+      expect(await store.read((tx) => tx.countPendingAudit())).toBe(0);
+      expect(await store.read((tx) => tx.auditHead())).toEqual({
+        seq: 2,
+        hash: 'h2',
+        macVersion: 2,
+        keyId: 'k',
+      });
+      expect(await store.read((tx) => tx.auditRecords(1, 10))).toEqual([sealed[1]]);
+      expect(await store.read((tx) => tx.auditRecords(0, 10))).toEqual(sealed);
+    });
   });
 }
