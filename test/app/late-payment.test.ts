@@ -5,7 +5,7 @@ import { gatedChange } from '../../src/app/gated-change.js';
 import { holdSlot } from '../../src/app/hold-slot.js';
 import { getBooking } from '../../src/app/read-bookings.js';
 import { sweep } from '../../src/app/sweep.js';
-import { DomainError } from '../../src/domain/errors.js';
+import type { DomainError } from '../../src/domain/errors.js';
 import { appHarness, operator } from '../support/app-harness.js';
 
 const T0 = Date.UTC(2030, 0, 7, 8);
