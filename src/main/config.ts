@@ -83,6 +83,7 @@ Options:
   --audit-key-file PATH the audit HMAC key (env HOLDFAST_AUDIT_KEY_FILE, or the key itself in
                         HOLDFAST_AUDIT_KEY; default audit.key beside the SQLite file, ./data/audit.key
                         for PostgreSQL; created on first start with mode 600)
+  --checkpoint-every N  log an audit checkpoint after N sealed records (default 1000; and every 10 minutes)
   --max-calendars N     calendars per tenant (default 1000)
   --max-open-approvals N  approvals waiting for a person per tenant (default 200)
 `;
@@ -126,6 +127,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       'max-open-approvals': { type: 'string' },
       checkpoint: { type: 'string' },
       out: { type: 'string' },
+      'checkpoint-every': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -167,7 +169,10 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     json: values.json ?? false,
     auditKey: env.HOLDFAST_AUDIT_KEY ?? null,
     auditKeyFile: values['audit-key-file'] ?? env.HOLDFAST_AUDIT_KEY_FILE ?? null,
-    checkpointEvery: { records: 1000, ms: 10 * 60_000 },
+    checkpointEvery: {
+      records: positiveInt(values['checkpoint-every'], 'checkpoint-every', 1000),
+      ms: 10 * 60_000,
+    },
     maxCalendarsPerTenant: positiveInt(values['max-calendars'], 'max-calendars', 1000),
     maxOpenApprovalsPerTenant: positiveInt(values['max-open-approvals'], 'max-open-approvals', 200),
     unsafeSkipOverlapPrecheck: env.HOLDFAST_UNSAFE_SKIP_OVERLAP_PRECHECK === '1',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,5 +130,40 @@ describe('audit trail', () => {
     expect(json.firstBroken.seq).toBe(3);
     const tail = runCli(['audit', 'tail', '-n', '2', '--json', '--db', server.dbPath]);
     expect(tail.stdout.trim().split('\n')).toHaveLength(2);
+  });
+});
+
+describe('checkpoints in the server log', () => {
+  it('are written every N records and anchor the chain when the log is given to verify', async () => {
+    const logged = await spawnServer(['--no-seed', '--checkpoint-every', '3']);
+    try {
+      const client = await connectHttp(logged.url, 'modern');
+      for (let i = 0; i < 10; i++) await call(client, 'get_booking', { bookingId: `bk_${i}` });
+      await client.close();
+      await untilSealed(logged.dbPath);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const lines = logged.logs
+        .join('')
+        .split('\n')
+        .filter((l) => l.includes('audit checkpoint'));
+      expect(lines.length).toBeGreaterThanOrEqual(3);
+      const logFile = `${logged.dbPath}.log`;
+      writeFileSync(logFile, logged.logs.join(''));
+      const ok = runCli(['audit', 'verify', '--checkpoint', logFile, '--db', logged.dbPath]);
+      expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+      expect(ok.stdout).toMatch(new RegExp(`${lines.length} of ${lines.length} checkpoints matched`));
+      // Someone removes the newest records (guards dropped first): the logged checkpoints notice.
+      const db = new Database(logged.dbPath);
+      db.exec('DROP TRIGGER audit_log_no_delete');
+      const newest = JSON.parse(lines.at(-1)!).checkpoint.seq as number;
+      db.prepare('DELETE FROM audit_log WHERE seq >= ?').run(newest);
+      db.close();
+      const broken = runCli(['audit', 'verify', '--checkpoint', logFile, '--db', logged.dbPath]);
+      expect(broken.status).toBe(1);
+      expect(broken.stdout).toContain(`BROKEN at seq ${newest}`);
+      expect(runCli(['audit', 'verify', '--db', logged.dbPath]).status).toBe(0); // without anchors it cannot tell
+    } finally {
+      await logged.stop();
+    }
   });
 });

@@ -16,6 +16,11 @@ export function mapPgError(error: unknown): unknown {
   const constraint = (error as { constraint?: unknown } | null)?.constraint;
   if (code === '23P01')
     return new DomainError('SLOT_UNAVAILABLE', 'The requested time overlaps an existing booking.');
+  // The edge refuses NUL and broken UTF-16 first; should a value slip past it, answer like SQLite would refuse it.
+  if (code === '22021' || code === '22P05')
+    return new DomainError('INVALID_ARGUMENTS', 'A text value contains a character that cannot be stored.', {
+      field: '(arguments)',
+    });
   if (code === '23505' && constraint === 'bookings_reference')
     return new ReferenceTakenError(String((error as Error).message));
   return error;

@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GENESIS, StoreAuditLog } from '../../src/adapters/audit/audit-chain.js';
+import { AuditKey } from '../../src/adapters/audit/audit-key.js';
+import { verifyAudit } from '../../src/adapters/audit/audit-verify.js';
+import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
+import type { AuditEntry, AuditRecord } from '../../src/ports/audit.js';
+import type { Store, StoreTx } from '../../src/ports/store.js';
+import { tempDbPath } from '../support/spawn-server.js';
+
+const key = new AuditKey('k'.repeat(40));
+const entry = (tool: string): AuditEntry => ({
+  at: 1_800_000_000_000,
+  tenantId: 't1',
+  subject: 'sub',
+  clientId: 'cli',
+  transport: 'http',
+  tool,
+  kind: 'read',
+  outcome: 'ok',
+  errorCode: null,
+  blockedReason: null,
+  argumentsDigest: 'sha256:d',
+  preview: '{}',
+  traceId: `trace-${tool}`,
+  durationMs: 1,
+});
+
+let db: ReturnType<typeof tempDbPath>;
+let store: SqliteStore;
+beforeEach(() => {
+  db = tempDbPath();
+  store = SqliteStore.open(db.path);
+});
+afterEach(async () => {
+  await store.close();
+  db.cleanup();
+});
+
+/** A store whose appendAudit refuses one poisoned entry, as a driver would refuse a bad value. */
+function poisonedFor(tool: string): Store {
+  const wrap = (tx: StoreTx): StoreTx =>
+    new Proxy(tx, {
+      get(target, name, receiver) {
+        if (name === 'appendAudit')
+          return async (e: AuditEntry) => {
+            if (e.tool === tool) throw new Error('value refused by the driver');
+            return target.appendAudit(e);
+          };
+        const value = Reflect.get(target, name, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  return {
+    read: (work) => store.read((tx) => work(wrap(tx))),
+    write: (work) => store.write((tx) => work(wrap(tx))),
+    close: () => store.close(),
+  };
+}
+
+describe('the audit trail', () => {
+  it('loses only the bad entry when one entry of a batch fails, never its neighbours', async () => {
+    const errors: string[] = [];
+    const log = new StoreAuditLog(poisonedFor('poison'), key, { onError: (m) => errors.push(m) });
+    const tools = ['a', 'b', 'poison', 'c', 'd', 'e'];
+    const results = await Promise.allSettled(tools.map((t) => log.append(entry(t))));
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    const records = await store.read((tx) => tx.auditRecords(0, 100));
+    expect(records.map((r) => r.tool).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(errors).toEqual(['audit append failed']);
+    expect((await verifyAudit(store, key)).ok).toBe(true);
+  });
+
+  it('seals entries written with an effect, in order, with a MAC under the key', async () => {
+    await store.write((tx) => tx.appendAudit(entry('hold_slot')));
+    const log = new StoreAuditLog(store, key);
+    await log.append(entry('get_booking'));
+    const records = await store.read((tx) => tx.auditRecords(0, 10));
+    expect(records.map((r) => [r.seq, r.tool, r.macVersion, r.keyId])).toEqual([
+      [1, 'hold_slot', 2, key.keyId],
+      [2, 'get_booking', 2, key.keyId],
+    ]);
+    expect(records[1]!.prevHash).toBe(records[0]!.hash);
+    expect(await verifyAudit(store, key)).toMatchObject({ ok: true, records: 2, pending: 0 });
+  });
+
+  it('refuses to seal with another key rather than fork the chain; the entries stay written', async () => {
+    await new StoreAuditLog(store, key).append(entry('first'));
+    const errors: string[] = [];
+    const other = new StoreAuditLog(store, new AuditKey('x'.repeat(40)), { onError: (m) => errors.push(m) });
+    await other.append(entry('second'));
+    expect(errors).toEqual(['audit seal refused']);
+    expect(await store.read((tx) => tx.countPendingAudit())).toBe(1);
+    const wrongKey = await verifyAudit(store, new AuditKey('x'.repeat(40)));
+    expect(wrongKey.firstBroken?.reason).toMatch(/another audit key/);
+  });
+
+  it('verifies a chain begun by an earlier release (unkeyed sha256), then continued with the key', async () => {
+    // What releases before keyed audit wrote: sha256 over the canonical {prevHash, seq, entry}.
+    const legacy: AuditRecord[] = [];
+    let prevHash = GENESIS;
+    for (const [seq, tool] of [
+      [1, 'old_a'],
+      [2, 'old_b'],
+    ] as const) {
+      const e = { ...entry(tool), preview: '{"customer":{"email":"a***@example.com"}}' };
+      const body = canonicalize({ prevHash, seq, entry: { ...e, preview: JSON.parse(e.preview) } })!;
+      const hash = `sha256:${createHash('sha256').update(body).digest('hex')}`;
+      legacy.push({ ...e, seq, prevHash, hash, macVersion: 1, keyId: null });
+      prevHash = hash;
+    }
+    await store.write((tx) => tx.insertAuditRecords(legacy));
+    await new StoreAuditLog(store, key).append(entry('new'));
+    expect(await verifyAudit(store, key)).toMatchObject({ ok: true, records: 3, legacyRecords: 2 });
+  });
+});
