@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AuditKey } from '../adapters/audit/audit-key.js';
 import type { Logger } from '../adapters/log/json-logger.js';
@@ -19,24 +19,33 @@ export function auditKeyPath(config: ServerConfig): string {
 }
 
 /**
+ * Writes a new key beside its final place, then links it there: instances starting together
+ * either create it or read the complete key another one created, never a half-written file.
+ */
+function createOnce(path: string): boolean {
+  mkdirSync(dirname(path), { recursive: true });
+  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(draft, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
+  try {
+    linkSync(draft, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  } finally {
+    unlinkSync(draft);
+  }
+}
+
+/**
  * Loads the audit key; `create` (serve, stdio) makes a new one on first start, readable by
  * the owner only. Operator commands never create one: a missing key is a clear error.
  */
 export function loadAuditKey(config: ServerConfig, create: boolean, logger?: Logger): AuditKey {
   if (config.auditKey) return new AuditKey(config.auditKey);
   const path = auditKeyPath(config);
-  if (create) {
-    try {
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
-      logger?.info('created audit key', {
-        path,
-        hint: 'keep a copy outside this machine; see README "Audit"',
-      });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
+  if (create && createOnce(path))
+    logger?.info('created audit key', { path, hint: 'keep a copy outside this machine; see README "Audit"' });
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
