@@ -11,10 +11,10 @@ import { SqliteStore } from '../dist/adapters/storage/sqlite/sqlite-store.js';
 import { createCalendar } from '../dist/app/calendars.js';
 import { defaultAppConfig } from '../dist/app/deps.js';
 import { holdSlot } from '../dist/app/hold-slot.js';
-import { openGate } from '../dist/app/write-gate.js';
 import { noSlotCache } from '../dist/ports/slot-cache.js';
+import { pick } from './scale.mjs';
 
-const OPS = 3000;
+const OPS = pick(3000, 50);
 const SLOT = 15 * 60_000;
 const principal = {
   tenantId: 'bench',
@@ -37,7 +37,15 @@ export async function benchInProcess(dir) {
     clock: { now: () => Date.now() },
     ids: randomIds,
     digest: jcsDigest,
-    gate: openGate,
+    payments: {
+      queryPayment: async (bookingId) => ({
+        bookingId,
+        status: 'PENDING',
+        amount: null,
+        currency: null,
+        paidAt: null,
+      }),
+    },
     slotCache: noSlotCache,
     config: defaultAppConfig,
   };
@@ -55,9 +63,11 @@ export async function benchInProcess(dir) {
   raw.prepare("INSERT INTO calendars VALUES ('bench', ?, 'c', 'UTC', NULL, NULL, '{}', 0)").run(calendar.id);
   const insertBooking = raw.prepare(
     `INSERT INTO bookings (tenant_id, id, reference, calendar_ids, start_at, end_at, status, version, created_at, updated_at,
-       expires_at, customer, label, price_amount, price_currency, payment, owner_subject, owner_client, external_keys)
+       expires_at, customer, label, price_amount, price_currency, payment, owner_subject, owner_client, external_keys,
+       payment_follow_up)
      VALUES (@tenant_id, @id, @reference, @calendar_ids, @start_at, @end_at, @status, @version, @created_at, @updated_at,
-       @expires_at, @customer, @label, @price_amount, @price_currency, @payment, @owner_subject, @owner_client, @external_keys)`,
+       @expires_at, @customer, @label, @price_amount, @price_currency, @payment, @owner_subject, @owner_client, @external_keys,
+       @payment_follow_up)`,
   );
   const insertAllocation = raw.prepare('INSERT INTO allocations VALUES (?, ?, ?, ?, ?, 1)');
   const rawHold = (i) => {
@@ -80,6 +90,7 @@ export async function benchInProcess(dir) {
       payment: null,
       owner: { subject: 'bench', clientId: 'bench' },
       externalKeys: {},
+      paymentFollowUp: false,
     });
     raw.exec('BEGIN IMMEDIATE');
     insertBooking.run(row);

@@ -2,10 +2,17 @@
 // ceiling of a raw single-statement insert through the same exclusion constraint, measured in the same run.
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { callTool, percentile, runLoad, spawnServer } from './load.mjs';
+import { pick } from './scale.mjs';
 
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const CALLS = 2000;
+const PG_URL =
+  process.env.BENCH_DATABASE_URL ??
+  process.env.TEST_DATABASE_URL ??
+  'postgres://postgres@127.0.0.1:5432/test';
+const CALLS = pick(2000, 100);
 const CONCURRENCY = 32;
 const SLOT = 15 * 60_000;
 const DAY = 86_400_000;
@@ -25,10 +32,16 @@ async function dropSchema(name) {
 /** The ceiling: 32 connections each inserting a booking and its allocation in one statement. */
 async function rawCeiling() {
   const { name } = await schemaUrl();
-  const pool = new pg.Pool({ connectionString: PG_URL, max: CONCURRENCY, options: `-c search_path=${name},public` });
+  const pool = new pg.Pool({
+    connectionString: PG_URL,
+    max: CONCURRENCY,
+    options: `-c search_path=${name},public`,
+  });
   await pool.query(`CREATE SCHEMA ${name}`);
   await pool.query('CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public');
-  await pool.query(`CREATE TABLE bookings (tenant_id text, id text, start_at bigint, end_at bigint, PRIMARY KEY (tenant_id, id))`);
+  await pool.query(
+    `CREATE TABLE bookings (tenant_id text, id text, start_at bigint, end_at bigint, PRIMARY KEY (tenant_id, id))`,
+  );
   await pool.query(`CREATE TABLE allocations (tenant_id text, booking_id text, calendar_id text, start_at timestamptz, end_at timestamptz,
     active boolean, PRIMARY KEY (tenant_id, booking_id, calendar_id),
     EXCLUDE USING gist (tenant_id WITH =, calendar_id WITH =, tstzrange(start_at, end_at, '[)') WITH &&) WHERE (active))`);
@@ -39,7 +52,7 @@ async function rawCeiling() {
        INSERT INTO allocations SELECT tenant_id, id, $4, to_timestamp($2::bigint / 1000.0), to_timestamp($3::bigint / 1000.0), true FROM b`,
       [randomUUID(), base + Math.floor(i / 8) * SLOT, base + Math.floor(i / 8) * SLOT + SLOT, `cal_${i % 8}`],
     );
-  await runLoad({ concurrency: CONCURRENCY, total: 200, makeCall: (i) => insert(i + 1_000_000) });
+  await runLoad({ concurrency: CONCURRENCY, total: pick(200, 20), makeCall: (i) => insert(i + 1_000_000) });
   const result = await runLoad({ concurrency: CONCURRENCY, total: CALLS, makeCall: insert, expectOk: false });
   await pool.end();
   await dropSchema(name);
@@ -49,11 +62,18 @@ async function rawCeiling() {
 async function holdfastHolds(instances) {
   const { name, url } = await schemaUrl();
   const servers = [];
+  // Every instance shares one audit key, kept outside the database (and outside the repository).
+  const keyDir = mkdtempSync(join(tmpdir(), 'holdfast-bench-key-'));
+  const args = ['dist/main/cli.js', 'serve', '--port', '0', '--no-seed', '--database', url];
   for (let i = 0; i < instances; i++) {
-    servers.push(await spawnServer(process.execPath, ['dist/main/cli.js', 'serve', '--port', '0', '--no-seed', '--database', url]));
+    servers.push(
+      await spawnServer(process.execPath, [...args, '--audit-key-file', join(keyDir, 'audit.key')]),
+    );
   }
   try {
-    const everyDay = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ start: '00:00', end: '24:00' }]]));
+    const everyDay = Object.fromEntries(
+      ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ start: '00:00', end: '24:00' }]]),
+    );
     const calendars = [];
     for (let i = 0; i < 8; i++) {
       const created = await callTool(servers[0].url, 'create_calendar', {
@@ -76,12 +96,13 @@ async function holdfastHolds(instances) {
         idempotencyKey: randomUUID(),
       });
     };
-    await runLoad({ concurrency: 8, total: 200, makeCall: hold });
+    await runLoad({ concurrency: 8, total: pick(200, 20), makeCall: hold });
     return await runLoad({ concurrency: CONCURRENCY, total: CALLS, makeCall: hold });
   } finally {
     for (const s of servers) s.stop();
     await new Promise((r) => setTimeout(r, 300));
     await dropSchema(name);
+    rmSync(keyDir, { recursive: true, force: true });
   }
 }
 

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { callTool, runLoad, spawnServer } from './load.mjs';
 import { benchInProcess } from './in-process.mjs';
 import { benchPostgres } from './postgres.mjs';
+import { pick, SMOKE } from './scale.mjs';
 
 const CONCURRENCY = [1, 8, 32];
-const CALLS = { 1: 300, 8: 1200, 32: 1600 };
-const ROUNDS = 2;
+const CALLS = pick({ 1: 300, 8: 1200, 32: 1600 }, { 1: 20, 8: 60, 32: 100 });
+const ROUNDS = pick(2, 1);
 const DAY = 86_400_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'holdfast-bench-'));
@@ -85,7 +86,8 @@ try {
     hold_slot: () => callTool(holdfast.url, 'hold_slot', nextHold()),
   };
   // Warm both processes (JIT, statement cache) before measuring.
-  for (const run of Object.values(workloads)) await runLoad({ concurrency: 8, total: 200, makeCall: run });
+  for (const run of Object.values(workloads))
+    await runLoad({ concurrency: 8, total: pick(200, 20), makeCall: run });
 
   const results = {};
   for (const concurrency of CONCURRENCY) {
@@ -106,7 +108,7 @@ try {
 
   const fmt = (n, d = 0) => n.toFixed(d);
   const lines = [
-    `Holdfast bench (${new Date().toISOString()}, Node ${process.version}, ${CALLS[32]} calls at c=32, best of ${ROUNDS} interleaved rounds)`,
+    `Holdfast bench${SMOKE ? ' SMOKE RUN (figures mean nothing)' : ''} (${new Date().toISOString()}, Node ${process.version}, ${CALLS[32]} calls at c=32, best of ${ROUNDS} interleaved rounds)`,
     '',
     '| workload | concurrency | calls/s | p50 ms | p99 ms | failures | vs no-op calls/s |',
     '|---|---:|---:|---:|---:|---:|---:|',

