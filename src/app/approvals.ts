@@ -173,17 +173,36 @@ export async function decideByPageToken(deps: AppDeps, token: string, decision: 
   });
 }
 
+/** An approval with what a person needs to decide it: its status now and the intent in words. */
+async function viewOf(deps: AppDeps, tx: StoreTx, approval: Approval) {
+  const booking = await loadBooking(tx, approval.tenantId, approval.bookingId);
+  return {
+    approval,
+    status: effectiveApprovalStatus(approval, deps.clock.now()),
+    summary: await describeIntent(tx, approval.tenantId, approval.intent, booking),
+  };
+}
+
+export type ApprovalView = Awaited<ReturnType<typeof viewOf>>;
+
 /** Reads what the page shows, without deciding. */
-export async function approvalForPage(deps: AppDeps, token: string) {
+export async function approvalForPage(deps: AppDeps, token: string): Promise<ApprovalView | null> {
   return deps.store.read(async (tx) => {
     const approval = await tx.getApprovalByPageToken(deps.digest.ofJson(token));
-    if (!approval) return null;
-    const booking = await loadBooking(tx, approval.tenantId, approval.bookingId);
-    return {
-      approval,
-      status: effectiveApprovalStatus(approval, deps.clock.now()),
-      summary: await describeIntent(tx, approval.tenantId, approval.intent, booking),
-    };
+    return approval ? viewOf(deps, tx, approval) : null;
+  });
+}
+
+/** What an operator sees of one approval (`holdfast approvals show`). */
+export async function approvalById(
+  deps: AppDeps,
+  tenantId: string,
+  approvalId: string,
+): Promise<ApprovalView> {
+  return deps.store.read(async (tx) => {
+    const approval = await tx.getApproval(tenantId, approvalId);
+    if (!approval) throw new DomainError('NOT_FOUND', `No approval ${approvalId}.`, { approvalId });
+    return viewOf(deps, tx, approval);
   });
 }
 

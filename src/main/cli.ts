@@ -1,13 +1,27 @@
 #!/usr/bin/env node
 import { jsonLogger } from '../adapters/log/json-logger.js';
-import { openStore } from './compose.js';
-import { readConfig, usage, UsageError } from './config.js';
-import { runHttpServer, StartupError } from './serve.js';
+import { explain } from './cli-errors.js';
+import { commandDoc, commandHelp, globalHelp } from './cli-help.js';
+import { readConfig, UsageError } from './config.js';
 import { runOperatorCommand } from './operator-commands.js';
+import { runHttpServer } from './serve.js';
 import { runStdioServer } from './stdio.js';
+import { holdfastVersion } from './version.js';
 
-async function main(): Promise<void> {
-  const config = readConfig(process.argv.slice(2), process.env);
+const print = (text: string) => process.stdout.write(`${text}\n`);
+
+async function main(argv: readonly string[]): Promise<void> {
+  const config = readConfig(argv, process.env);
+  if (config.command === 'version')
+    return void print(`holdfast ${holdfastVersion} (Node.js ${process.version})`);
+  if (config.command === 'help') {
+    if (config.helpFor === null) return void process.stdout.write(globalHelp());
+    const doc = commandDoc(config.helpFor);
+    if (!doc) throw new UsageError(`unknown command "${config.helpFor}" (see holdfast --help)`);
+    return void process.stdout.write(commandHelp(doc));
+  }
+  if (!commandDoc(config.command))
+    throw new UsageError(`unknown command "${config.command}" (see holdfast --help)`);
   const logger = jsonLogger();
   switch (config.command) {
     case 'serve': {
@@ -19,36 +33,15 @@ async function main(): Promise<void> {
     }
     case 'stdio':
       return runStdioServer(config, logger);
-    case 'db': {
-      if (config.rest[0] !== 'migrate') throw new StartupError('Usage: holdfast db migrate [--db PATH]');
-      const store = await openStore(config);
-      await store.close();
-      process.stdout.write('The database is at the current schema.\n');
-      return;
-    }
-    case 'sweep':
-    case 'approvals':
-    case 'payments':
-    case 'reconciliation':
-    case 'audit':
-      process.exitCode = await runOperatorCommand(config, (text) => process.stdout.write(`${text}\n`));
-      return;
-    case 'help':
-      process.stdout.write(usage);
-      return;
     default:
-      throw new StartupError(`Unknown command "${config.command}".\n\n${usage}`);
+      process.exitCode = await runOperatorCommand(config, print);
   }
 }
 
-main().catch((error: unknown) => {
-  const known =
-    error instanceof StartupError ||
-    error instanceof UsageError ||
-    (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
-  // Operators get one clear line for their own mistakes; a stack only for real bugs.
-  const text =
-    error instanceof Error ? (known ? error.message : (error.stack ?? error.message)) : String(error);
-  process.stderr.write(`holdfast: ${text}\n`);
-  process.exit(known ? 2 : 1);
+const argv = process.argv.slice(2);
+main(argv).catch((error: unknown) => {
+  const { line, exitCode } = explain(error, argv);
+  process.stderr.write(`holdfast: ${line}\n`);
+  if (argv.includes('--debug') && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  process.exit(exitCode);
 });

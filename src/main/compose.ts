@@ -21,6 +21,7 @@ import type { Principal, WritePolicy } from '../domain/calendar.js';
 import type { SlotCache } from '../ports/slot-cache.js';
 import type { Store } from '../ports/store.js';
 import type { ServerConfig } from './config.js';
+import { CREATING_COMMANDS } from './config.js';
 import { isPostgresUrl } from './database-url.js';
 import { loadAuditKey } from './audit-key-file.js';
 
@@ -45,11 +46,15 @@ export interface RuntimeOptions {
 
 export { describeDatabase, isPostgresUrl } from './database-url.js';
 
-/** SQLite by default; PostgreSQL when the database is a postgres:// URL. */
+/**
+ * SQLite by default; PostgreSQL when the database is a postgres:// URL. Only serve, stdio and
+ * db migrate may create a database; every other command refuses a missing one.
+ */
 export async function openStore(config: ServerConfig): Promise<Store> {
+  const create = CREATING_COMMANDS.has(config.command);
   return isPostgresUrl(config.databasePath)
-    ? PgStore.open(config.databasePath)
-    : SqliteStore.open(config.databasePath);
+    ? PgStore.open(config.databasePath, { create })
+    : SqliteStore.open(config.databasePath, { create });
 }
 
 /** Several instances on PostgreSQL tell each other about writes; one SQLite process needs no bus. */
@@ -75,8 +80,14 @@ export async function buildRuntime(
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
   const boundPort = options.boundPort;
-  const auditKey = loadAuditKey(config, options.createAuditKey ?? false, logger);
   const store = await openStore(config);
+  let auditKey: AuditKey;
+  try {
+    auditKey = loadAuditKey(config, options.createAuditKey ?? false, logger);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const slotCache = await slotCacheFor(store, config, logger);
   const simulator = new SimulatedPayments(store, config.tenantId);
   const publicBaseUrl = config.publicBaseUrl ?? `http://127.0.0.1:${boundPort ?? config.port}`;

@@ -5,11 +5,16 @@ import type { WritePolicy } from '../domain/calendar.js';
 export class UsageError extends Error {}
 
 export interface ServerConfig {
+  /** serve | stdio | db | approvals | … ; 'help' and 'version' print and exit. */
   readonly command: string;
   readonly rest: readonly string[];
+  /** The command whose help page was asked for (`holdfast approvals --help`). */
+  readonly helpFor: string | null;
   readonly databasePath: string;
   readonly host: string;
   readonly port: number;
+  /** stdio: the loopback port of the approval page it serves (0: any free port). */
+  readonly consolePort: number;
   readonly seed: boolean;
   readonly holdTtlMs: number;
   readonly legacy: 'stateless' | 'reject';
@@ -30,6 +35,7 @@ export interface ServerConfig {
   /** HMAC key for MRTR request state; random per process when unset. */
   readonly stateKey: string | null;
   readonly json: boolean;
+  readonly debug: boolean;
   /** The audit key itself (HOLDFAST_AUDIT_KEY); otherwise read from `auditKeyFile` or its default place. */
   readonly auditKey: string | null;
   readonly auditKeyFile: string | null;
@@ -51,107 +57,131 @@ export interface ServerConfig {
   };
 }
 
-export const usage = `Usage: holdfast <command> [options]
+/** Commands that may create a database; every other one refuses a missing one. */
+export const CREATING_COMMANDS = new Set(['serve', 'stdio', 'db']);
 
-Commands:
-  serve            Streamable HTTP on http://127.0.0.1:3000/mcp (default)
-  stdio            MCP over stdin/stdout for local hosts
-  db migrate       Create or upgrade the database schema
-  sweep            Expire lapsed holds and purge old idempotency records once
-  approvals list | show ID | approve ID | deny ID
-  payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C]   (simulator)
-  audit verify [--checkpoint FILE] | checkpoint [--out FILE] | tail [-n N] [--json]
-  reconciliation   follow up lapsed priced holds' payments, then list bookings paid after their hold lapsed
-
-Options:
-  --db PATH             SQLite file (env HOLDFAST_DB, default ./data/holdfast.db)
-  --database URL        postgres://... to run on PostgreSQL (env DATABASE_URL; ?schema=NAME picks a schema)
-  --host ADDR           bind address (env HOST, default 127.0.0.1; loopback only until auth exists)
-  --port N              HTTP port (env PORT, default 3000)
-  --no-seed             do not create the demo calendars on an empty database
-  --hold-ttl SECONDS    how long a hold lasts (env HOLDFAST_HOLD_TTL_SECONDS, default 300)
-  --legacy MODE         stateless (default) serves 2025-era clients too; reject serves 2026-07-28 only
-  --allowed-host HOST   extra Host header value to accept (repeatable)
-  --tenant ID           tenant of the local operator (default local)
-  --principal NAME      name of the local operator (default local-operator)
-  --write-policy P      readonly | draft | attested | direct (env HOLDFAST_WRITE_POLICY;
-                        default attested over stdio, draft over HTTP)
-  --payments KIND       simulator (default) | http (needs PAYMENT_QUERY_BASE_URL)
-  --public-url URL      where people reach this server, for approval links (env HOLDFAST_PUBLIC_URL)
-  --payment-url-base U  payment page base for priced bookings (env HOLDFAST_PAYMENT_URL_BASE)
-  --production          production mode: no development payment form (also NODE_ENV=production)
-  --audit-key-file PATH the audit HMAC key (env HOLDFAST_AUDIT_KEY_FILE, or the key itself in
-                        HOLDFAST_AUDIT_KEY; default audit.key beside the SQLite file, ./data/audit.key
-                        for PostgreSQL; created on first start with mode 600)
-  --checkpoint-every N  log an audit checkpoint after N sealed records (default 1000; and every 10 minutes)
-  --max-calendars N     calendars per tenant (default 1000)
-  --max-open-approvals N  approvals waiting for a person per tenant (default 200)
-`;
-
-function positiveInt(value: string | undefined, name: string, fallback: number): number {
+function whole(value: string | undefined, name: string, fallback: number, range: [number, number]): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || (n === 0 && name !== 'port'))
-    throw new UsageError(`--${name} must be a positive whole number, got "${value}"`);
+  if (!/^\d+$/.test(value) || n < range[0] || n > range[1])
+    throw new UsageError(`--${name} must be a whole number from ${range[0]} to ${range[1]}, got "${value}"`);
   return n;
 }
 
-/** The only place that reads argv and the environment. */
-export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServerConfig {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      db: { type: 'string' },
-      database: { type: 'string' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      'no-seed': { type: 'boolean' },
-      'hold-ttl': { type: 'string' },
-      legacy: { type: 'string' },
-      'allowed-host': { type: 'string', multiple: true },
-      tenant: { type: 'string' },
-      principal: { type: 'string' },
-      'write-policy': { type: 'string' },
-      payments: { type: 'string' },
-      'public-url': { type: 'string' },
-      'payment-url-base': { type: 'string' },
-      production: { type: 'boolean' },
-      json: { type: 'boolean' },
-      amount: { type: 'string' },
-      currency: { type: 'string' },
-      lines: { type: 'string', short: 'n' },
-      'audit-key-file': { type: 'string' },
-      'max-calendars': { type: 'string' },
-      'max-open-approvals': { type: 'string' },
-      checkpoint: { type: 'string' },
-      out: { type: 'string' },
-      'checkpoint-every': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const legacy = values.legacy ?? 'stateless';
-  if (legacy !== 'stateless' && legacy !== 'reject')
-    throw new UsageError('--legacy must be stateless or reject');
-  const writePolicy = values['write-policy'] ?? env.HOLDFAST_WRITE_POLICY ?? null;
-  if (writePolicy !== null && !['readonly', 'draft', 'attested', 'direct'].includes(writePolicy)) {
-    throw new UsageError('--write-policy must be readonly, draft, attested or direct');
+function oneOf<T extends string>(value: string, name: string, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T))
+    throw new UsageError(`--${name} must be ${allowed.join(', ')}; got "${value}"`);
+  return value as T;
+}
+
+function parse(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        db: { type: 'string' },
+        database: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'console-port': { type: 'string' },
+        'no-seed': { type: 'boolean' },
+        'hold-ttl': { type: 'string' },
+        legacy: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
+        tenant: { type: 'string' },
+        principal: { type: 'string' },
+        'write-policy': { type: 'string' },
+        payments: { type: 'string' },
+        'public-url': { type: 'string' },
+        'payment-url-base': { type: 'string' },
+        production: { type: 'boolean' },
+        json: { type: 'boolean' },
+        amount: { type: 'string' },
+        currency: { type: 'string' },
+        lines: { type: 'string', short: 'n' },
+        'audit-key-file': { type: 'string' },
+        'max-calendars': { type: 'string' },
+        'max-open-approvals': { type: 'string' },
+        checkpoint: { type: 'string' },
+        out: { type: 'string' },
+        'checkpoint-every': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+        debug: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    // Node's parser words its errors for programmers; say the same thing plainly.
+    const message = error instanceof Error ? error.message : String(error);
+    const unknown = /Unknown option '([^']+)'/.exec(message)?.[1];
+    if (unknown) throw new UsageError(`unknown option ${unknown} (see holdfast --help)`);
+    const missing = /Option '([^']+)' argument missing/.exec(message)?.[1];
+    if (missing)
+      throw new UsageError(`${missing.replace(/^-\w, /, '').replace(/ <value>$/, '')} needs a value`);
+    throw new UsageError(message.split('\n')[0]!);
   }
-  const paymentQueryBaseUrl = env.PAYMENT_QUERY_BASE_URL ?? null;
-  const payments = values.payments ?? (paymentQueryBaseUrl ? 'http' : 'simulator');
-  if (payments !== 'simulator' && payments !== 'http')
-    throw new UsageError('--payments must be simulator or http');
+}
+
+function url(value: string | null, name: string): string | null {
+  if (value === null) return null;
+  try {
+    const parsed = new URL(value);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+    return value;
+  } catch {
+    throw new UsageError(`${name} must be an http(s) URL, got "${value}"`);
+  }
+}
+
+/**
+ * The only place that reads argv and the environment. Precedence, highest first: the
+ * command line, HOLDFAST_* variables, then the conventional PORT and DATABASE_URL. A generic
+ * HOST (set by many shells) is never read.
+ */
+export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServerConfig {
+  const { values, positionals } = parse(argv);
+  const first = positionals[0];
+  const command = values.version ? 'version' : values.help || first === 'help' ? 'help' : (first ?? 'serve');
+  const helpFor = command === 'help' ? ((first === 'help' ? positionals[1] : first) ?? null) : null;
+  const legacy = oneOf(values.legacy ?? 'stateless', 'legacy', ['stateless', 'reject'] as const);
+  const policy = values['write-policy'] ?? env.HOLDFAST_WRITE_POLICY ?? null;
+  const writePolicy =
+    policy === null
+      ? null
+      : oneOf(policy, 'write-policy', ['readonly', 'draft', 'attested', 'direct'] as const);
+  const paymentQueryBaseUrl = url(
+    env.HOLDFAST_PAYMENT_QUERY_BASE_URL ?? env.PAYMENT_QUERY_BASE_URL ?? null,
+    'HOLDFAST_PAYMENT_QUERY_BASE_URL',
+  );
+  const payments = oneOf(values.payments ?? (paymentQueryBaseUrl ? 'http' : 'simulator'), 'payments', [
+    'simulator',
+    'http',
+  ] as const);
   if (payments === 'http' && !paymentQueryBaseUrl)
-    throw new UsageError('--payments http needs PAYMENT_QUERY_BASE_URL');
+    throw new UsageError('--payments http needs HOLDFAST_PAYMENT_QUERY_BASE_URL (the provider’s base URL)');
+  if (values.db !== undefined && values.database !== undefined)
+    throw new UsageError('give either --db (SQLite) or --database (PostgreSQL), not both');
+  const databasePath =
+    values.database ??
+    values.db ??
+    env.HOLDFAST_DATABASE_URL ??
+    env.HOLDFAST_DB ??
+    env.DATABASE_URL ??
+    'data/holdfast.db';
+  if (databasePath.trim() === '') throw new UsageError('--db needs a path');
   return {
-    command: values.help ? 'help' : (positionals[0] ?? 'serve'),
+    command,
     rest: positionals.slice(1),
-    databasePath: values.database ?? values.db ?? env.DATABASE_URL ?? env.HOLDFAST_DB ?? 'data/holdfast.db',
-    host: values.host ?? env.HOST ?? '127.0.0.1',
-    port: positiveInt(values.port ?? env.PORT, 'port', 3000),
+    helpFor,
+    databasePath,
+    host: values.host ?? env.HOLDFAST_HOST ?? '127.0.0.1',
+    port: whole(values.port ?? env.HOLDFAST_PORT ?? env.PORT, 'port', 3000, [0, 65535]),
+    consolePort: whole(values['console-port'] ?? env.HOLDFAST_CONSOLE_PORT, 'console-port', 0, [0, 65535]),
     seed: !values['no-seed'],
-    holdTtlMs: positiveInt(values['hold-ttl'] ?? env.HOLDFAST_HOLD_TTL_SECONDS, 'hold-ttl', 300) * 1000,
+    holdTtlMs:
+      whole(values['hold-ttl'] ?? env.HOLDFAST_HOLD_TTL_SECONDS, 'hold-ttl', 300, [1, 7 * 24 * 3600]) * 1000,
     legacy,
     allowedHosts: values['allowed-host'] ?? [],
     tenantId: values.tenant ?? 'local',
@@ -159,22 +189,26 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     maxBodyBytes: 256 * 1024,
     sweepIntervalMs: 15_000,
     slotCacheMaxAgeMs: 2_000,
-    writePolicy: writePolicy as WritePolicy | null,
+    writePolicy,
     payments,
     paymentQueryBaseUrl,
-    publicBaseUrl: values['public-url'] ?? env.HOLDFAST_PUBLIC_URL ?? null,
-    paymentUrlBase: values['payment-url-base'] ?? env.HOLDFAST_PAYMENT_URL_BASE ?? null,
-    production: values.production ?? env.NODE_ENV === 'production',
+    publicBaseUrl: url(values['public-url'] ?? env.HOLDFAST_PUBLIC_URL ?? null, '--public-url'),
+    paymentUrlBase: url(
+      values['payment-url-base'] ?? env.HOLDFAST_PAYMENT_URL_BASE ?? null,
+      '--payment-url-base',
+    ),
+    production: values.production ?? (env.HOLDFAST_PRODUCTION === '1' || env.NODE_ENV === 'production'),
     stateKey: env.HOLDFAST_STATE_KEY ?? null,
     json: values.json ?? false,
+    debug: values.debug ?? false,
     auditKey: env.HOLDFAST_AUDIT_KEY ?? null,
     auditKeyFile: values['audit-key-file'] ?? env.HOLDFAST_AUDIT_KEY_FILE ?? null,
     checkpointEvery: {
-      records: positiveInt(values['checkpoint-every'], 'checkpoint-every', 1000),
+      records: whole(values['checkpoint-every'], 'checkpoint-every', 1000, [1, 10_000_000]),
       ms: 10 * 60_000,
     },
-    maxCalendarsPerTenant: positiveInt(values['max-calendars'], 'max-calendars', 1000),
-    maxOpenApprovalsPerTenant: positiveInt(values['max-open-approvals'], 'max-open-approvals', 200),
+    maxCalendarsPerTenant: whole(values['max-calendars'], 'max-calendars', 1000, [1, 1_000_000]),
+    maxOpenApprovalsPerTenant: whole(values['max-open-approvals'], 'max-open-approvals', 200, [1, 1_000_000]),
     unsafeSkipOverlapPrecheck: env.HOLDFAST_UNSAFE_SKIP_OVERLAP_PRECHECK === '1',
     options: {
       amount: values.amount,

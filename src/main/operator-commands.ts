@@ -1,99 +1,229 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import { decideById } from '../app/approvals.js';
+import type { ApprovalView } from '../app/approvals.js';
+import { approvalById, decideById } from '../app/approvals.js';
 import { sweep } from '../app/sweep.js';
-import { silentLogger } from '../adapters/log/json-logger.js';
 import { tailAudit } from '../adapters/audit/audit-chain.js';
 import { verifyAudit } from '../adapters/audit/audit-verify.js';
 import { makeCheckpoint, parseCheckpoints } from '../adapters/audit/checkpoint.js';
+import { localSpan, relative, table } from '../adapters/format/human-time.js';
+import { silentLogger } from '../adapters/log/json-logger.js';
+import type { Approval } from '../domain/approval/approval.js';
 import { effectiveApprovalStatus } from '../domain/approval/approval.js';
+import type { Booking } from '../domain/booking/booking.js';
+import { isDomainError } from '../domain/errors.js';
 import { paymentStatuses } from '../domain/payment/payment.js';
 import type { PaymentStatus } from '../domain/payment/payment.js';
 import { formatInstant } from '../domain/time/instant.js';
-import type { ServerConfig } from './config.js';
-import { UsageError } from './config.js';
 import type { Runtime } from './compose.js';
 import { buildRuntime } from './compose.js';
+import type { ServerConfig } from './config.js';
+import { UsageError } from './config.js';
+import { describeDatabase, isPostgresUrl } from './database-url.js';
 import { auditOperatorAction } from './operator-audit.js';
 
 type Print = (text: string) => void;
 
-/** holdfast approvals | payments | sweep | reconciliation | audit: the operator's side, on the same database. Returns the exit code. */
+/**
+ * holdfast db | approvals | payments | sweep | reconciliation | audit: the operator's side,
+ * on the same database. Every command except `audit` (which reads the trail itself) leaves
+ * one audit record, failed ones included. Returns the exit code.
+ */
 export async function runOperatorCommand(config: ServerConfig, print: Print): Promise<number> {
-  const runtime = await buildRuntime(config, silentLogger);
+  const runtime = await buildRuntime(config, silentLogger, { createAuditKey: config.command === 'db' });
+  const [verb = '', id] = config.rest;
+  const record = (outcome: 'ok' | 'error', errorCode?: string) =>
+    config.command === 'audit'
+      ? Promise.resolve()
+      : auditOperatorAction(runtime, {
+          tool: `cli ${config.command}${verb ? ` ${verb}` : ''}`.slice(0, 60),
+          kind: KINDS[config.command] ?? 'admin',
+          tenantId: config.tenantId,
+          transport: 'cli',
+          args: id === undefined ? { verb } : { verb, approvalId: id },
+          outcome,
+          ...(errorCode ? { errorCode } : {}),
+        });
   try {
-    switch (config.command) {
-      case 'approvals':
-        return await approvals(runtime, config, print);
-      case 'payments':
-        return await payments(runtime, config, print);
-      case 'sweep':
-        return await sweepOnce(runtime, config, print);
-      case 'reconciliation':
-        return await reconciliation(runtime, config, print);
-      default:
-        return await audit(runtime, config, print);
-    }
+    const code = await run(runtime, config, print);
+    await record('ok');
+    return code;
+  } catch (error) {
+    const errorCode = isDomainError(error)
+      ? error.code
+      : error instanceof UsageError
+        ? 'INVALID_ARGUMENTS'
+        : 'INTERNAL';
+    await record('error', errorCode).catch(() => undefined);
+    throw error;
   } finally {
     await runtime.close();
   }
 }
 
-/** Expires lapsed holds, purges old idempotency records and follows up lapsed priced holds' payments. */
-async function sweepOnce(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
-  const result = await sweep(runtime.deps);
-  await auditOperatorAction(runtime, {
-    tool: 'sweep',
-    kind: 'admin',
-    tenantId: config.tenantId,
-    transport: 'cli',
-    args: {},
-  });
-  print(JSON.stringify(result));
+const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
+  approvals: 'approval',
+  payments: 'admin',
+  sweep: 'admin',
+  reconciliation: 'read',
+  db: 'admin',
+};
+
+function run(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
+  switch (config.command) {
+    case 'db':
+      return migrate(config, print);
+    case 'approvals':
+      return approvals(runtime, config, print);
+    case 'payments':
+      return payments(runtime, config, print);
+    case 'sweep':
+      return sweepOnce(runtime, config, print);
+    case 'reconciliation':
+      return reconciliation(runtime, config, print);
+    default:
+      return audit(runtime, config, print);
+  }
+}
+
+/** The database options that reach the same database again, for the hints commands print. */
+function databaseArgs(config: ServerConfig): string {
+  const where = describeDatabase(config.databasePath);
+  return isPostgresUrl(config.databasePath) ? `--database '${where}'` : `--db ${JSON.stringify(where)}`;
+}
+
+async function migrate(config: ServerConfig, print: Print): Promise<number> {
+  if (config.rest[0] !== 'migrate')
+    throw new UsageError('usage: holdfast db migrate [--db PATH | --database URL]');
+  // buildRuntime opened (and so migrated) the database already.
+  print(`The database at ${describeDatabase(config.databasePath)} has the current schema.`);
   return 0;
+}
+
+function approvalJson(a: Approval, now: number) {
+  return {
+    id: a.id,
+    status: effectiveApprovalStatus(a, now),
+    action: a.action,
+    bookingId: a.bookingId,
+    intentHash: a.intentHash,
+    requestedBy: { subject: a.subject, client: a.clientId },
+    createdAt: formatInstant(a.createdAt),
+    expiresAt: formatInstant(a.expiresAt),
+    decidedAt: a.decidedAt === null ? null : formatInstant(a.decidedAt),
+    decidedBy: a.decidedBy,
+  };
 }
 
 async function approvals(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
   const { deps } = runtime;
   const [verb, id] = config.rest;
   const now = deps.clock.now();
-  if (verb === 'list' || verb === 'show') {
+  if (verb === 'list') {
     const all = await deps.store.read((tx) => tx.listApprovals(config.tenantId));
-    const chosen = verb === 'show' ? all.filter((a) => a.id === id) : all;
-    if (verb === 'show' && chosen.length === 0) throw new UsageError(`No approval ${id ?? '(missing id)'}`);
-    const rows = chosen.map((a) => ({
-      ...a,
-      status: effectiveApprovalStatus(a, now),
-      expiresAt: formatInstant(a.expiresAt),
-    }));
-    if (config.json || verb === 'show') print(JSON.stringify(verb === 'show' ? rows[0] : rows, null, 2));
+    if (config.json)
+      print(
+        JSON.stringify(
+          all.map((a) => approvalJson(a, now)),
+          null,
+          2,
+        ),
+      );
+    else if (all.length === 0) print('No approvals.');
     else
-      for (const a of rows)
-        print(
-          `${a.id}  ${a.status.padEnd(8)}  ${a.action.padEnd(15)}  ${a.bookingId}  expires ${a.expiresAt}`,
-        );
+      print(
+        table(
+          ['APPROVAL', 'STATUS', 'ACTION', 'BOOKING', 'EXPIRES', 'ASKED BY'],
+          all.map((a) => [
+            a.id,
+            effectiveApprovalStatus(a, now),
+            a.action,
+            a.bookingId,
+            relative(a.expiresAt, now),
+            `${a.subject} (${a.clientId})`,
+          ]),
+        ),
+      );
+    return 0;
+  }
+  if (verb === 'show' && id) {
+    const view = await approvalById(deps, config.tenantId, id);
+    if (config.json)
+      print(JSON.stringify({ approval: approvalJson(view.approval, now), summary: view.summary }, null, 2));
+    else print(describeApproval(view, now, databaseArgs(config)));
     return 0;
   }
   if ((verb === 'approve' || verb === 'deny') && id) {
-    const decision = verb === 'approve' ? 'APPROVE' : 'DENY';
-    const decided = await decideById(deps, config.tenantId, id, decision, 'operator-cli');
-    await auditOperatorAction(runtime, {
-      tool: `approvals ${verb}`,
-      kind: 'approval',
-      tenantId: config.tenantId,
-      transport: 'cli',
-      args: { approvalId: id },
-    });
-    print(`${decided.id} ${decided.status}`);
+    const decided = await decideById(
+      deps,
+      config.tenantId,
+      id,
+      verb === 'approve' ? 'APPROVE' : 'DENY',
+      'operator-cli',
+    );
+    print(
+      config.json
+        ? JSON.stringify(approvalJson(decided, now))
+        : `Approval ${decided.id} is now ${decided.status}.`,
+    );
     return 0;
   }
-  throw new UsageError('Usage: holdfast approvals list | show ID | approve ID | deny ID');
+  throw new UsageError(
+    'usage: holdfast approvals list | show ID | approve ID | deny ID (see holdfast approvals --help)',
+  );
+}
+
+/** `approvals show`: what will happen, in words a person can decide on. */
+function describeApproval({ approval, status, summary }: ApprovalView, now: number, dbArgs: string): string {
+  const start = Date.parse(summary.startUtc);
+  const end = Date.parse(summary.endUtc);
+  const customer =
+    summary.customer === null
+      ? 'not given'
+      : Object.entries(summary.customer)
+          .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+          .join('; ');
+  const rows: [string, string][] = [
+    ...summary.calendars.map((c): [string, string] => [
+      c.name,
+      `${localSpan(start, end, c.timeZone)} (${c.timeZone})`,
+    ]),
+    ['UTC', `${summary.startUtc} – ${summary.endUtc}`],
+    [
+      'Amount',
+      summary.amount === null
+        ? 'none'
+        : `${summary.amount} ${summary.currency}; the payment must clear before it is confirmed`,
+    ],
+    ['Customer', customer],
+    ['Label', summary.label ?? '—'],
+    ['Asked by', `${approval.subject} via ${approval.clientId}, ${relative(approval.createdAt, now)}`],
+    ['Intent hash', approval.intentHash],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const expiry =
+    status === 'PENDING' || status === 'APPROVED'
+      ? `, expires ${relative(approval.expiresAt, now)} (${formatInstant(approval.expiresAt)})`
+      : '';
+  return [
+    `Approval ${approval.id}: ${status}${expiry}`,
+    `${summary.action} ${summary.reference} (booking version ${summary.version})`,
+    ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`),
+    ...(summary.stale
+      ? [
+          `  Stale: the booking changed since (now version ${summary.stale.currentVersion}, ${summary.stale.currentStatus}); approving does nothing.`,
+        ]
+      : []),
+    ...(status === 'PENDING'
+      ? [`Decide: holdfast approvals approve ${approval.id} ${dbArgs}   (or deny)`]
+      : []),
+  ].join('\n');
 }
 
 async function payments(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
   const [verb, bookingId, status] = config.rest;
   if (verb !== 'set' || !bookingId || !paymentStatuses.includes(status as PaymentStatus)) {
     throw new UsageError(
-      'Usage: holdfast payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C]',
+      'usage: holdfast payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C]',
     );
   }
   const money = { amount: config.options.amount, currency: config.options.currency };
@@ -103,15 +233,41 @@ async function payments(runtime: Runtime, config: ServerConfig, print: Print): P
     runtime.deps.clock.now(),
     money,
   );
-  await auditOperatorAction(runtime, {
-    tool: 'payments set',
-    kind: 'admin',
-    tenantId: config.tenantId,
-    transport: 'cli',
-    args: report,
-  });
-  print(JSON.stringify(report));
+  const json = { ...report, paidAt: report.paidAt === null ? null : formatInstant(report.paidAt) };
+  print(
+    config.json
+      ? JSON.stringify(json)
+      : `The simulated provider now reports ${report.status} for ${report.bookingId}` +
+          (report.amount === null ? '.' : ` (${report.amount} ${report.currency}).`),
+  );
   return 0;
+}
+
+/** Expires lapsed holds, purges old idempotency records and follows up lapsed priced holds' payments. */
+async function sweepOnce(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
+  const r = await sweep(runtime.deps);
+  print(
+    config.json
+      ? JSON.stringify(r)
+      : `Expired ${r.expired} lapsed hold(s), purged ${r.purged} idempotency record(s); asked the payment provider about ${r.payments.asked} lapsed priced hold(s): ${r.payments.flagged} paid (flagged for reconciliation), ${r.payments.ended} settled.`,
+  );
+  return 0;
+}
+
+function bookingJson(b: Booking) {
+  return {
+    id: b.id,
+    reference: b.reference,
+    status: b.status,
+    start: formatInstant(b.start),
+    end: formatInstant(b.end),
+    price: b.price,
+    payment: b.payment && {
+      status: b.payment.status,
+      paidAt: b.payment.paidAt === null ? null : formatInstant(b.payment.paidAt),
+      reconciliationRequired: b.payment.reconciliationRequired ?? false,
+    },
+  };
 }
 
 /**
@@ -121,20 +277,22 @@ async function payments(runtime: Runtime, config: ServerConfig, print: Print): P
 async function reconciliation(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
   await sweep(runtime.deps);
   const bookings = await runtime.store.read((tx) => tx.bookingsToReconcile(config.tenantId));
-  await auditOperatorAction(runtime, {
-    tool: 'reconciliation',
-    kind: 'read',
-    tenantId: config.tenantId,
-    transport: 'cli',
-    args: {},
-  });
-  if (config.json) print(JSON.stringify(bookings, null, 2));
-  else if (bookings.length === 0) print('nothing to reconcile');
+  if (config.json) print(JSON.stringify(bookings.map(bookingJson), null, 2));
+  else if (bookings.length === 0) print('Nothing to reconcile.');
   else
-    for (const b of bookings)
-      print(
-        `${b.id}  ${b.reference}  ${b.status}  paid ${b.price?.amount} ${b.price?.currency}: reconciliation required`,
-      );
+    print(
+      table(
+        ['BOOKING', 'REFERENCE', 'STATUS', 'PAID', 'AT', 'WHAT TO DO'],
+        bookings.map((b) => [
+          b.id,
+          b.reference,
+          b.status,
+          `${b.price?.amount} ${b.price?.currency}`,
+          b.payment?.paidAt ? formatInstant(b.payment.paidAt) : '',
+          'reconciliation required: refund, or book the time again for the customer',
+        ]),
+      ),
+    );
   return 0;
 }
 
@@ -180,20 +338,29 @@ async function audit(runtime: Runtime, config: ServerConfig, print: Print): Prom
   }
   if (verb === 'tail') {
     const count = Number(config.options.lines ?? 20);
-    if (!Number.isInteger(count) || count < 1 || count > 10_000)
+    if (!/^\d+$/.test(config.options.lines ?? '20') || count < 1 || count > 10_000)
       throw new UsageError(`-n must be a whole number from 1 to 10000, got "${config.options.lines}"`);
     const records = await tailAudit(runtime.store, count);
-    for (const r of records) {
+    if (config.json) for (const r of records) print(JSON.stringify({ ...r, at: formatInstant(r.at) }));
+    else
       print(
-        config.json
-          ? JSON.stringify(r)
-          : `${r.seq}  ${formatInstant(r.at)}  ${r.transport}/${r.clientId}  ${r.tool}  ${r.outcome}${r.errorCode ? ` ${r.errorCode}` : ''}  ${r.traceId}`,
+        table(
+          ['SEQ', 'AT', 'TRANSPORT', 'CLIENT', 'TOOL', 'OUTCOME', 'TRACE'],
+          records.map((r) => [
+            String(r.seq),
+            formatInstant(r.at),
+            r.transport,
+            r.clientId,
+            r.tool,
+            `${r.outcome}${r.errorCode ? ` ${r.errorCode}` : ''}`,
+            r.traceId,
+          ]),
+        ),
       );
-    }
     return 0;
   }
   throw new UsageError(
-    'Usage: holdfast audit verify [--checkpoint FILE] | checkpoint [--out FILE] | tail [-n N] [--json]',
+    'usage: holdfast audit verify [--checkpoint FILE] | checkpoint [--out FILE] | tail [-n N]',
   );
 }
 

@@ -14,8 +14,7 @@ import type { Runtime } from './compose.js';
 import { buildRuntime, describeDatabase, toolContext } from './compose.js';
 import { auditOperatorAction } from './operator-audit.js';
 import { seedIfEmpty } from './seed.js';
-
-export class StartupError extends Error {}
+import { StartupError } from './startup-error.js';
 
 type FetchHandler = (request: Request) => Response | Promise<Response>;
 

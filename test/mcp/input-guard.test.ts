@@ -24,10 +24,25 @@ describe('the edge rule for strings and shapes', () => {
     ['a right-to-left override', { label: 'abc\u202Egpj.exe' }, 'label', /bidirectional/],
     ['an isolate', { label: '\u2066x' }, 'label', /bidirectional/],
     ['a deep object', { customer: nested(3000) }, 'customer.a.a.a.a.a.a.a', /nested deeper/],
-    ['too many keys', { customer: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 1])) }, 'customer', /more than 64 keys/],
-    ['a long array', { calendarIds: Array.from({ length: 401 }, () => 'c') }, 'calendarIds', /more than 400 items/],
+    [
+      'too many keys',
+      { customer: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 1])) },
+      'customer',
+      /more than 64 keys/,
+    ],
+    [
+      'a long array',
+      { calendarIds: Array.from({ length: 401 }, () => 'c') },
+      'calendarIds',
+      /more than 400 items/,
+    ],
     ['a huge string', { label: 'x'.repeat(10_001) }, 'label', /longer than/],
-    ['__proto__ as a key', JSON.parse('{"customer":{"__proto__":{"x":1}}}'), 'customer.__proto__', /not an allowed field name/],
+    [
+      '__proto__ as a key',
+      JSON.parse('{"customer":{"__proto__":{"x":1}}}'),
+      'customer.__proto__',
+      /not an allowed field name/,
+    ],
     ['a bad key', { ['k\u0000']: 1 }, 'k\\u0000', /field name contains a NUL/],
     ['an infinite number', JSON.parse('{"limit":1e400}'), 'limit', /finite/],
   ])('refuses %s, naming the field', (_name, args, field, message) => {

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 export function nodeBinary(major: 22 | 24): string {
   const path = join(process.cwd(), `tools/runtimes/node_modules/node${major}/bin/node`);
   if (!existsSync(path))
-    throw new Error(`Node ${major} is missing at ${path}: run \`npm install\` (its postinstall installs tools/runtimes).`);
+    throw new Error(
+      `Node ${major} is missing at ${path}: run \`npm install\` (its postinstall installs tools/runtimes).`,
+    );
   return path;
 }

@@ -27,7 +27,8 @@ export async function spawnServer(
   options: { env?: Record<string, string>; dbPath?: string } = {},
 ): Promise<RunningServer> {
   const db = options.dbPath ? { path: options.dbPath, cleanup: () => undefined } : tempDbPath();
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db.path, ...args], {
+  const where = args.includes('--database') ? [] : ['--db', db.path];
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...where, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...options.env },
   });

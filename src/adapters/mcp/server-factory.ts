@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { ToolContext } from './tool-kit.js';
 import { registerTool } from './tool-kit.js';
@@ -12,7 +13,10 @@ import { getBookingTool, listBookingsTool } from './tools/read-bookings.js';
 import { listCalendarsTool } from './tools/list-calendars.js';
 
 export const SERVER_NAME = 'holdfast';
-export const SERVER_VERSION = '0.1.0';
+/** The version in package.json (dist/adapters/mcp/ and src/adapters/mcp/ are three levels down). */
+export const SERVER_VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const instructions = `Holdfast books time on calendars in two steps and never double-books.
 1. list_calendars, then find_slots (all listed calendars free at once).

@@ -1,3 +1,4 @@
+import { DomainError } from '../../domain/errors.js';
 import type { PaymentReport, PaymentStatus } from '../../domain/payment/payment.js';
 import type { PaymentQuery } from '../../ports/payment-query.js';
 import type { Store } from '../../ports/store.js';
@@ -26,7 +27,7 @@ export class SimulatedPayments implements PaymentQuery {
   ): Promise<PaymentReport> {
     return this.store.write(async (tx) => {
       const booking = await tx.getBooking(this.tenantId, bookingId);
-      if (!booking) throw new Error(`No booking ${bookingId}`);
+      if (!booking) throw new DomainError('NOT_FOUND', `No booking ${bookingId}.`, { bookingId });
       const report: PaymentReport = {
         bookingId,
         status,

@@ -3,6 +3,7 @@ import type { PoolClient } from 'pg';
 import type { Store, StoreTx } from '../../../ports/store.js';
 import type { Migration } from '../sqlite/migrations.js';
 import { mapPgError, RETRYABLE_SQLSTATES, sqlStateOf } from './pg-errors.js';
+import { DatabaseMissingError } from '../database-missing.js';
 import { pgMigrations } from './pg-migrations.js';
 import { PgTx } from './pg-tx.js';
 
@@ -10,6 +11,8 @@ export interface PgStoreOptions {
   /** Schema to keep Holdfast's tables in (tests use one each); default `public`. */
   readonly schema?: string;
   readonly maxConnections?: number;
+  /** false: refuse a schema Holdfast never created, instead of creating it. */
+  readonly create?: boolean;
 }
 
 const MAX_ATTEMPTS = 6;
@@ -46,13 +49,24 @@ export class PgStore implements Store {
       options: `-c search_path=${schema},public`,
     });
     const store = new PgStore(pool, schema);
-    await store.prepare();
+    try {
+      await store.prepare(options.create ?? true);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
     return store;
   }
 
-  private async prepare(): Promise<void> {
+  private async prepare(create: boolean): Promise<void> {
     const client = await this.pool.connect();
     try {
+      if (!create) {
+        const { rows } = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [
+          `${this.schema}.schema_migrations`,
+        ]);
+        if (rows[0]?.found === null) throw new DatabaseMissingError(`schema ${this.schema}`);
+      }
       const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
       if (rows[0]?.synchronous_commit !== 'on') {
         throw new Error(`PostgreSQL synchronous_commit is ${rows[0]?.synchronous_commit}, expected on`);

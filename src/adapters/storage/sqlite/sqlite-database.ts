@@ -11,7 +11,15 @@ const SYNCHRONOUS_FULL = 2;
 /** Opens a connection with the durability settings Holdfast relies on, and checks they took. */
 export function openSqlite(path: string): SqliteDb {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  let db: SqliteDb;
+  try {
+    db = new Database(path);
+  } catch (error) {
+    // Name the file: the driver's message ("unable to open database file") does not.
+    throw Object.assign(new Error(`${path}: ${(error as Error).message}`), {
+      code: (error as { code?: string }).code,
+    });
+  }
   db.pragma('journal_mode = WAL');
   // better-sqlite3 leaves WAL at NORMAL durability; a confirmed booking must survive power loss.
   db.pragma('synchronous = FULL');

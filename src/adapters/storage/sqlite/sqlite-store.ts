@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import type { Store, StoreTx } from '../../../ports/store.js';
+import { DatabaseMissingError } from '../database-missing.js';
 import { Mutex } from '../mutex.js';
 import type { SqliteDb } from './sqlite-database.js';
 import { migrate, openSqlite } from './sqlite-database.js';
@@ -40,7 +42,10 @@ export class SqliteStore implements Store {
     this.reader = reader ?? writer;
   }
 
-  static open(path: string): SqliteStore {
+  /** Opens (and migrates) the database; with `create: false` a missing file is an error, not a new database. */
+  static open(path: string, options: { create?: boolean } = {}): SqliteStore {
+    if (options.create === false && path !== ':memory:' && !existsSync(path))
+      throw new DatabaseMissingError(path);
     const writer = openSqlite(path);
     migrate(writer);
     const reader = path === ':memory:' ? null : openSqlite(path);

@@ -1,0 +1,61 @@
+/** How instants read for a person: weekday, date and local time in a named zone; spans; countdowns. */
+
+const dayAndTime = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = dayAndTime.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    dayAndTime.set(timeZone, f);
+  }
+  return f;
+}
+
+/** "Thu 3 Dec 2026, 09:00" in the zone. */
+export function localDateTime(instant: number, timeZone: string): string {
+  return formatter(timeZone).format(instant);
+}
+
+/** "Thu 3 Dec 2026, 09:00–10:00" (the end's date is repeated only when it differs). */
+export function localSpan(start: number, end: number, timeZone: string): string {
+  const from = localDateTime(start, timeZone);
+  const to = localDateTime(end, timeZone);
+  const [fromDay, fromTime] = from.split(', ');
+  const [toDay, toTime] = to.split(', ');
+  return fromDay === toDay ? `${fromDay}, ${fromTime}–${toTime}` : `${from} – ${to}`;
+}
+
+/** "45 min", "1 h 30 min", "2 d 3 h". */
+export function duration(ms: number): string {
+  const minutes = Math.round(Math.abs(ms) / 60_000);
+  if (minutes < 1) return `${Math.round(Math.abs(ms) / 1000)} s`;
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+/** "in 8 min" or "4 min ago". */
+export function relative(target: number, now: number): string {
+  return target >= now ? `in ${duration(target - now)}` : `${duration(now - target)} ago`;
+}
+
+/** A plain-text table with a header row, columns padded to fit. */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}
