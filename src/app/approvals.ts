@@ -9,7 +9,8 @@ import { formatInstant, formatLocal, parseInstant } from '../domain/time/instant
 import type { StoreTx } from '../ports/store.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
-import type { WriteCall } from './idempotent.js';
+import type { Outcome, ResultStorage, WriteCall } from './idempotent.js';
+import { idempotent } from './idempotent.js';
 import { loadBooking } from './snapshot.js';
 
 /**
@@ -90,33 +91,66 @@ export async function openApproval(
       'Wait for pending approvals to be decided or to expire (ten minutes), then ask again.',
     );
   }
-  const token = deps.ids.newSecret();
-  await tx.insertApproval(approval, deps.digest.ofJson(token));
+  await tx.insertApproval(approval, deps.digest.ofJson(deps.pageTokens.tokenFor(approval.id)));
+  return pendingOf(deps, approval, await describeIntent(tx, principal.tenantId, intent, booking));
+}
+
+/** What the agent is told of a pending approval: the intent in words, the page link and the CLI line. */
+function pendingOf(deps: AppDeps, approval: Approval, summary: PendingApproval['summary']): PendingApproval {
+  const db = deps.config.cliDatabaseArgs ? ` ${deps.config.cliDatabaseArgs}` : '';
   return {
     approvalId: approval.id,
-    intent,
-    intentHash,
-    summary: await describeIntent(tx, principal.tenantId, intent, booking),
-    approveUrl: `${deps.config.publicBaseUrl.replace(/\/+$/, '')}/approvals/${token}`,
+    intent: approval.intent,
+    intentHash: approval.intentHash,
+    summary,
+    approveUrl: approveUrlOf(deps, approval.id),
     expiresAt: formatInstant(approval.expiresAt),
-    cli: `holdfast approvals approve ${approval.id}`,
+    cli: `holdfast approvals approve ${approval.id}${db}`,
   };
 }
 
-/** request_approval: ask a human up front for the action's current intent. */
+function approveUrlOf(deps: AppDeps, approvalId: string): string {
+  return `${deps.config.publicBaseUrl.replace(/\/+$/, '')}/approvals/${deps.pageTokens.tokenFor(approvalId)}`;
+}
+
+/** Replays keep the pending approval without its link (a capability): it is derived again. */
+function pendingStorage(deps: AppDeps): ResultStorage<PendingApproval> {
+  return {
+    persist: ({ approveUrl: _, ...rest }) => rest,
+    revive: async (stored) => {
+      const rest = stored as Omit<PendingApproval, 'approveUrl'>;
+      return { ...rest, approveUrl: approveUrlOf(deps, rest.approvalId) };
+    },
+  };
+}
+
+/** request_approval: ask a human up front for the action's current intent; retry-safe by idempotency key. */
 export async function requestApproval(
   deps: AppDeps,
   principal: Principal,
-  input: { bookingId: string; action: GatedAction },
+  input: { bookingId: string; action: GatedAction; idempotencyKey: string },
   call: WriteCall = {},
-): Promise<PendingApproval> {
+): Promise<Outcome<PendingApproval>> {
   requireWriter(principal);
-  return deps.store.write(async (tx) => {
-    const booking = await loadBooking(tx, principal.tenantId, input.bookingId);
-    const pending = await openApproval(deps, tx, principal, input.action, booking);
-    await call.audit?.recordIn(tx);
-    return pending;
-  });
+  const record = {
+    principal,
+    tool: 'request_approval',
+    key: input.idempotencyKey,
+    args: input,
+    audit: call.audit,
+    storage: pendingStorage(deps),
+  };
+  return deps.store.write((tx) =>
+    idempotent(deps, tx, record, async () =>
+      openApproval(
+        deps,
+        tx,
+        principal,
+        input.action,
+        await loadBooking(tx, principal.tenantId, input.bookingId),
+      ),
+    ),
+  );
 }
 
 /** get_approval: the decision so far; anything but APPROVED is an error the agent can act on. */

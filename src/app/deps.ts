@@ -1,6 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Digest } from '../ports/digest.js';
 import type { Ids } from '../ports/ids.js';
+import type { PageTokens } from '../ports/page-tokens.js';
 import type { PaymentQuery } from '../ports/payment-query.js';
 import type { SlotCache } from '../ports/slot-cache.js';
 import type { Store } from '../ports/store.js';
@@ -14,6 +15,8 @@ export interface AppConfig {
   readonly publicBaseUrl: string;
   /** Payment page for priced bookings: this base plus the booking id. */
   readonly paymentUrlBase: string;
+  /** What the operator CLI needs to reach this database, for the hint in an approval (`--db …`). */
+  readonly cliDatabaseArgs: string;
   /** Quota: calendars per tenant. */
   readonly maxCalendarsPerTenant: number;
   /** Quota: approvals pending at once per tenant (each expires within ten minutes). */
@@ -32,6 +35,7 @@ export const defaultAppConfig: AppConfig = {
   idempotencyTtlMs: 24 * 60 * 60_000,
   publicBaseUrl: 'http://127.0.0.1:3000',
   paymentUrlBase: 'http://127.0.0.1:3000/pay/',
+  cliDatabaseArgs: '',
   maxCalendarsPerTenant: 1000,
   maxOpenApprovalsPerTenant: 200,
   paymentFollowUpMs: 24 * 60 * 60_000,
@@ -43,6 +47,7 @@ export interface AppDeps {
   readonly clock: Clock;
   readonly ids: Ids;
   readonly digest: Digest;
+  readonly pageTokens: PageTokens;
   readonly payments: PaymentQuery;
   readonly slotCache: SlotCache;
   readonly config: AppConfig;

@@ -15,7 +15,7 @@ import type { Principal } from '../domain/calendar.js';
 import { DomainError } from '../domain/errors.js';
 import type { PaymentVerdict } from '../domain/payment/payment.js';
 import { judgePayment } from '../domain/payment/payment.js';
-import { parseInstant } from '../domain/time/instant.js';
+import { formatInstant, parseInstant } from '../domain/time/instant.js';
 import type { CallEnd, EffectAudit } from '../ports/audit.js';
 import { PaymentUnavailableError } from '../ports/payment-query.js';
 import type { StoreTx } from '../ports/store.js';
@@ -139,7 +139,7 @@ export async function gatedChange(
       throw new DomainError('PAYMENT_PENDING', 'The payment has not cleared yet; the hold is kept.', {
         bookingId: booking.id,
         paymentUrl: `${deps.config.paymentUrlBase}${booking.id}`,
-        holdExpiresAt: booking.expiresAt,
+        holdExpiresAt: booking.expiresAt === null ? null : formatInstant(booking.expiresAt),
       });
     }
   }

@@ -172,8 +172,9 @@ async function withAlternatives(
   now: Instant,
 ): Promise<DomainError> {
   const durationMs = range.end - range.start;
-  const alternatives = await deps.store.read(async (tx) => {
+  const { alternatives, busyCalendarIds } = await deps.store.read(async (tx) => {
     const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
+    const busy = await tx.busyIntervals(principal.tenantId, input.calendarIds, range, now);
     const starts = await searchSlotStarts(
       tx,
       principal.tenantId,
@@ -188,11 +189,15 @@ async function withAlternatives(
       },
       now,
     );
-    return starts
-      .filter((start) => start >= now)
-      .sort((a, b) => Math.abs(a - range.start) - Math.abs(b - range.start) || a - b)
-      .slice(0, ALTERNATIVES)
-      .sort((a, b) => a - b);
+    return {
+      // Only the calendars that are actually taken then, so the agent can offer to drop one.
+      busyCalendarIds: input.calendarIds.filter((id) => (busy.get(id) ?? []).some((b) => overlaps(b, range))),
+      alternatives: starts
+        .filter((start) => start >= now)
+        .sort((a, b) => Math.abs(a - range.start) - Math.abs(b - range.start) || a - b)
+        .slice(0, ALTERNATIVES)
+        .sort((a, b) => a - b),
+    };
   });
   const offered: Alternative[] = alternatives.map((start) => ({
     start,
@@ -202,9 +207,6 @@ async function withAlternatives(
   return new DomainError(
     'SLOT_UNAVAILABLE',
     'The requested time is already taken on at least one calendar.',
-    {
-      calendarIds: input.calendarIds,
-      alternatives: offered,
-    },
+    { calendarIds: busyCalendarIds, alternatives: offered },
   );
 }

@@ -11,6 +11,7 @@ import { MemorySlotCache } from '../adapters/cache/memory-slot-cache.js';
 import { PgNotifySlotCache } from '../adapters/cache/pg-notify-slot-cache.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import { jcsDigest } from '../adapters/ids/jcs-digest.js';
+import { KeyedPageTokens } from '../adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../adapters/ids/random-ids.js';
 import type { Logger } from '../adapters/log/json-logger.js';
 import type { ApprovalState, ToolContext } from '../adapters/mcp/tool-kit.js';
@@ -22,7 +23,7 @@ import type { SlotCache } from '../ports/slot-cache.js';
 import type { Store } from '../ports/store.js';
 import type { ServerConfig } from './config.js';
 import { CREATING_COMMANDS } from './config.js';
-import { isPostgresUrl } from './database-url.js';
+import { cliDatabaseArgs, isPostgresUrl } from './database-url.js';
 import { loadAuditKey } from './audit-key-file.js';
 
 export interface Runtime {
@@ -38,8 +39,8 @@ export interface Runtime {
 }
 
 export interface RuntimeOptions {
-  /** The HTTP port actually bound, for approval links. */
-  readonly boundPort?: number;
+  /** Where this process was reached once bound (http://127.0.0.1:4110, http://[::1]:4110), for approval links. */
+  readonly boundOrigin?: string;
   /** serve and stdio create the audit key on first start; operator commands only read it. */
   readonly createAuditKey?: boolean;
 }
@@ -79,7 +80,6 @@ export async function buildRuntime(
   logger: Logger,
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
-  const boundPort = options.boundPort;
   const store = await openStore(config);
   let auditKey: AuditKey;
   try {
@@ -90,12 +90,13 @@ export async function buildRuntime(
   }
   const slotCache = await slotCacheFor(store, config, logger);
   const simulator = new SimulatedPayments(store, config.tenantId);
-  const publicBaseUrl = config.publicBaseUrl ?? `http://127.0.0.1:${boundPort ?? config.port}`;
+  const publicBaseUrl = config.publicBaseUrl ?? options.boundOrigin ?? `http://127.0.0.1:${config.port}`;
   const deps: AppDeps = {
     store,
     clock: systemClock,
     ids: randomIds,
     digest: jcsDigest,
+    pageTokens: new KeyedPageTokens(auditKey.derive('approval-page')),
     payments: config.payments === 'http' ? new HttpPayments(config.paymentQueryBaseUrl!) : simulator,
     // Writes invalidate at once (on every instance); the age bound covers holds lapsing meanwhile.
     slotCache,
@@ -103,7 +104,8 @@ export async function buildRuntime(
       ...defaultAppConfig,
       holdTtlMs: config.holdTtlMs,
       publicBaseUrl,
-      paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl}/pay/`,
+      paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl.replace(/\/+$/, '')}/pay/`,
+      cliDatabaseArgs: cliDatabaseArgs(config),
       maxCalendarsPerTenant: config.maxCalendarsPerTenant,
       maxOpenApprovalsPerTenant: config.maxOpenApprovalsPerTenant,
       unsafeSkipOverlapPrecheck: config.unsafeSkipOverlapPrecheck,

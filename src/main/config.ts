@@ -117,7 +117,7 @@ function parse(argv: readonly string[]) {
     const message = error instanceof Error ? error.message : String(error);
     const unknown = /Unknown option '([^']+)'/.exec(message)?.[1];
     if (unknown) throw new UsageError(`unknown option ${unknown} (see holdfast --help)`);
-    const missing = /Option '([^']+)' argument missing/.exec(message)?.[1];
+    const missing = /Option '([^']+)' argument (?:missing|is ambiguous)/.exec(message)?.[1];
     if (missing)
       throw new UsageError(`${missing.replace(/^-\w, /, '').replace(/ <value>$/, '')} needs a value`);
     throw new UsageError(message.split('\n')[0]!);

@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 export function isPostgresUrl(database: string): boolean {
   return /^postgres(ql)?:\/\//.test(database);
 }
@@ -8,4 +10,17 @@ export function describeDatabase(database: string): string {
   const url = new URL(database);
   url.password = url.password ? '***' : '';
   return url.toString();
+}
+
+/**
+ * The options that make an operator command reach the same database (and audit key) from any
+ * directory: an absolute SQLite path, a PostgreSQL URL without its password.
+ */
+export function cliDatabaseArgs(config: { databasePath: string; auditKeyFile: string | null }): string {
+  const database = isPostgresUrl(config.databasePath)
+    ? `--database '${describeDatabase(config.databasePath)}'`
+    : `--db ${JSON.stringify(resolve(config.databasePath))}`;
+  return config.auditKeyFile
+    ? `${database} --audit-key-file ${JSON.stringify(resolve(config.auditKeyFile))}`
+    : database;
 }

@@ -18,7 +18,7 @@ import type { Runtime } from './compose.js';
 import { buildRuntime } from './compose.js';
 import type { ServerConfig } from './config.js';
 import { UsageError } from './config.js';
-import { describeDatabase, isPostgresUrl } from './database-url.js';
+import { cliDatabaseArgs, describeDatabase } from './database-url.js';
 import { auditOperatorAction } from './operator-audit.js';
 
 type Print = (text: string) => void;
@@ -85,12 +85,6 @@ function run(runtime: Runtime, config: ServerConfig, print: Print): Promise<numb
   }
 }
 
-/** The database options that reach the same database again, for the hints commands print. */
-function databaseArgs(config: ServerConfig): string {
-  const where = describeDatabase(config.databasePath);
-  return isPostgresUrl(config.databasePath) ? `--database '${where}'` : `--db ${JSON.stringify(where)}`;
-}
-
 async function migrate(config: ServerConfig, print: Print): Promise<number> {
   if (config.rest[0] !== 'migrate')
     throw new UsageError('usage: holdfast db migrate [--db PATH | --database URL]');
@@ -149,7 +143,7 @@ async function approvals(runtime: Runtime, config: ServerConfig, print: Print): 
     const view = await approvalById(deps, config.tenantId, id);
     if (config.json)
       print(JSON.stringify({ approval: approvalJson(view.approval, now), summary: view.summary }, null, 2));
-    else print(describeApproval(view, now, databaseArgs(config)));
+    else print(describeApproval(view, now, cliDatabaseArgs(config)));
     return 0;
   }
   if ((verb === 'approve' || verb === 'deny') && id) {

@@ -1,24 +1,37 @@
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { LineLimit, oversizeError } from '../adapters/mcp/stdio-line-limit.js';
-import { sweep } from '../app/sweep.js';
+import { createHttpApp } from '../adapters/http/http-app.js';
+import { serverNames } from '../adapters/http/request-guards.js';
 import type { Logger } from '../adapters/log/json-logger.js';
-import { createHoldfastServer } from '../adapters/mcp/server-factory.js';
+import { createHoldfastServer, SERVER_VERSION } from '../adapters/mcp/server-factory.js';
+import { LineLimit, oversizeError } from '../adapters/mcp/stdio-line-limit.js';
 import type { ServerConfig } from './config.js';
 import { buildRuntime, describeDatabase, toolContext } from './compose.js';
+import { mountHumanPages } from './human-pages.js';
+import { listen } from './listen.js';
 import { seedIfEmpty } from './seed.js';
+import { startSweeper } from './sweeper.js';
 
-/** Serves one stdio connection; stdout carries protocol only, logs go to stderr. */
+/**
+ * holdfast stdio: one MCP connection on stdin/stdout (protocol only; logs go to stderr), and
+ * the approval page on a loopback port of its own, so a desktop host's user can open
+ * approveUrl with nothing else running.
+ */
 export async function runStdioServer(config: ServerConfig, logger: Logger): Promise<void> {
-  const runtime = await buildRuntime(config, logger, { createAuditKey: true });
+  const pages = await listen('127.0.0.1', config.consolePort);
+  const runtime = await buildRuntime(config, logger, { boundOrigin: pages.origin, createAuditKey: true });
   const { deps } = runtime;
   await runtime.audit.flush();
   if (config.seed) await seedIfEmpty(deps, config.tenantId);
   const ctx = toolContext(runtime, config, logger, 'stdio');
-  const sweeper = setInterval(() => {
-    runtime.audit.seal();
-    void sweep(deps).catch((e: unknown) => logger.error('sweep failed', { error: String(e) }));
-  }, config.sweepIntervalMs);
-  sweeper.unref();
+  const app = createHttpApp({
+    names: serverNames(pages.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
+    logger,
+    version: SERVER_VERSION,
+    health: async () => true,
+    mountPages: (hono) => mountHumanPages(hono, runtime, config),
+  });
+  pages.serve(app.fetch);
+  const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
   // Oversize lines are answered with an error and skipped; the connection stays up.
   const input = process.stdin.pipe(
     new LineLimit(config.maxBodyBytes, (head) => {
@@ -32,8 +45,11 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
     onerror: (error) => logger.warn('stdio transport error', { error: error.message }),
   });
   process.stdin.once('end', () => {
-    clearInterval(sweeper);
-    void runtime.close();
+    stopSweeper();
+    void pages.close().then(() => runtime.close());
   });
-  logger.info('holdfast serving on stdio', { database: describeDatabase(config.databasePath) });
+  logger.info('holdfast serving on stdio', {
+    database: describeDatabase(config.databasePath),
+    approvals: `${deps.config.publicBaseUrl.replace(/\/+$/, '')}/approvals/…`,
+  });
 }

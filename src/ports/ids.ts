@@ -6,6 +6,4 @@ export interface Ids {
   newReference(): string;
   /** A random RFC 9562 UUID (approval ids). */
   newUuid(): string;
-  /** An unguessable one-time secret for a URL (approval page tokens). */
-  newSecret(): string;
 }

@@ -223,9 +223,10 @@ describe('server-side approvals with an injected clock', () => {
       end: '2030-01-07T21:00:00Z',
       idempotencyKey: randomUUID(),
     });
-    const pending = await requestApproval(h.deps, drafter, {
+    const { value: pending } = await requestApproval(h.deps, drafter, {
       bookingId: held.value.booking.id,
       action: 'confirm_booking',
+      idempotencyKey: randomUUID(),
     });
     await decideById(h.deps, drafter.tenantId, pending.approvalId, 'APPROVE', 'test');
     h.clock.advance(10 * 60_000);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jcsDigest } from '../../src/adapters/ids/jcs-digest.js';
+import { KeyedPageTokens } from '../../src/adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../../src/adapters/ids/random-ids.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import { createCalendar } from '../../src/app/calendars.js';
@@ -35,6 +36,7 @@ export function appHarness(start: number, config: Partial<AppConfig> = {}) {
     clock,
     ids: randomIds,
     digest: jcsDigest,
+    pageTokens: new KeyedPageTokens(Buffer.from('test-page-token-secret')),
     payments: {
       queryPayment: async (bookingId: string) =>
         payments.get(bookingId) ?? {

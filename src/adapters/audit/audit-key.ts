@@ -16,16 +16,22 @@ export class AuditKey {
   private readonly previewKey: Buffer;
   private readonly checkpointKey: Buffer;
 
+  private readonly secret: string;
+
   constructor(secret: string) {
     const text = secret.trim();
     if (text.length < MIN_AUDIT_KEY_LENGTH)
       throw new Error(`The audit key must be at least ${MIN_AUDIT_KEY_LENGTH} characters long.`);
-    const derive = (purpose: string) =>
-      createHmac('sha256', text).update(`holdfast-audit:${purpose}`).digest();
-    this.recordKey = derive('record');
-    this.previewKey = derive('preview');
-    this.checkpointKey = derive('checkpoint');
-    this.keyId = createHash('sha256').update(derive('key-id')).digest('hex').slice(0, 16);
+    this.secret = text;
+    this.recordKey = this.derive('record');
+    this.previewKey = this.derive('preview');
+    this.checkpointKey = this.derive('checkpoint');
+    this.keyId = createHash('sha256').update(this.derive('key-id')).digest('hex').slice(0, 16);
+  }
+
+  /** A key for one purpose; the server's other secrets (approval page links) come from here too. */
+  derive(purpose: string): Buffer {
+    return createHmac('sha256', this.secret).update(`holdfast-audit:${purpose}`).digest();
   }
 
   /**

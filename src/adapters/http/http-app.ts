@@ -6,11 +6,16 @@ import type { Logger } from '../log/json-logger.js';
 import type { ServerNames } from './request-guards.js';
 import { hostGuard, jsonOnly } from './request-guards.js';
 
-export interface HttpAppOptions {
+export interface McpMount {
   readonly factory: McpServerFactory;
-  readonly names: ServerNames;
   readonly legacy: 'stateless' | 'reject';
   readonly maxBodyBytes: number;
+}
+
+export interface HttpAppOptions {
+  /** POST /mcp; absent for the page server `holdfast stdio` runs beside its stdio transport. */
+  readonly mcp?: McpMount;
+  readonly names: ServerNames;
   readonly logger: Logger;
   readonly health: () => Promise<boolean>;
   readonly version: string;
@@ -23,13 +28,8 @@ export interface HttpApp {
   close(): Promise<void>;
 }
 
-/** The HTTP surface: POST /mcp (both protocol eras), health, and nothing else. */
+/** The HTTP surface: POST /mcp (both protocol eras), health, the human pages, and nothing else. */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
-  const mcp = createMcpHandler(options.factory, {
-    legacy: options.legacy,
-    maxRequestBodySize: options.maxBodyBytes,
-    onerror: (error) => options.logger.warn('mcp transport error', { error: error.message }),
-  });
   const app = new Hono();
   app.use('*', secureHeaders({ xFrameOptions: 'DENY', referrerPolicy: 'same-origin' }));
   app.use('*', hostGuard(options.names));
@@ -39,17 +39,26 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     (await options.health()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
   );
 
-  // The SDK handler enforces maxBodyBytes itself (413 before parsing), without re-streaming the body.
-  app.post('/mcp', jsonOnly, (c) => mcp.fetch(c.req.raw));
-  // Stateless server: no SSE stream to resume and no session to delete.
-  app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
-    c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),
-  );
+  const mcp =
+    options.mcp &&
+    createMcpHandler(options.mcp.factory, {
+      legacy: options.mcp.legacy,
+      maxRequestBodySize: options.mcp.maxBodyBytes,
+      onerror: (error) => options.logger.warn('mcp transport error', { error: error.message }),
+    });
+  if (mcp) {
+    // The SDK handler enforces maxBodyBytes itself (413 before parsing), without re-streaming the body.
+    app.post('/mcp', jsonOnly, (c) => mcp.fetch(c.req.raw));
+    // Stateless server: no SSE stream to resume and no session to delete.
+    app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
+      c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),
+    );
+  }
   options.mountPages?.(app);
   app.notFound((c) => c.json({ error: 'not_found' }, 404));
   app.onError((error, c) => {
     options.logger.error('http error', { error: error.stack ?? String(error) });
     return c.json({ error: 'internal' }, 500);
   });
-  return { fetch: app.fetch, close: () => mcp.close() };
+  return { fetch: app.fetch, close: async () => mcp?.close() };
 }

@@ -13,5 +13,4 @@ export const randomIds: Ids = {
     return `HF-${group()}-${group()}`;
   },
   newUuid: () => randomUUID(),
-  newSecret: () => randomBytes(32).toString('base64url'),
 };

@@ -50,7 +50,8 @@ export function createHoldfastServer(ctx: ToolContext): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
-      capabilities: { tools: {} },
+      // The tool list never changes while a server runs: say so.
+      capabilities: { tools: { listChanged: false } },
       // MRTR approval rounds come back through the client: only sealed, principal-bound state is trusted.
       requestState: { verify: (state, request) => ctx.stateCodec.verify(state, request) },
       instructions,

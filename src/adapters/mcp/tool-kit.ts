@@ -6,7 +6,7 @@ import type {
   ServerContext,
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
-import { TRACEPARENT_META_KEY } from '@modelcontextprotocol/server';
+import { CLIENT_INFO_META_KEY, TRACEPARENT_META_KEY } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
 import type { Principal } from '../../domain/calendar.js';
@@ -19,7 +19,7 @@ import type { Logger } from '../log/json-logger.js';
 import type { EntryBase } from './call-audit.js';
 import { CallAudit } from './call-audit.js';
 import { parseArguments, publishOnly } from './edge-schema.js';
-import { inspectInput } from './input-guard.js';
+import { inspectInput, printable } from './input-guard.js';
 import { envelopeOf } from './schemas.js';
 import { toToolError } from './tool-error.js';
 
@@ -102,6 +102,19 @@ function schemasOf(tool: ToolDefinition<unknown, unknown>): CompiledSchemas {
   return schemas;
 }
 
+/**
+ * "Claude Desktop 0.9.2" — what the client declared: per request in 2026-07-28, at initialize
+ * before. Self-declared, so only ever shown as such, escaped and bounded.
+ */
+function declaredClient(request: ServerContext, server: McpServer): string {
+  const envelope = request.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = (envelope?.[CLIENT_INFO_META_KEY] ?? server.server.getClientVersion()) as
+    { name?: unknown; version?: unknown } | undefined;
+  const name = typeof declared?.name === 'string' ? declared.name : 'unnamed client';
+  const version = typeof declared?.version === 'string' ? ` ${declared.version}` : '';
+  return printable(`${name}${version}`, 80);
+}
+
 interface Admission<I> {
   readonly input?: I;
   readonly rejection?: unknown;
@@ -160,10 +173,12 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
         transport: ctx.transport,
       };
       const admission = admit(ctx, tool.input, args ?? {});
+      // Bookings, approvals and the audit name the client as it declared itself (untrusted, printable).
+      const principal = { ...ctx.principal, clientId: declaredClient(request, server) };
       const base: EntryBase = {
-        tenantId: ctx.principal.tenantId,
-        subject: ctx.principal.subject,
-        clientId: ctx.principal.clientId,
+        tenantId: principal.tenantId,
+        subject: principal.subject,
+        clientId: principal.clientId,
         transport: ctx.transport,
         tool: tool.name,
         kind: tool.kind,
@@ -180,7 +195,11 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
           );
       try {
         if (admission.rejection !== undefined) throw admission.rejection;
-        const result = await tool.run(ctx, admission.input as I, { traceId: meta.traceId, request, audit });
+        const result = await tool.run({ ...ctx, principal }, admission.input as I, {
+          traceId: meta.traceId,
+          request,
+          audit,
+        });
         if ('inputRequired' in result) {
           await finish({ outcome: 'input_required', code: 'APPROVAL_REQUIRED', message: '' });
           return result.inputRequired;

@@ -1,5 +1,6 @@
 import { DomainError } from '../errors.js';
 import type { Instant } from '../time/instant.js';
+import { formatInstant } from '../time/instant.js';
 import type { GatedAction, Intent } from './intent.js';
 
 export const approvalStatuses = ['PENDING', 'APPROVED', 'DENIED', 'EXPIRED', 'USED'] as const;
@@ -102,7 +103,7 @@ export function refusalOf(
     return {
       error: new DomainError('APPROVAL_PENDING', 'The human has not decided yet.', {
         ...details,
-        expiresAt: approval.expiresAt,
+        expiresAt: formatInstant(approval.expiresAt),
       }),
       burn: false,
     };

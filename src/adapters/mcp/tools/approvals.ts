@@ -2,16 +2,20 @@ import { z } from 'zod';
 import { getApproval, requestApproval } from '../../../app/approvals.js';
 import { approvalStatuses } from '../../../domain/approval/approval.js';
 import { formatInstant } from '../../../domain/time/instant.js';
-import { bookingIdInput } from '../schemas.js';
+import { bookingIdInput, idempotencyKey } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
 
 export const requestApprovalTool = defineTool({
   name: 'request_approval',
   title: 'Ask a person to approve an action',
   description:
-    'Opens an approval for the current state of a booking and one action (confirm_booking or cancel_booking). Show the returned summary and approveUrl to the user; after they decide, call the action with approval: { approvalId }. The approval is void if the booking changes meanwhile.',
+    'Opens an approval for the current state of a booking and one action (confirm_booking or cancel_booking); retry with the same idempotencyKey to get the same approval back. Show the returned summary and approveUrl to the user; after they decide, call the action with approval: { approvalId }. The approval is void if the booking changes meanwhile.',
   kind: 'approval',
-  input: z.strictObject({ bookingId: bookingIdInput, action: z.enum(['confirm_booking', 'cancel_booking']) }),
+  input: z.strictObject({
+    bookingId: bookingIdInput,
+    action: z.enum(['confirm_booking', 'cancel_booking']),
+    idempotencyKey,
+  }),
   data: z.object({
     approvalId: z.string(),
     intent: z.record(z.string(), z.unknown()),
@@ -21,9 +25,10 @@ export const requestApprovalTool = defineTool({
     expiresAt: z.string(),
     cli: z.string(),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async run({ deps, principal }, input, call) {
-    return { data: await requestApproval(deps, principal, input, call) };
+    const outcome = await requestApproval(deps, principal, input, call);
+    return { data: outcome.value, replayed: outcome.replayed };
   },
 });
 

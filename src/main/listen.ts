@@ -1,0 +1,35 @@
+import { serve as serveNode } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+
+type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+export interface Listening {
+  /** http://127.0.0.1:4110 or http://[::1]:4110: how this process is reached, as bound. */
+  readonly origin: string;
+  readonly port: number;
+  /** Starts answering with `handler` (until then: 503), so the port is known before the app is built. */
+  serve(handler: FetchHandler): void;
+  close(): Promise<void>;
+}
+
+/** Binds first, so that `--port 0` knows its port (and links their origin) before anything is served. */
+export async function listen(host: string, port: number): Promise<Listening> {
+  let handle: FetchHandler = () => new Response('starting', { status: 503 });
+  const server = await new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
+    const s = serveNode({ fetch: (request) => handle(request), port, hostname: host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address() as AddressInfo;
+  const name = address.address.includes(':') ? `[${address.address}]` : address.address;
+  return {
+    origin: `http://${name}:${address.port}`,
+    port: address.port,
+    serve: (handler) => void (handle = handler),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Idle keep-alive connections would hold the process open after its stdio client left.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,166 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commands, cliReference } from '../../src/main/cli-help.js';
+import { CLI, runCli, tempDbPath } from '../support/spawn-server.js';
+
+const db = tempDbPath();
+beforeAll(() => {
+  expect(runCli(['db', 'migrate', '--db', db.path]).status).toBe(0);
+});
+afterAll(() => db.cleanup());
+
+/** The mistakes a newcomer makes, each with the exit code and the one line it must get. */
+const mistakes: [string, string[], 1 | 2, RegExp][] = [
+  ['an unknown approval', ['approvals', 'approve', 'nope-id'], 1, /^holdfast: No approval nope-id\.$/],
+  ['an unknown booking', ['payments', 'set', 'bk_nope', 'PAID'], 1, /^holdfast: No booking bk_nope\.$/],
+  ['a count that is not a number', ['audit', 'tail', '-n', 'abc'], 2, /-n must be a whole number/],
+  ['a port out of range', ['serve', '--port', '70000'], 2, /--port must be a whole number from 0 to 65535/],
+  ['an unknown command', ['bogus'], 2, /unknown command "bogus"/],
+  ['an unknown option', ['approvals', 'list', '--bogus'], 2, /unknown option --bogus/],
+  ['an option without its value', ['approvals', 'list', '--db'], 2, /--db needs a value/],
+  ['an unknown verb', ['approvals', 'frobnicate'], 2, /usage: holdfast approvals list/],
+  [
+    'a payment status that does not exist',
+    ['payments', 'set', 'bk_1', 'MAYBE'],
+    2,
+    /usage: holdfast payments set/,
+  ],
+  [
+    'both --db and --database',
+    ['approvals', 'list', '--db', 'x.db', '--database', 'postgres://x@127.0.0.1/y'],
+    2,
+    /either --db .* or --database/,
+  ],
+  ['a non-loopback address', ['serve', '--host', '0.0.0.0', '--port', '0'], 2, /Refusing to bind 0\.0\.0\.0/],
+  [
+    'a bad write policy',
+    ['serve', '--write-policy', 'yolo'],
+    2,
+    /--write-policy must be readonly, draft, attested, direct/,
+  ],
+  [
+    'a public URL that is not one',
+    ['serve', '--public-url', 'holdfast.example'],
+    2,
+    /--public-url must be an http\(s\) URL/,
+  ],
+  [
+    'a checkpoint file that is not there',
+    ['audit', 'verify', '--checkpoint', '/nonexistent/x'],
+    2,
+    /Cannot read checkpoint file/,
+  ],
+];
+
+describe('the CLI speaks clearly', () => {
+  it.each(mistakes)('%s: one line, the right exit code, no stack', (_name, args, exitCode, line) => {
+    const withDb =
+      args.includes('--database') || args.includes('--db') || args[0] === 'bogus'
+        ? args
+        : [...args, '--db', db.path];
+    const run = runCli(withDb);
+    expect(run.status, run.stderr).toBe(exitCode);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines, run.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(line);
+    expect(run.stderr).not.toContain('    at ');
+    expect(run.stdout).toBe('');
+  });
+
+  it('refuses an operator command on a database that does not exist, and creates nothing', () => {
+    const missing = join(db.path, '..', 'typo', 'holdfst.db');
+    for (const args of [['audit', 'verify'], ['approvals', 'list'], ['sweep'], ['reconciliation']]) {
+      const run = runCli([...args, '--db', missing]);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/No Holdfast database at .*typo\/holdfst\.db\. Only `holdfast serve`/);
+    }
+    expect(existsSync(join(db.path, '..', 'typo'))).toBe(false);
+  });
+
+  it('names a busy port and an unwritable place in one line', async () => {
+    const blocker = spawnSync('sh', ['-c', 'true']);
+    expect(blocker.status).toBe(0);
+    const first = await import('node:http').then(
+      (http) =>
+        new Promise<import('node:http').Server>((resolve) => {
+          const s = http.createServer(() => undefined);
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    );
+    const port = (first.address() as { port: number }).port;
+    const busy = runCli(['serve', '--port', String(port), '--db', db.path]);
+    first.close();
+    expect(busy.status).toBe(1);
+    expect(busy.stderr.trim()).toMatch(
+      new RegExp(`^holdfast: port ${port} on 127\\.0\\.0\\.1 is already in use; choose another with --port$`),
+    );
+    // Even root cannot create a directory under /sys.
+    const denied = runCli(['serve', '--port', '0', '--db', '/sys/kernel/holdfast/holdfast.db']);
+    expect(denied.status).toBe(1);
+    expect(denied.stderr.trim().split('\n')).toHaveLength(1);
+    expect(denied.stderr).toMatch(/permission denied: cannot write \/sys\/kernel\/holdfast/);
+  });
+
+  it('prints a stack only with --debug', () => {
+    const run = runCli(['payments', 'set', 'bk_nope', 'PAID', '--db', db.path, '--debug']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('    at ');
+  });
+
+  it('has a help page with an example for every command, and a version', () => {
+    for (const command of commands) {
+      for (const args of [
+        [command.name, '--help'],
+        ['help', command.name],
+      ]) {
+        const run = runCli(args);
+        expect(run.status).toBe(0);
+        expect(run.stdout).toContain(`Usage: ${command.usage[0]}`);
+        expect(run.stdout).toMatch(/Examples?:\n {2}holdfast /);
+      }
+    }
+    const global = runCli(['--help']);
+    expect(global.stdout).toContain('Commands:');
+    const version = runCli(['--version']);
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(version.stdout.trim()).toBe(`holdfast ${pkg.version} (Node.js ${process.version})`);
+  });
+
+  it('runs through npx from the project, as the README says', () => {
+    const run = spawnSync('npx', ['--no-install', 'holdfast', '--version'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^holdfast \d+\.\d+\.\d+/);
+  });
+
+  it('the README carries the CLI reference exactly as the help prints it', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    expect(readme).toContain(cliReference().trim());
+  });
+
+  it('reads HOLDFAST_* before the conventional PORT and DATABASE_URL, and never a generic HOST', () => {
+    mkdirSync(join(db.path, '..', 'env'), { recursive: true });
+    const env = (vars: Record<string, string>) =>
+      spawnSync(process.execPath, [CLI, 'approvals', 'list', '--json'], {
+        encoding: 'utf8',
+        env: { ...process.env, ...vars },
+      });
+    // DATABASE_URL names a database that does not exist; HOLDFAST_DB wins over it.
+    const winner = env({ HOLDFAST_DB: db.path, DATABASE_URL: join(db.path, '..', 'env', 'other.db') });
+    expect(winner.status, winner.stderr).toBe(0);
+    const generic = env({ DATABASE_URL: db.path });
+    expect(generic.status, generic.stderr).toBe(0);
+    const serve = spawnSync(process.execPath, [CLI, 'serve', '--db', db.path], {
+      encoding: 'utf8',
+      timeout: 15_000,
+      env: { ...process.env, HOST: 'vm', HOLDFAST_PORT: '70000' },
+    });
+    // HOST=vm is ignored (no "Refusing to bind vm"); HOLDFAST_PORT is read, and refused by range.
+    expect(serve.stderr).not.toContain('vm');
+    expect(serve.stderr).toMatch(/--port must be a whole number from 0 to 65535, got "70000"/);
+  });
+});
