@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,15 +81,8 @@ describe('the CLI speaks clearly', () => {
   });
 
   it('names a busy port and an unwritable place in one line', async () => {
-    const blocker = spawnSync('sh', ['-c', 'true']);
-    expect(blocker.status).toBe(0);
-    const first = await import('node:http').then(
-      (http) =>
-        new Promise<import('node:http').Server>((resolve) => {
-          const s = http.createServer(() => undefined);
-          s.listen(0, '127.0.0.1', () => resolve(s));
-        }),
-    );
+    const first = createServer(() => undefined);
+    await new Promise<void>((resolve) => first.listen(0, '127.0.0.1', resolve));
     const port = (first.address() as { port: number }).port;
     const busy = runCli(['serve', '--port', String(port), '--db', db.path]);
     first.close();
