@@ -110,7 +110,7 @@ function declaredClient(request: ServerContext, server: McpServer): string {
   const envelope = request.mcpReq.envelope as Record<string, unknown> | undefined;
   const declared = (envelope?.[CLIENT_INFO_META_KEY] ?? server.server.getClientVersion()) as
     { name?: unknown; version?: unknown } | undefined;
-  const name = typeof declared?.name === 'string' ? declared.name : 'unnamed client';
+  const name = typeof declared?.name === 'string' ? declared.name : 'undeclared client';
   const version = typeof declared?.version === 'string' ? ` ${declared.version}` : '';
   return printable(`${name}${version}`, 80);
 }

@@ -1,0 +1,157 @@
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
+import type { Client } from '@modelcontextprotocol/client';
+import { describe, expect, it } from 'vitest';
+import { createOpenCalendar, futureHour } from '../support/fixtures.js';
+import { call, connectHttp, connectStdio, ok } from '../support/mcp-clients.js';
+import { spawnServer, tempDbPath } from '../support/spawn-server.js';
+
+/** A person on the page: read it, take its CSRF token, press Approve (from the page's own origin). */
+async function approveOnPage(approveUrl: string): Promise<string> {
+  const page = await (await fetch(approveUrl)).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  expect(csrf, page.slice(0, 300)).toBeDefined();
+  const answer = await fetch(approveUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(approveUrl).origin },
+    body: new URLSearchParams({ csrf: csrf!, decision: 'approve' }),
+  });
+  expect(answer.status).toBe(200);
+  return page;
+}
+
+/** Hold, ask to confirm, let a person approve at approveUrl, confirm with the approval. */
+async function approvedConfirm(agent: Client, room: string, hour: number) {
+  const { booking } = await ok(agent, 'hold_slot', {
+    calendarIds: [room],
+    start: futureHour(2, hour),
+    end: futureHour(2, hour + 1),
+    idempotencyKey: randomUUID(),
+  });
+  const asked = await call(agent, 'confirm_booking', {
+    bookingId: booking.id,
+    expectedVersion: 1,
+    idempotencyKey: randomUUID(),
+  });
+  expect(asked.error?.code).toBe('APPROVAL_REQUIRED');
+  const details = asked.error!.details as { approvalId: string; approveUrl: string; cli: string };
+  const page = await approveOnPage(details.approveUrl);
+  const done = await call(agent, 'confirm_booking', {
+    bookingId: booking.id,
+    expectedVersion: 1,
+    idempotencyKey: randomUUID(),
+    approval: { approvalId: details.approvalId },
+  });
+  expect(done.ok, JSON.stringify(done.error)).toBe(true);
+  return { details, page };
+}
+
+describe('approval links work wherever the server runs', () => {
+  it('--host ::1: the log, approveUrl and the CLI hint name the real address and database', async () => {
+    const server = await spawnServer(['--no-seed', '--host', '::1']);
+    try {
+      expect(server.url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/);
+      const agent = await connectHttp(server.url, 'modern');
+      const room = await createOpenCalendar(agent, 'IPv6 room');
+      const { details, page } = await approvedConfirm(agent, room, 1);
+      expect(details.approveUrl.startsWith(`http://[::1]:${server.port}/approvals/`)).toBe(true);
+      expect(page).toContain('holdfast-test-modern 1.0.0'); // the declared client, shown to the person
+      // The CLI hint, run as printed (from another directory), decides a second approval.
+      const second = await call(agent, 'request_approval', {
+        bookingId: (
+          await ok(agent, 'hold_slot', {
+            calendarIds: [room],
+            start: futureHour(2, 5),
+            end: futureHour(2, 6),
+            idempotencyKey: randomUUID(),
+          })
+        ).booking.id,
+        action: 'confirm_booking',
+        idempotencyKey: randomUUID(),
+      });
+      const hint = (second.data as { cli: string }).cli;
+      expect(hint).toContain(`--db "${server.dbPath}"`);
+      const run = spawnSync(
+        'sh',
+        ['-c', hint.replace(/^holdfast /, `${process.execPath} ${process.cwd()}/dist/main/cli.js `)],
+        {
+          cwd: '/',
+          encoding: 'utf8',
+        },
+      );
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain('APPROVED');
+      await agent.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('--public-url: links use it, and the page answers under that name', async () => {
+    const server = await spawnServer(['--no-seed', '--public-url', 'https://holdfast.example:8443']);
+    try {
+      const agent = await connectHttp(server.url, 'modern');
+      const room = await createOpenCalendar(agent, 'Public room');
+      const { booking } = await ok(agent, 'hold_slot', {
+        calendarIds: [room],
+        start: futureHour(2),
+        end: futureHour(2, 1),
+        idempotencyKey: randomUUID(),
+      });
+      const asked = await ok(agent, 'request_approval', {
+        bookingId: booking.id,
+        action: 'confirm_booking',
+        idempotencyKey: randomUUID(),
+      });
+      expect(asked.approveUrl).toMatch(/^https:\/\/holdfast\.example:8443\/approvals\/[\w-]{40,}$/);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            path: new URL(asked.approveUrl).pathname,
+            headers: { host: 'holdfast.example:8443' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(200);
+      await agent.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('stdio: the process serves its own approval page; approving there lets the agent confirm', async () => {
+    const db = tempDbPath();
+    const agent = await connectStdio(db.path, 'modern', ['--no-seed', '--write-policy', 'draft']);
+    try {
+      const room = await createOpenCalendar(agent, 'Desktop room');
+      const { details } = await approvedConfirm(agent, room, 1);
+      expect(details.approveUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/approvals\//);
+      expect(details.cli).toContain(`--db "${db.path}"`);
+      // request_approval is retry-safe: the same key gives the same approval and the same link.
+      const { booking } = await ok(agent, 'hold_slot', {
+        calendarIds: [room],
+        start: futureHour(2, 4),
+        end: futureHour(2, 5),
+        idempotencyKey: randomUUID(),
+      });
+      const key = randomUUID();
+      const args = { bookingId: booking.id, action: 'confirm_booking', idempotencyKey: key };
+      const first = await call(agent, 'request_approval', args);
+      const again = await call(agent, 'request_approval', args);
+      expect(again.meta.idempotentReplay).toBe(true);
+      expect(again.data).toEqual(first.data);
+    } finally {
+      await agent.close();
+      db.cleanup();
+    }
+  });
+});
