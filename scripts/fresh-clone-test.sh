@@ -17,6 +17,8 @@ done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# As root, an embedded PostgreSQL runs as the postgres user, who must reach node_modules.
+chmod 755 "$work"
 git clone -q "$root" "$work/holdfast"
 cd "$work/holdfast"
 

