@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { jcsDigest } from '../dist/adapters/ids/jcs-digest.js';
+import { KeyedDigest } from '../dist/adapters/ids/keyed-digest.js';
+import { KeyedPageTokens } from '../dist/adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../dist/adapters/ids/random-ids.js';
 import { bookingToRow } from '../dist/adapters/storage/rows.js';
 import { openSqlite, migrate } from '../dist/adapters/storage/sqlite/sqlite-database.js';
@@ -37,6 +39,8 @@ export async function benchInProcess(dir) {
     clock: { now: () => Date.now() },
     ids: randomIds,
     digest: jcsDigest,
+    requestDigest: new KeyedDigest(Buffer.from('bench-request-digest-key')),
+    pageTokens: new KeyedPageTokens(Buffer.from('bench-page-token-key')),
     payments: {
       queryPayment: async (bookingId) => ({
         bookingId,

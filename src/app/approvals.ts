@@ -184,7 +184,12 @@ export async function ownApproval(tx: StoreTx, principal: Principal, approvalId:
 export type Decision = 'APPROVE' | 'DENY';
 
 /** A human decides on the approval page, reached through its one-time token; the token is spent. */
-export async function decideByPageToken(deps: AppDeps, token: string, decision: Decision): Promise<Approval> {
+export async function decideByPageToken(
+  deps: AppDeps,
+  token: string,
+  decision: Decision,
+  call: WriteCall = {},
+): Promise<Approval> {
   return deps.store.write(async (tx) => {
     const approval = await tx.getApprovalByPageToken(deps.digest.ofJson(token));
     if (!approval) throw new DomainError('NOT_FOUND', 'This approval link is unknown or was already used.');
@@ -203,6 +208,7 @@ export async function decideByPageToken(deps: AppDeps, token: string, decision: 
     if (!(await tx.updateApproval(next, 'PENDING')))
       throw new DomainError('INVALID_STATE', 'The approval changed meanwhile.');
     await tx.spendPageToken(approval.tenantId, approval.id);
+    await call.audit?.recordIn(tx);
     return next;
   });
 }
@@ -247,6 +253,7 @@ export async function decideById(
   approvalId: string,
   decision: Decision,
   by: string,
+  call: WriteCall = {},
 ) {
   return deps.store.write(async (tx) => {
     const approval = await tx.getApproval(tenantId, approvalId);
@@ -255,6 +262,7 @@ export async function decideById(
     if (!(await tx.updateApproval(next, 'PENDING')))
       throw new DomainError('INVALID_STATE', 'The approval changed meanwhile.');
     await tx.spendPageToken(approval.tenantId, approval.id);
+    await call.audit?.recordIn(tx);
     return next;
   });
 }

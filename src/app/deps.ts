@@ -46,7 +46,10 @@ export interface AppDeps {
   readonly store: Store;
   readonly clock: Clock;
   readonly ids: Ids;
+  /** Plain sha256 over RFC 8785: intent hashes (hosts recompute them), cursor bindings. */
   readonly digest: Digest;
+  /** Keyed: digests stored beside personal data (idempotency records), not guessable without the key. */
+  readonly requestDigest: Digest;
   readonly pageTokens: PageTokens;
   readonly payments: PaymentQuery;
   readonly slotCache: SlotCache;

@@ -226,28 +226,28 @@ async function recordUserAnswer(
   current: { intent: Intent; intentHash: string },
   answer: { approvalId: string; intentHash: string; approved: boolean },
 ): Promise<Approval> {
-  return deps.store.write(async (tx) => {
+  // The decision (a "no", a burn) is committed before it is reported: a declined or mismatched
+  // answer must stick, so the same sealed request cannot be replayed later as a "yes".
+  const { decided, refusal } = await deps.store.write(async (tx) => {
     const approval = await ownApproval(tx, principal, answer.approvalId);
     if (!approval || answer.intentHash !== current.intentHash) {
       throw new DomainError('APPROVAL_MISMATCH', 'The answer was given for another intent; ask again.');
     }
     const now = deps.clock.now();
-    const decided = decide(
+    const next = decide(
       approval,
       answer.approved ? 'APPROVE' : 'DENY',
       `user-elicitation:${principal.subject}`,
       now,
     );
-    const refusal = refusalOf(decided, useBy(principal, action, booking, current, now));
-    if (refusal?.burn) {
-      await tx.updateApproval(burn(approval, refusal.error.message), 'PENDING');
-      return Promise.reject(refusal.error);
-    }
-    if (!(await tx.updateApproval(decided, 'PENDING')))
+    const refused = refusalOf(next, useBy(principal, action, booking, current, now));
+    const stored = refused?.burn ? burn(approval, refused.error.message) : next;
+    if (!(await tx.updateApproval(stored, 'PENDING')))
       throw new DomainError('APPROVAL_USED', 'The approval was already decided.');
-    if (refusal) return Promise.reject(refusal.error);
-    return decided;
+    return { decided: next, refusal: refused };
   });
+  if (refusal) throw refusal.error;
+  return decided;
 }
 
 /** The use an approval must match: this principal, this action, this booking, this intent, now. */

@@ -61,7 +61,7 @@ export async function idempotent<T>(
     tool: call.tool,
     key: call.key,
   };
-  const argumentsDigest = deps.digest.ofJson(call.args);
+  const argumentsDigest = deps.requestDigest.ofJson(call.args);
   const now = deps.clock.now();
   const expiresAt = now + deps.config.idempotencyTtlMs;
   const existing = await tx.claimIdempotency({
@@ -71,7 +71,7 @@ export async function idempotent<T>(
     createdAt: now,
     expiresAt,
   });
-  if (existing) return replayOf(existing, argumentsDigest, call, storage, tx);
+  if (existing) return replayOf(deps, existing, argumentsDigest, call, storage, tx);
   const value = await effect();
   await tx.putIdempotency({
     ...scope,
@@ -98,17 +98,23 @@ export async function findReplay<T>(
   });
   if (!existing || existing.expiresAt <= deps.clock.now()) return null;
   const storage = (call.storage ?? asIs) as ResultStorage<T>;
-  return replayOf(existing, deps.digest.ofJson(call.args), call, storage, tx);
+  return replayOf(deps, existing, deps.requestDigest.ofJson(call.args), call, storage, tx);
 }
 
 async function replayOf<T>(
+  deps: AppDeps,
   existing: IdempotencyRecord,
   argumentsDigest: string,
   call: IdempotentCall<T>,
   storage: ResultStorage<T>,
   tx: StoreTx,
 ): Promise<Outcome<T>> {
-  if (existing.argumentsDigest !== argumentsDigest) {
+  // Records kept before digests were keyed (plain sha256, at most 24 h old) still replay.
+  const sameRequest =
+    existing.argumentsDigest === argumentsDigest ||
+    (existing.argumentsDigest.startsWith('sha256:') &&
+      existing.argumentsDigest === deps.digest.ofJson(call.args));
+  if (!sameRequest) {
     throw new DomainError(
       'IDEMPOTENCY_CONFLICT',
       `idempotencyKey ${call.key} was already used for ${call.tool} with different arguments.`,

@@ -28,14 +28,17 @@ export async function followUpPayments(deps: AppDeps, limit = 100): Promise<Foll
   let flagged = 0;
   let ended = 0;
   for (const booking of candidates.filter((b) => paymentFollowUpDue(b, now))) {
-    let report: PaymentReport;
-    try {
-      report = await deps.payments.queryPayment(booking.id, {
-        traceId: deps.ids.newUuid().replace(/-/g, ''),
-      });
-    } catch {
-      continue; // provider unavailable: the next pass asks again
-    }
+    // No answer (provider down, or it never heard of the booking) counts as "not paid yet": the
+    // booking goes to the back of the queue and the follow-up still ends after its window.
+    const report = await deps.payments
+      .queryPayment(booking.id, { traceId: deps.ids.newUuid().replace(/-/g, '') })
+      .catch((): PaymentReport => ({
+        bookingId: booking.id,
+        status: 'PENDING',
+        amount: null,
+        currency: null,
+        paidAt: null,
+      }));
     asked++;
     const next = nextState(booking, report, deps);
     const applied = await deps.store.write(async (tx) => {

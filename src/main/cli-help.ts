@@ -47,6 +47,8 @@ export const optionDocs: Record<string, string> = {
   json: '--json                  machine-readable output (RFC 3339 instants)',
   lines: '-n, --lines N           how many records (1-10000; default 20)',
   checkpoint: '--checkpoint FILE       checkpoint lines (or a server log) to anchor the chain with',
+  'allow-unkeyed':
+    '--allow-unkeyed         accept unkeyed records of a database older than keyed audit (they prove nothing on their own)',
   out: '--out FILE              also append the checkpoint line to FILE',
   amount: '--amount A              amount the simulated provider reports (default: the booking price)',
   currency: '--currency C            currency the simulated provider reports (default: the booking price)',
@@ -136,12 +138,12 @@ export const commands: readonly CommandDoc[] = [
   {
     name: 'audit',
     usage: [
-      'holdfast audit verify [--checkpoint FILE] [--json]',
+      'holdfast audit verify [--checkpoint FILE] [--allow-unkeyed] [--json]',
       'holdfast audit checkpoint [--out FILE]',
       'holdfast audit tail [-n N] [--json]',
     ],
     summary: 'Verify the keyed audit chain, anchor it with a checkpoint, or read its newest records.',
-    options: [...DATABASE, 'checkpoint', 'out', 'lines', 'json'],
+    options: [...DATABASE, 'checkpoint', 'allow-unkeyed', 'out', 'lines', 'json'],
     examples: [
       'holdfast audit checkpoint --out /mnt/elsewhere/checkpoints.log',
       'holdfast audit verify --checkpoint /mnt/elsewhere/checkpoints.log',

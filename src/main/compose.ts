@@ -11,6 +11,8 @@ import { MemorySlotCache } from '../adapters/cache/memory-slot-cache.js';
 import { PgNotifySlotCache } from '../adapters/cache/pg-notify-slot-cache.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import { jcsDigest } from '../adapters/ids/jcs-digest.js';
+import { boundedDigest } from '../adapters/ids/bounded-digest.js';
+import { KeyedDigest } from '../adapters/ids/keyed-digest.js';
 import { KeyedPageTokens } from '../adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../adapters/ids/random-ids.js';
 import type { Logger } from '../adapters/log/json-logger.js';
@@ -96,6 +98,7 @@ export async function buildRuntime(
     clock: systemClock,
     ids: randomIds,
     digest: jcsDigest,
+    requestDigest: new KeyedDigest(auditKey.derive('request')),
     pageTokens: new KeyedPageTokens(auditKey.derive('approval-page')),
     payments: config.payments === 'http' ? new HttpPayments(config.paymentQueryBaseUrl!) : simulator,
     // Writes invalidate at once (on every instance); the age bound covers holds lapsing meanwhile.
@@ -156,6 +159,16 @@ export function approvalStateCodec(key: string, principal: Principal): RequestSt
   });
 }
 
+/** The audit's keyed digests: of personal values in a preview, and of a call's whole arguments. */
+export function auditDigests(runtime: Runtime): ToolContext['digests'] {
+  const requestKey = runtime.auditKey.derive('request');
+  return {
+    preview: (value) => runtime.auditKey.digest(value),
+    arguments: (value, validated) =>
+      validated ? runtime.deps.requestDigest.ofJson(value) : boundedDigest(value, requestKey),
+  };
+}
+
 export function toolContext(
   runtime: Runtime,
   config: ServerConfig,
@@ -170,7 +183,7 @@ export function toolContext(
     logger,
     transport,
     audit: runtime.audit,
-    previewDigest: (value) => runtime.auditKey.digest(value),
+    digests: auditDigests(runtime),
     stateCodec: approvalStateCodec(runtime.stateKey, principal),
   };
 }

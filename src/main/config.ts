@@ -54,6 +54,8 @@ export interface ServerConfig {
     readonly checkpoint?: string;
     /** audit checkpoint --out FILE */
     readonly out?: string;
+    /** audit verify --allow-unkeyed: accept the unkeyed records of a database older than keyed audit. */
+    readonly allowUnkeyed?: boolean;
   };
 }
 
@@ -105,6 +107,7 @@ function parse(argv: readonly string[]) {
         'max-calendars': { type: 'string' },
         'max-open-approvals': { type: 'string' },
         checkpoint: { type: 'string' },
+        'allow-unkeyed': { type: 'boolean' },
         out: { type: 'string' },
         'checkpoint-every': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -216,6 +219,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       lines: values.lines,
       checkpoint: values.checkpoint,
       out: values.out,
+      allowUnkeyed: values['allow-unkeyed'],
     },
   };
 }

@@ -1,30 +1,36 @@
-import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { approvalForPage, decideByPageToken } from '../app/approvals.js';
 import { mountApprovalPage } from '../adapters/http/approval-page.js';
 import { mountDevPaymentForm } from '../adapters/http/payment-form.js';
+import { isDomainError } from '../domain/errors.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
-import { auditOperatorAction } from './operator-audit.js';
+import { operatorCall } from './operator-audit.js';
 
 /** The pages a person uses: the approval page, and the simulated checkout in development. */
 export function mountHumanPages(app: Hono, runtime: Runtime, config: ServerConfig): void {
   const { deps } = runtime;
-  const csrfKey = randomBytes(32).toString('base64url');
+  // The same on every instance, so a page served by one can be posted to another.
+  const csrfKey = runtime.auditKey.derive('page-csrf').toString('base64url');
+  const pageCall = (args: unknown, tool = 'approval_page', tenantId = config.tenantId) =>
+    operatorCall(runtime, { tool, kind: 'approval', tenantId, transport: 'http', args });
   mountApprovalPage(app, {
     csrfKey,
     load: (token) => approvalForPage(deps, token),
     decide: async (token, decision) => {
-      const decided = await decideByPageToken(deps, token, decision);
-      await auditOperatorAction(runtime, {
-        tool: 'approval_page',
-        kind: 'approval',
-        tenantId: decided.tenantId,
-        transport: 'http',
-        args: { approvalId: decided.id, decision },
-      });
-      return decided;
+      const audit = pageCall({ decision });
+      try {
+        const decided = await decideByPageToken(deps, token, decision, { audit });
+        await audit.finish();
+        return decided;
+      } catch (error) {
+        const code = isDomainError(error) ? error.code : 'INTERNAL';
+        await audit.finish({ outcome: 'error', code, message: isDomainError(error) ? error.message : '' });
+        throw error;
+      }
     },
+    refused: (reason) =>
+      pageCall({ decision: 'refused' }).finish({ outcome: 'error', code: 'FORBIDDEN', message: reason }),
   });
   if (!config.production && config.payments === 'simulator') {
     mountDevPaymentForm(app, {
@@ -37,14 +43,15 @@ export function mountHumanPages(app: Hono, runtime: Runtime, config: ServerConfi
           );
         }),
       set: async (id, status) => {
-        await runtime.simulator.set(id, status, deps.clock.now());
-        await auditOperatorAction(runtime, {
+        const audit = operatorCall(runtime, {
           tool: 'dev_payment_form',
           kind: 'admin',
           tenantId: config.tenantId,
           transport: 'http',
           args: { bookingId: id, status },
         });
+        await runtime.simulator.set(id, status, deps.clock.now(), undefined, audit);
+        await audit.finish();
       },
     });
   }

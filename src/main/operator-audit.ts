@@ -1,36 +1,39 @@
 import { randomBytes } from 'node:crypto';
+import { CallAudit } from '../adapters/audit/call-audit.js';
 import { previewOf } from '../adapters/audit/preview.js';
 import type { AuditEntry } from '../ports/audit.js';
 import type { Runtime } from './compose.js';
 
-/** Human and operator actions (approval page, CLI) join the same chain as tool calls. */
-export function auditOperatorAction(
-  runtime: Runtime,
-  action: {
-    tool: string;
-    kind: AuditEntry['kind'];
-    tenantId: string;
-    transport: string;
-    args: unknown;
-    outcome?: AuditEntry['outcome'];
-    errorCode?: string;
-  },
-): Promise<void> {
+export interface OperatorAction {
+  readonly tool: string;
+  readonly kind: AuditEntry['kind'];
+  readonly tenantId: string;
+  /** 'cli' for the command line; 'http' for a page a person used. */
+  readonly transport: 'cli' | 'http';
+  readonly args: unknown;
+}
+
+/**
+ * The one audit record of a person's action on a human surface (approval page, CLI). Like a
+ * tool call's, it goes into the transaction of the action's effect when there is one
+ * (`recordIn`), else it is appended once the action ended (`finish`).
+ */
+export function operatorCall(runtime: Runtime, action: OperatorAction): CallAudit {
   const { deps } = runtime;
-  return runtime.audit.append({
-    at: deps.clock.now(),
-    tenantId: action.tenantId,
-    subject: action.transport === 'cli' ? 'operator-cli' : 'approval-page',
-    clientId: action.transport,
-    transport: action.transport,
-    tool: action.tool,
-    kind: action.kind,
-    outcome: action.outcome ?? 'ok',
-    errorCode: action.errorCode ?? null,
-    blockedReason: null,
-    argumentsDigest: deps.digest.ofJson(action.args),
-    preview: previewOf(action.args, (value) => runtime.auditKey.digest(value)),
-    traceId: randomBytes(16).toString('hex'),
-    durationMs: 0,
-  });
+  return new CallAudit(
+    {
+      tenantId: action.tenantId,
+      subject: action.transport === 'cli' ? 'operator-cli' : 'approval-page',
+      clientId: action.transport,
+      transport: action.transport,
+      tool: action.tool,
+      kind: action.kind,
+      argumentsDigest: deps.requestDigest.ofJson(action.args),
+      preview: previewOf(action.args, (value) => runtime.auditKey.digest(value)),
+      traceId: randomBytes(16).toString('hex'),
+      operationId: deps.ids.newId('op'),
+    },
+    runtime.audit,
+    () => deps.clock.now(),
+  );
 }

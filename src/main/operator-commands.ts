@@ -6,6 +6,7 @@ import { tailAudit } from '../adapters/audit/audit-chain.js';
 import { verifyAudit } from '../adapters/audit/audit-verify.js';
 import { makeCheckpoint, parseCheckpoints } from '../adapters/audit/checkpoint.js';
 import { localSpan, relative, table } from '../adapters/format/human-time.js';
+import { terminalSafe } from '../adapters/format/terminal.js';
 import { silentLogger } from '../adapters/log/json-logger.js';
 import type { Approval } from '../domain/approval/approval.js';
 import { effectiveApprovalStatus } from '../domain/approval/approval.js';
@@ -19,7 +20,9 @@ import { buildRuntime } from './compose.js';
 import type { ServerConfig } from './config.js';
 import { UsageError } from './config.js';
 import { cliDatabaseArgs, describeDatabase } from './database-url.js';
-import { auditOperatorAction } from './operator-audit.js';
+import { operatorCall } from './operator-audit.js';
+import type { EffectAudit } from '../ports/audit.js';
+import type { WriteCall } from '../app/idempotent.js';
 
 type Print = (text: string) => void;
 
@@ -31,29 +34,30 @@ type Print = (text: string) => void;
 export async function runOperatorCommand(config: ServerConfig, print: Print): Promise<number> {
   const runtime = await buildRuntime(config, silentLogger, { createAuditKey: config.command === 'db' });
   const [verb = '', id] = config.rest;
-  const record = (outcome: 'ok' | 'error', errorCode?: string) =>
+  // One record per command: in the transaction of its effect when it has one, else after it.
+  const audit =
     config.command === 'audit'
-      ? Promise.resolve()
-      : auditOperatorAction(runtime, {
+      ? null
+      : operatorCall(runtime, {
           tool: `cli ${config.command}${verb ? ` ${verb}` : ''}`.slice(0, 60),
           kind: KINDS[config.command] ?? 'admin',
           tenantId: config.tenantId,
           transport: 'cli',
           args: id === undefined ? { verb } : { verb, approvalId: id },
-          outcome,
-          ...(errorCode ? { errorCode } : {}),
         });
   try {
-    const code = await run(runtime, config, print);
-    await record('ok');
+    const code = await run(runtime, config, print, audit);
+    await audit?.finish();
     return code;
   } catch (error) {
-    const errorCode = isDomainError(error)
+    const code = isDomainError(error)
       ? error.code
       : error instanceof UsageError
         ? 'INVALID_ARGUMENTS'
         : 'INTERNAL';
-    await record('error', errorCode).catch(() => undefined);
+    await audit
+      ?.finish({ outcome: 'error', code, message: error instanceof Error ? error.message : '' })
+      .catch(() => undefined);
     throw error;
   } finally {
     await runtime.close();
@@ -68,20 +72,26 @@ const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   db: 'admin',
 };
 
-function run(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
+function run(
+  runtime: Runtime,
+  config: ServerConfig,
+  print: Print,
+  audit: EffectAudit | null,
+): Promise<number> {
+  const call = audit ? { audit } : {};
   switch (config.command) {
     case 'db':
       return migrate(config, print);
     case 'approvals':
-      return approvals(runtime, config, print);
+      return approvals(runtime, config, print, call);
     case 'payments':
-      return payments(runtime, config, print);
+      return payments(runtime, config, print, call);
     case 'sweep':
       return sweepOnce(runtime, config, print);
     case 'reconciliation':
       return reconciliation(runtime, config, print);
     default:
-      return audit(runtime, config, print);
+      return auditCommand(runtime, config, print);
   }
 }
 
@@ -108,7 +118,12 @@ function approvalJson(a: Approval, now: number) {
   };
 }
 
-async function approvals(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
+async function approvals(
+  runtime: Runtime,
+  config: ServerConfig,
+  print: Print,
+  call: WriteCall,
+): Promise<number> {
   const { deps } = runtime;
   const [verb, id] = config.rest;
   const now = deps.clock.now();
@@ -153,6 +168,7 @@ async function approvals(runtime: Runtime, config: ServerConfig, print: Print): 
       id,
       verb === 'approve' ? 'APPROVE' : 'DENY',
       'operator-cli',
+      call,
     );
     print(
       config.json
@@ -175,6 +191,7 @@ function describeApproval({ approval, status, summary }: ApprovalView, now: numb
       ? 'not given'
       : Object.entries(summary.customer)
           .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+          .map(terminalSafe)
           .join('; ');
   const rows: [string, string][] = [
     ...summary.calendars.map((c): [string, string] => [
@@ -189,7 +206,7 @@ function describeApproval({ approval, status, summary }: ApprovalView, now: numb
         : `${summary.amount} ${summary.currency}; the payment must clear before it is confirmed`,
     ],
     ['Customer', customer],
-    ['Label', summary.label ?? '—'],
+    ['Label', summary.label === null ? '—' : terminalSafe(summary.label)],
     ['Asked by', `${approval.subject} via ${approval.clientId}, ${relative(approval.createdAt, now)}`],
     ['Intent hash', approval.intentHash],
   ];
@@ -213,7 +230,12 @@ function describeApproval({ approval, status, summary }: ApprovalView, now: numb
   ].join('\n');
 }
 
-async function payments(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
+async function payments(
+  runtime: Runtime,
+  config: ServerConfig,
+  print: Print,
+  call: WriteCall,
+): Promise<number> {
   const [verb, bookingId, status] = config.rest;
   if (verb !== 'set' || !bookingId || !paymentStatuses.includes(status as PaymentStatus)) {
     throw new UsageError(
@@ -226,6 +248,7 @@ async function payments(runtime: Runtime, config: ServerConfig, print: Print): P
     status as PaymentStatus,
     runtime.deps.clock.now(),
     money,
+    call.audit,
   );
   const json = { ...report, paidAt: report.paidAt === null ? null : formatInstant(report.paidAt) };
   print(
@@ -290,7 +313,7 @@ async function reconciliation(runtime: Runtime, config: ServerConfig, print: Pri
   return 0;
 }
 
-async function audit(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
+async function auditCommand(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
   const [verb] = config.rest;
   if (verb === 'verify') {
     const parsed = config.options.checkpoint
@@ -302,7 +325,10 @@ async function audit(runtime: Runtime, config: ServerConfig, print: Print): Prom
       );
     if (config.options.checkpoint && parsed.checkpoints.length === 0)
       throw new UsageError(`${config.options.checkpoint}: no checkpoint lines found`);
-    const result = await verifyAudit(runtime.store, runtime.auditKey, parsed.checkpoints);
+    const result = await verifyAudit(runtime.store, runtime.auditKey, {
+      checkpoints: parsed.checkpoints,
+      allowUnkeyed: config.options.allowUnkeyed ?? false,
+    });
     if (config.json) print(JSON.stringify(result));
     else if (result.ok)
       print(

@@ -34,9 +34,9 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
   // Oversize lines are answered with an error and skipped; the connection stays up.
   const input = process.stdin.pipe(
-    new LineLimit(config.maxBodyBytes, (head) => {
+    new LineLimit(config.maxBodyBytes, (line) => {
       logger.warn('stdio request too large', { maxBytes: config.maxBodyBytes });
-      process.stdout.write(oversizeError(head, config.maxBodyBytes));
+      process.stdout.write(oversizeError(line, config.maxBodyBytes));
     }),
   );
   serveStdio(() => createHoldfastServer(ctx), {

@@ -17,13 +17,18 @@ export interface AuditEntry {
   readonly blockedReason: string | null;
   readonly argumentsDigest: string;
   readonly preview: string;
+  /** The caller's W3C trace id when it sent one: joins logs across systems, but is not unique. */
   readonly traceId: string;
+  /** Server-made, one per call: what names exactly one record. */
+  readonly operationId: string;
   readonly durationMs: number;
 }
 
 /** An entry written but not yet linked into the chain (the sealer links it moments later). */
 export interface PendingAuditEntry extends AuditEntry {
   readonly pendingId: number;
+  /** Keyed when written; the sealer refuses to link an entry whose MAC does not match. */
+  readonly mac: string;
 }
 
 /** A sealed record: its place in the chain and the MAC that links it to the one before. */
@@ -56,6 +61,8 @@ export interface CallEnd {
 export interface AuditLog {
   /** Resolves once the entry is durable; one entry's failure never loses another's. */
   append(entry: AuditEntry): Promise<void>;
+  /** The MAC an entry carries while it waits to be sealed (see StoreTx.appendAudit). */
+  entryMac(entry: AuditEntry): string;
   /** Links every durable entry into the chain soon (after a write committed its own). */
   seal(): void;
 }

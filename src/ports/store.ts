@@ -106,8 +106,8 @@ export interface StoreTx {
   simulatedPayment(bookingId: string): Promise<PaymentReport | null>;
   setSimulatedPayment(report: PaymentReport, now: Instant): Promise<void>;
 
-  /** Writes an entry to be linked into the chain by the sealer; cheap, takes no chain lock. */
-  appendAudit(entry: AuditEntry): Promise<void>;
+  /** Writes an entry, with its MAC, to be linked into the chain by the sealer; cheap, takes no chain lock. */
+  appendAudit(entry: AuditEntry, mac: string): Promise<void>;
   /** Written entries not yet in the chain, oldest first. */
   pendingAudit(limit: number): Promise<PendingAuditEntry[]>;
   countPendingAudit(): Promise<number>;

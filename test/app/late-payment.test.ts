@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCalendar } from '../../src/app/calendars.js';
 import { gatedChange } from '../../src/app/gated-change.js';
+import { releaseHold } from '../../src/app/change-booking.js';
 import { holdSlot } from '../../src/app/hold-slot.js';
 import { getBooking } from '../../src/app/read-bookings.js';
 import { sweep } from '../../src/app/sweep.js';
@@ -155,5 +156,47 @@ describe('late money is always found, whichever path expired the hold', () => {
     h.clock.advance(TTL + 1);
     expect((await sweep(h.deps)).payments.asked).toBe(0);
     expect((await getBooking(h.deps, operator, b.id)).booking.paymentFollowUp).toBe(false);
+  });
+});
+
+describe('the follow-up cannot be starved or sidestepped', () => {
+  it('a hundred holds the provider never heard of do not keep a paid one from being found', async () => {
+    // 200 priced holds nobody ever opened checkout for, on 10 weekdays at 20 half hours each.
+    const weekdays = [8, 9, 10, 11, 14, 15, 16, 17, 18, 21];
+    for (const day of weekdays)
+      for (let slot = 0; slot < 20; slot++) {
+        const at = Date.UTC(2030, 0, day, 6) + slot * 30 * 60_000;
+        await hold(new Date(at).toISOString(), new Date(at + 30 * 60_000).toISOString());
+      }
+    const victim = await hold('2030-01-07T09:00:00Z', '2030-01-07T10:00:00Z');
+    paid(victim.id, T0 + 1000);
+    // The provider answers an error for every booking it never saw (as an HTTP 404 would).
+    const real = h.deps.payments.queryPayment;
+    (h.deps as { payments: typeof h.deps.payments }).payments = {
+      queryPayment: async (id, trace) => {
+        if (!h.payments.has(id)) throw new Error('provider: unknown payment');
+        return real(id, trace);
+      },
+    };
+    h.clock.advance(TTL + 1);
+    for (let pass = 0; pass < 4 && !(await flagged(victim.id)); pass++) {
+      await sweep(h.deps);
+      h.clock.advance(60_000);
+    }
+    expect(await flagged(victim.id)).toBe(true);
+  });
+
+  it('money paid for a hold the agent released is found too', async () => {
+    const b = await hold();
+    await releaseHold(h.deps, operator, {
+      bookingId: b.id,
+      expectedVersion: 1,
+      idempotencyKey: randomUUID(),
+    });
+    paid(b.id, T0 + 2000);
+    expect((await sweep(h.deps)).payments.flagged).toBe(1);
+    const { booking } = await getBooking(h.deps, operator, b.id);
+    expect(booking.status).toBe('RELEASED');
+    expect(booking.payment).toMatchObject({ status: 'PAID', reconciliationRequired: true });
   });
 });

@@ -24,6 +24,7 @@ const entry = (tool: string): AuditEntry => ({
   argumentsDigest: 'sha256:d',
   preview: '{}',
   traceId: `trace-${tool}`,
+  operationId: `op_${tool}`,
   durationMs: 1,
 });
 
@@ -44,9 +45,9 @@ function poisonedFor(tool: string): Store {
     new Proxy(tx, {
       get(target, name, receiver) {
         if (name === 'appendAudit')
-          return async (e: AuditEntry) => {
+          return async (e: AuditEntry, mac: string) => {
             if (e.tool === tool) throw new Error('value refused by the driver');
-            return target.appendAudit(e);
+            return target.appendAudit(e, mac);
           };
         const value = Reflect.get(target, name, receiver);
         return typeof value === 'function' ? value.bind(target) : value;
@@ -80,7 +81,7 @@ describe('the audit trail', () => {
   });
 
   it('seals entries written with an effect, in order, with a MAC under the key', async () => {
-    await store.write((tx) => tx.appendAudit(entry('hold_slot')));
+    await store.write((tx) => tx.appendAudit(entry('hold_slot'), key.entryMac(entry('hold_slot'))));
     const log = new StoreAuditLog(store, key);
     await log.append(entry('get_booking'));
     const records = await store.read((tx) => tx.auditRecords(0, 10));
@@ -119,6 +120,35 @@ describe('the audit trail', () => {
     }
     await store.write((tx) => tx.insertAuditRecords(legacy));
     await new StoreAuditLog(store, key).append(entry('new'));
-    expect(await verifyAudit(store, key)).toMatchObject({ ok: true, records: 3, legacyRecords: 2 });
+    // Unkeyed records prove nothing by themselves: accepted only when the operator says the database is that old.
+    expect((await verifyAudit(store, key)).firstBroken).toMatchObject({
+      seq: 1,
+      reason: expect.stringMatching(/--allow-unkeyed/),
+    });
+    expect(await verifyAudit(store, key, { allowUnkeyed: true })).toMatchObject({
+      ok: true,
+      records: 3,
+      legacyRecords: 2,
+    });
+  });
+});
+
+describe('entries waiting to be sealed', () => {
+  it('an entry forged or edited in the database before sealing is quarantined, and verify says so', async () => {
+    const forged = entry('cancel_booking');
+    await store.write((tx) => tx.appendAudit(forged, 'hmac-sha256:not-the-real-mac'));
+    await store.write((tx) => tx.appendAudit(entry('edited'), key.entryMac(entry('edited'))));
+    // Someone with the database edits a pending entry before the sealer gets to it.
+    store.writer
+      .prepare("UPDATE audit_pending SET outcome = 'ok', tool = 'list_calendars' WHERE tool = 'edited'")
+      .run();
+    await new StoreAuditLog(store, key).append(entry('honest'));
+    const records = await store.read((tx) => tx.auditRecords(0, 10));
+    expect(records.map((r) => r.tool)).toEqual(['audit_quarantine', 'audit_quarantine', 'honest']);
+    expect(JSON.parse(records[0]!.preview)).toMatchObject({ claimed: { tool: 'cancel_booking' } });
+    const result = await verifyAudit(store, key);
+    expect(result.ok).toBe(false);
+    expect(result.quarantined).toEqual([1, 2]);
+    expect(result.firstBroken?.reason).toMatch(/forged or edited in the database before sealing/);
   });
 });

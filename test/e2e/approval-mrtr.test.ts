@@ -166,6 +166,31 @@ describe('MRTR integrity and era limits', () => {
     await client.close();
   });
 
+  it('a declined answer sticks: the same sealed request replayed as "accept" confirms nothing', async () => {
+    const client = await elicitingClient('http', 'modern', () => ({ action: 'decline' }), []);
+    const booking = await heldBooking(client);
+    const args = { bookingId: booking.id, expectedVersion: 1, idempotencyKey: randomUUID() };
+    const first = await post({ arguments: args });
+    const state = first.result!.requestState as string;
+    const declined = await post({
+      arguments: args,
+      requestState: state,
+      inputResponses: { approval: { action: 'decline' } },
+    });
+    expect(declined.result!.structuredContent).toMatchObject({
+      ok: false,
+      error: { code: 'APPROVAL_DENIED' },
+    });
+    const replayed = await post({
+      arguments: { ...args, idempotencyKey: randomUUID() },
+      requestState: state,
+      inputResponses: { approval: { action: 'accept', content: { approve: true } } },
+    });
+    expect(replayed.result!.structuredContent?.ok).toBe(false);
+    expect((await ok(client, 'get_booking', { bookingId: booking.id })).booking.status).toBe('HELD');
+    await client.close();
+  });
+
   it('a 2025-era HTTP client gets APPROVAL_REQUIRED instead of an elicitation', async () => {
     const seen: string[] = [];
     const client = await elicitingClient(

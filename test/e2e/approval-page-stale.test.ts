@@ -22,7 +22,11 @@ describe('the approval page shows the action being approved, not the booking as 
       label: 'Quarterly review',
       idempotencyKey: randomUUID(),
     });
-    const asked = await ok(agent, 'request_approval', { bookingId: booking.id, action: 'confirm_booking' });
+    const asked = await ok(agent, 'request_approval', {
+      bookingId: booking.id,
+      action: 'confirm_booking',
+      idempotencyKey: randomUUID(),
+    });
 
     const fresh = await (await fetch(asked.approveUrl)).text();
     expect(fresh).toContain('80.00 EUR');

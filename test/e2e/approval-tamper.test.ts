@@ -77,7 +77,11 @@ const confirm = (client: Client, booking: { id: string; version: number }, proof
 describe('asking up front', () => {
   it('request_approval, a decision on the CLI, get_approval, then the action with the approval', async () => {
     const b = await paidHold();
-    const asked = await ok(agent, 'request_approval', { bookingId: b.id, action: 'confirm_booking' });
+    const asked = await ok(agent, 'request_approval', {
+      bookingId: b.id,
+      action: 'confirm_booking',
+      idempotencyKey: randomUUID(),
+    });
     expect(asked.intentHash).toBe(b.confirmationIntent.intentHash);
     expect(asked.approveUrl).toMatch(/\/approvals\/[\w-]{40,}$/);
     expect((await call(agent, 'get_approval', { approvalId: asked.approvalId })).error!.code).toBe(

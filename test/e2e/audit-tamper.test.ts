@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -91,7 +92,8 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
     const [last] = (await rows()).slice(-1);
     await backend.sql(
       `INSERT INTO audit_log SELECT seq + 1, at, tenant_id, subject, client_id, transport, ${tool}, kind, outcome,
-         error_code, blocked_reason, arguments_digest, preview, trace_id, duration_ms, hash, hash, ${version}
+         error_code, blocked_reason, arguments_digest, preview, trace_id, duration_ms, hash, hash, ${version},
+         operation_id
        FROM audit_log WHERE seq = ${q(1)}`,
       [last!.seq],
     );
@@ -168,6 +170,60 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
     expect(stdout).toContain('rewritten');
   });
 
+  it('refuses a chain rewritten in the unkeyed format of earlier releases (a downgrade), unless told it is that old', async () => {
+    await restore();
+    // Whoever holds only the database rewrites every record as an old-format sha256 chain: valid as such.
+    let prevHash = 'sha256:genesis';
+    for (const record of await rows()) {
+      const { seq, prevHash: _p, hash: _h, macVersion: _v, keyId: _k, operationId: _o, ...fields } = record;
+      const body = canonicalize({
+        prevHash,
+        seq,
+        entry: { ...fields, preview: JSON.parse(record.preview) },
+      })!;
+      const hash = `sha256:${createHash('sha256').update(body).digest('hex')}`;
+      await backend.sql(
+        `UPDATE audit_log SET mac_version = 1, key_id = NULL, prev_hash = ${q(1)}, hash = ${q(2)} WHERE seq = ${q(3)}`,
+        [prevHash, hash, seq],
+      );
+      prevHash = hash;
+    }
+    const plain = verify(false);
+    expect(plain.status).toBe(1);
+    expect(plain.result.firstBroken.seq).toBe(1);
+    expect(plain.stdout).toMatch(/not keyed/);
+    // Even told to accept unkeyed records, the checkpoints (keyed heads) do not match.
+    const allowed = runCli([
+      'audit',
+      'verify',
+      '--allow-unkeyed',
+      '--checkpoint',
+      checkpoints,
+      ...backend.databaseArgs,
+    ]);
+    expect(allowed.status).toBe(1);
+  });
+
+  it('every checkpoint of a seq must match: a second one appended for the rewritten head does not help', async () => {
+    await restore();
+    const key = keyOf(backend.databaseArgs);
+    const records = await rows();
+    const prevHash = records[records.length - 2]!.hash;
+    const last = { ...records.at(-1)!, tool: 'list_calendars' };
+    const hash = key.recordMac(last.seq, prevHash, last);
+    await backend.sql(`UPDATE audit_log SET tool = ${q(1)}, hash = ${q(2)} WHERE seq = ${q(3)}`, [
+      last.tool,
+      hash,
+      last.seq,
+    ]);
+    const doctored = join(dir, 'doctored.log');
+    const appended = runCli(['audit', 'checkpoint', ...backend.databaseArgs]).stdout;
+    writeFileSync(doctored, `${readFileSync(checkpoints, 'utf8')}${appended}`);
+    const run = runCli(['audit', 'verify', '--checkpoint', doctored, ...backend.databaseArgs]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('rewritten');
+  });
+
   it('refuses a forged checkpoint line', async () => {
     await restore();
     const forged = join(dir, 'forged.log');
@@ -205,6 +261,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
       hash,
       version,
       version === 2 ? key.keyId : null,
+      entry.operationId,
     ];
     const insert = `INSERT INTO audit_log VALUES (${values('', 2)
       .map((_, i) => q(i + 1))

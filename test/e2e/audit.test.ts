@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import { writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Client } from '@modelcontextprotocol/client';
@@ -165,5 +166,60 @@ describe('checkpoints in the server log', () => {
     } finally {
       await logged.stop();
     }
+  });
+});
+
+describe('what people do on the approval page is in the trail too', () => {
+  it('a decision is recorded with its effect; a refused post (stale, no CSRF, no decision) is recorded as refused', async () => {
+    const agent = await connectHttp(server.url, 'modern');
+    const room = (await call(agent, 'create_calendar', {
+      name: 'Page audit room',
+      timeZone: 'UTC',
+      availability: openAllWeek,
+      idempotencyKey: randomUUID(),
+    })) as Envelope<any>;
+    const held = (await call(agent, 'hold_slot', {
+      calendarIds: [room.data!.calendar.id],
+      start: futureHour(6),
+      end: futureHour(6, 1),
+      idempotencyKey: randomUUID(),
+    })) as Envelope<any>;
+    const asked = (await call(agent, 'request_approval', {
+      bookingId: held.data!.booking.id,
+      action: 'confirm_booking',
+      idempotencyKey: randomUUID(),
+    })) as Envelope<any>;
+    const url = asked.data!.approveUrl as string;
+    const before = (await rows()).length;
+    const form = (body: Record<string, string>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin },
+        body: new URLSearchParams(body),
+      });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(url)).text())![1]!;
+    expect((await form({ decision: 'approve' })).status).toBe(403);
+    expect((await form({ csrf })).status).toBe(403);
+    expect((await form({ csrf, decision: 'approve' })).status).toBe(200);
+    await agent.close();
+    const added = (await rows()).slice(before).filter((r) => r.tool === 'approval_page');
+    expect(added.map((r) => [r.outcome, r.error_code])).toEqual([
+      ['error', 'FORBIDDEN'],
+      ['error', 'FORBIDDEN'],
+      ['ok', null],
+    ]);
+  });
+
+  it('digests of arguments are keyed: the stored digest is not the plain hash of the call', async () => {
+    const client = await connectHttp(server.url, 'modern');
+    const args = { bookingId: 'bk_guessable' };
+    const answer = await call(client, 'get_booking', args);
+    await client.close();
+    const record = (await rows()).find((r) => r.trace_id === answer.meta.traceId) as Row & {
+      arguments_digest: string;
+    };
+    const plain = `sha256:${createHash('sha256').update(canonicalize(args)!).digest('hex')}`;
+    expect(record.arguments_digest).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(record.arguments_digest).not.toBe(plain);
   });
 });

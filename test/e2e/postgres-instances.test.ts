@@ -145,3 +145,34 @@ describe('two instances on one PostgreSQL database', () => {
     expect(verify.status).toBe(0);
   });
 });
+
+describe('the approval page behind a load balancer', () => {
+  it('a page served by one instance can be approved on the other (the CSRF key is shared)', async () => {
+    const agent = await connectHttp(a.url, 'modern');
+    const room = await createOpenCalendar(agent, 'PG page room');
+    const { booking } = await ok(agent, 'hold_slot', {
+      calendarIds: [room],
+      start: futureHour(5),
+      end: futureHour(5, 1),
+      idempotencyKey: randomUUID(),
+    });
+    const asked = await ok(agent, 'request_approval', {
+      bookingId: booking.id,
+      action: 'confirm_booking',
+      idempotencyKey: randomUUID(),
+    });
+    const page = await (await fetch(asked.approveUrl)).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+    const onB = new URL(new URL(asked.approveUrl).pathname, b.url);
+    const posted = await fetch(onB, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: onB.origin },
+      body: new URLSearchParams({ csrf, decision: 'approve' }),
+    });
+    expect(posted.status).toBe(200);
+    expect((await ok(agent, 'get_approval', { approvalId: asked.approvalId })).approval.status).toBe(
+      'APPROVED',
+    );
+    await agent.close();
+  });
+});

@@ -59,11 +59,17 @@ describe('stdio with an oversize line', () => {
           params: { name: 'get_booking', arguments: { bookingId: 'x'.repeat(11 * 1024 * 1024) } },
         }),
       );
+      // The id last (as the SDK client writes it), and a nested "id" early that must not be taken for it.
+      s.send(
+        `{"method":"tools/call","params":{"name":"get_booking","arguments":{"id":"spoofed","bookingId":"${'y'.repeat(400 * 1024)}"}},"jsonrpc":"2.0","id":7}`,
+      );
       s.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }));
       const refused = await s.answer(2);
       expect(refused?.error?.code).toBe(-32600);
       expect(refused?.error?.message).toMatch(/too large/);
       expect((await s.answer(3))?.result).toEqual({});
+      expect((await s.answer(7))?.error?.code).toBe(-32600);
+      expect(await s.answer('spoofed')).toBeUndefined();
       s.send(
         JSON.stringify({
           jsonrpc: '2.0',

@@ -5,7 +5,7 @@ import { validateInput } from '../../src/adapters/mcp/edge-schema.js';
 import { holdSlotTool } from '../../src/adapters/mcp/tools/hold-slot.js';
 import { boundedDigest } from '../../src/adapters/ids/bounded-digest.js';
 import { jcsDigest } from '../../src/adapters/ids/jcs-digest.js';
-import { previewOf } from '../../src/adapters/audit/preview.js';
+import { previewOf, rejectedPreview } from '../../src/adapters/audit/preview.js';
 import type { DomainError } from '../../src/domain/errors.js';
 
 function nested(depth: number): Record<string, unknown> {
@@ -23,6 +23,10 @@ describe('the edge rule for strings and shapes', () => {
     ['a control character', { label: 'a\u0007b' }, 'label', /control character/],
     ['a right-to-left override', { label: 'abc\u202Egpj.exe' }, 'label', /bidirectional/],
     ['an isolate', { label: '\u2066x' }, 'label', /bidirectional/],
+    ['a C1 control (CSI)', { label: 'a\u009b31mb' }, 'label', /control character/],
+    ['an invisible tag character', { label: 'ok\udb40\udc41\udb40\udc42' }, 'label', /tag character/],
+    ['a byte-order mark', { label: 'a\ufeffb' }, 'label', /byte-order mark/],
+    ['a noncharacter', { label: 'a\uffffb' }, 'label', /noncharacter/],
     ['a deep object', { customer: nested(3000) }, 'customer.a.a.a.a.a.a.a', /nested deeper/],
     [
       'too many keys',
@@ -134,25 +138,70 @@ describe('audit preview by allowlist', () => {
     const preview = JSON.parse(
       previewOf(
         {
-          calendarIds: ['cal_1'],
+          calendarIds: ['cal_AGcQKDOfNH9hGyxwLWjcyA', 'jane.doe@example.com'],
+          timeZone: 'Europe/Berlin',
           start: '2030-01-07T09:00:00Z',
           customer: { name: 'Ada', email: 'ada@example.com', extra: { cell: '555 0100' } },
           label: 'Call Ada on 555 0100',
           name: 'Dr. Who',
           somethingNew: 'secret',
-          humanApproval: { approvalId: 'a1', intent: { x: 1 }, decision: 'APPROVE' },
+          humanApproval: {
+            approvalId: '6f1c6c3e-4d2b-4d07-9d3e-1f5b1f7a2b10',
+            intent: { x: 1 },
+            decision: 'APPROVE',
+          },
         },
         digest,
       ),
     );
-    expect(preview.calendarIds).toEqual(['cal_1']);
+    // A value kept as given must have its field's shape: personal data smuggled into an id is digested.
+    expect(preview.calendarIds[0]).toBe('cal_AGcQKDOfNH9hGyxwLWjcyA');
+    expect(preview.calendarIds[1]).toMatch(/^hmac:/);
+    expect(preview.timeZone).toBe('Europe/Berlin');
     expect(preview.start).toBe('2030-01-07T09:00:00Z');
     expect(preview.customer.fields).toEqual(['name', 'email', 'extra']);
     expect(preview.label).toMatch(/^hmac:/);
     expect(preview.name).toMatch(/^hmac:/);
     expect(preview.somethingNew).toMatch(/^hmac:/);
-    expect(preview.humanApproval).toMatchObject({ approvalId: 'a1', decision: 'APPROVE' });
+    expect(preview.humanApproval).toMatchObject({
+      approvalId: '6f1c6c3e-4d2b-4d07-9d3e-1f5b1f7a2b10',
+      decision: 'APPROVE',
+    });
     expect(preview.humanApproval.intent).toMatch(/^hmac:/);
     expect(JSON.stringify(preview)).not.toMatch(/Ada|555|example\.com|Who|secret/);
+    const smuggled = JSON.parse(
+      previewOf({ timeZone: 'jane.doe@example.com', amount: '+4917012345678' }, digest),
+    );
+    expect(JSON.stringify(smuggled)).not.toMatch(/jane|4917/);
+  });
+
+  it('names a refused field only by the parts its schema knows', () => {
+    const known = new Set(['customer', 'extra', 'calendarIds']);
+    expect(JSON.parse(rejectedPreview('customer.extra.jane.doe@example.com', known))).toEqual({
+      rejected: 'customer.extra.*.*.*',
+    });
+    expect(JSON.parse(rejectedPreview('customer.Jane Doe', known))).toEqual({ rejected: 'customer.*' });
+    expect(JSON.parse(rejectedPreview('calendarIds[3]', known))).toEqual({ rejected: 'calendarIds[3]' });
+  });
+});
+
+describe('checkpoint files and logs', () => {
+  it('takes checkpoint lines from a log, ignores lines that only mention the word, reports broken ones', async () => {
+    const { parseCheckpoints } = await import('../../src/adapters/audit/checkpoint.js');
+    const good = { type: 'holdfast-audit-checkpoint', seq: 3, head: 'h', at: 'now', keyId: 'k', mac: 'm' };
+    const text = [
+      JSON.stringify({ level: 'info', message: 'audit checkpoint', checkpoint: good }),
+      JSON.stringify({
+        level: 'warn',
+        message: 'bad header',
+        error: 'MCP-Protocol-Version: holdfast-audit-checkpoint',
+      }),
+      'plain text holdfast-audit-checkpoint',
+      JSON.stringify(good),
+      JSON.stringify({ ...good, mac: undefined }),
+    ].join('\n');
+    const parsed = parseCheckpoints(text);
+    expect(parsed.checkpoints).toHaveLength(2);
+    expect(parsed.malformedLines).toEqual([5]);
   });
 });

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemorySlotCache } from '../../src/adapters/cache/memory-slot-cache.js';
 import { jcsDigest } from '../../src/adapters/ids/jcs-digest.js';
+import { KeyedDigest } from '../../src/adapters/ids/keyed-digest.js';
 import { KeyedPageTokens } from '../../src/adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../../src/adapters/ids/random-ids.js';
 import { PgStore } from '../../src/adapters/storage/postgres/pg-store.js';
@@ -210,6 +211,7 @@ describe.each(backends)('model-based lifecycle on $name', ({ name, open }) => {
           clock: { now: () => clock.now },
           ids: randomIds,
           digest: jcsDigest,
+          requestDigest: new KeyedDigest(Buffer.from('test-request-digest-key')),
           pageTokens: new KeyedPageTokens(Buffer.from('model-test-page-token-secret')),
           payments: {
             queryPayment: async () => {

@@ -345,15 +345,16 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         argumentsDigest: 'sha256:d',
         preview: '{"a":"Zoë \\u0000 安"}',
         traceId: `trace-${tool}`,
+        operationId: `op_${tool}`,
         durationMs: 1.25,
       });
       await store.write(async (tx) => {
-        await tx.appendAudit(entry('one'));
-        await tx.appendAudit(entry('two'));
+        await tx.appendAudit(entry('one'), 'mac-one');
+        await tx.appendAudit(entry('two'), 'mac-two');
       });
       await codeOf(
         store.write(async (tx) => {
-          await tx.appendAudit(entry('rolled-back'));
+          await tx.appendAudit(entry('rolled-back'), 'mac-x');
           throw new DomainError('INVALID_STATE', 'abort');
         }),
       );
@@ -361,7 +362,8 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect(pending.map((p) => p.tool)).toEqual(['one', 'two']);
       expect(await store.read((tx) => tx.countPendingAudit())).toBe(2);
       expect(await store.read((tx) => tx.auditHead())).toBeNull();
-      const sealed = pending.map(({ pendingId: _, ...e }, i) => ({
+      expect(pending.map((p) => p.mac)).toEqual(['mac-one', 'mac-two']);
+      const sealed = pending.map(({ pendingId: _, mac: _mac, ...e }, i) => ({
         ...e,
         seq: i + 1,
         prevHash: i === 0 ? 'genesis' : 'h1',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jcsDigest } from '../../src/adapters/ids/jcs-digest.js';
+import { KeyedDigest } from '../../src/adapters/ids/keyed-digest.js';
 import { KeyedPageTokens } from '../../src/adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../../src/adapters/ids/random-ids.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
@@ -36,6 +37,7 @@ export function appHarness(start: number, config: Partial<AppConfig> = {}) {
     clock,
     ids: randomIds,
     digest: jcsDigest,
+    requestDigest: new KeyedDigest(Buffer.from('test-request-digest-key')),
     pageTokens: new KeyedPageTokens(Buffer.from('test-page-token-secret')),
     payments: {
       queryPayment: async (bookingId: string) =>

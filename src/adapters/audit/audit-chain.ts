@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditLog, AuditRecord } from '../../ports/audit.js';
+import type { AuditEntry, AuditLog, AuditRecord, PendingAuditEntry } from '../../ports/audit.js';
 import type { Store, StoreTx } from '../../ports/store.js';
 import type { AuditKey } from './audit-key.js';
 
@@ -8,6 +8,32 @@ const SEAL_BATCH = 500;
 /** The chain was sealed with another key than this process holds: sealing stops rather than fork it. */
 export class AuditKeyMismatchError extends Error {
   override readonly name = 'AuditKeyMismatchError';
+}
+
+/** The tool name of a record standing for a pending entry that failed its MAC. */
+export const QUARANTINE = 'audit_quarantine';
+
+/**
+ * What gets sealed for a pending entry: itself, or — when its MAC does not match, because it
+ * was forged or edited in the database while it waited — a quarantine record in its place, so
+ * the tampering itself becomes part of the tamper-evident chain and `verify` reports it.
+ */
+function sealable(key: AuditKey, pending: PendingAuditEntry): AuditEntry {
+  const { pendingId, mac, ...entry } = pending;
+  if (mac === key.entryMac(entry)) return entry;
+  return {
+    ...entry,
+    tool: QUARANTINE,
+    kind: 'admin',
+    outcome: 'error',
+    errorCode: 'INTERNAL',
+    blockedReason: 'a pending entry failed its MAC: forged or edited in the database before sealing',
+    argumentsDigest: 'none',
+    preview: JSON.stringify({
+      pendingId,
+      claimed: { tool: entry.tool.slice(0, 60), traceId: entry.traceId.slice(0, 64), at: entry.at },
+    }),
+  };
 }
 
 /**
@@ -28,7 +54,8 @@ export async function sealPending(tx: StoreTx, key: AuditKey): Promise<AuditReco
   }
   let seq = head?.seq ?? 0;
   let prevHash = head?.hash ?? GENESIS;
-  const records = pending.map(({ pendingId: _, ...entry }): AuditRecord => {
+  const records = pending.map((p): AuditRecord => {
+    const entry = sealable(key, p);
     seq += 1;
     const hash = key.recordMac(seq, prevHash, entry);
     const record: AuditRecord = { ...entry, seq, prevHash, hash, macVersion: 2, keyId: key.keyId };
@@ -68,6 +95,10 @@ export class StoreAuditLog implements AuditLog {
       readonly onError?: (message: string, error: unknown) => void;
     } = {},
   ) {}
+
+  entryMac(entry: AuditEntry): string {
+    return this.key.entryMac(entry);
+  }
 
   append(entry: AuditEntry): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -120,7 +151,7 @@ export class StoreAuditLog implements AuditLog {
 
   private async writeAndSeal(entries: readonly AuditEntry[]): Promise<void> {
     const sealed = await this.store.write(async (tx) => {
-      for (const entry of entries) await tx.appendAudit(entry);
+      for (const entry of entries) await tx.appendAudit(entry, this.key.entryMac(entry));
       const records: AuditRecord[] = [];
       for (;;) {
         const more = await sealPending(tx, this.key).catch((error: unknown) => {

@@ -15,6 +15,7 @@ export class AuditKey {
   private readonly recordKey: Buffer;
   private readonly previewKey: Buffer;
   private readonly checkpointKey: Buffer;
+  private readonly entryKey: Buffer;
 
   private readonly secret: string;
 
@@ -26,6 +27,8 @@ export class AuditKey {
     this.recordKey = this.derive('record');
     this.previewKey = this.derive('preview');
     this.checkpointKey = this.derive('checkpoint');
+    this.entryKey = this.derive('entry');
+
     this.keyId = createHash('sha256').update(this.derive('key-id')).digest('hex').slice(0, 16);
   }
 
@@ -34,16 +37,9 @@ export class AuditKey {
     return createHmac('sha256', this.secret).update(`holdfast-audit:${purpose}`).digest();
   }
 
-  /**
-   * A sealed record's MAC: over its chain position, its predecessor and every field, with the
-   * preview as stored text. A flat array of scalars, so computing it never recurses.
-   */
-  recordMac(seq: number, prevHash: string, entry: AuditEntry): string {
-    const body = JSON.stringify([
-      'holdfast-audit/2',
-      this.keyId,
-      seq,
-      prevHash,
+  /** Every field of an entry, in a fixed order, with the preview as stored text. Flat: never recurses. */
+  private static fields(entry: AuditEntry): unknown[] {
+    return [
       entry.at,
       entry.tenantId,
       entry.subject,
@@ -57,9 +53,21 @@ export class AuditKey {
       entry.argumentsDigest,
       entry.preview,
       entry.traceId,
+      entry.operationId,
       entry.durationMs,
-    ]);
+    ];
+  }
+
+  /** A sealed record's MAC: over its chain position, its predecessor and every field. */
+  recordMac(seq: number, prevHash: string, entry: AuditEntry): string {
+    const body = JSON.stringify(['holdfast-audit/2', this.keyId, seq, prevHash, ...AuditKey.fields(entry)]);
     return `hmac-sha256:${createHmac('sha256', this.recordKey).update(body).digest('hex')}`;
+  }
+
+  /** The MAC an entry carries while pending, so the sealer can tell it was written by Holdfast. */
+  entryMac(entry: AuditEntry): string {
+    const body = JSON.stringify(['holdfast-audit-entry/1', this.keyId, ...AuditKey.fields(entry)]);
+    return `hmac-sha256:${createHmac('sha256', this.entryKey).update(body).digest('hex')}`;
   }
 
   /** A keyed digest of a personal value: matchable by whoever holds the key, not guessable by anyone else. */

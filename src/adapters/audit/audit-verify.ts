@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { AuditRecord } from '../../ports/audit.js';
 import type { Store } from '../../ports/store.js';
-import { GENESIS } from './audit-chain.js';
+import { GENESIS, QUARANTINE } from './audit-chain.js';
 import type { AuditKey } from './audit-key.js';
 import type { Checkpoint } from './checkpoint.js';
 import { checkpointAuthentic } from './checkpoint.js';
@@ -16,6 +16,8 @@ export interface VerifyResult {
   /** Entries written but not yet linked (a running server seals them within moments). */
   readonly pending: number;
   readonly checkpointsChecked: number;
+  /** Records standing for pending entries that failed their MAC (forged or edited before sealing). */
+  readonly quarantined: readonly number[];
   /** The first record that does not verify; `lastSeq` bounds a range when only a checkpoint can tell. */
   readonly firstBroken?: { readonly seq: number; readonly lastSeq?: number; readonly reason: string };
 }
@@ -38,15 +40,28 @@ function legacyHash(record: AuditRecord): string | null {
  * not verify, and any checkpoint the chain no longer matches or reaches. Iterative and
  * constant in stack depth whatever a stored record contains.
  */
+export interface VerifyOptions {
+  /** Operator notes kept outside the database: the chain must still match and reach them. */
+  readonly checkpoints?: readonly Checkpoint[];
+  /**
+   * Accept records on the unkeyed chain of releases before keyed audit. Off by default: anyone
+   * with database access can write such a chain, so it proves nothing unless the operator knows
+   * the database predates keyed audit.
+   */
+  readonly allowUnkeyed?: boolean;
+  readonly pageSize?: number;
+}
+
 export async function verifyAudit(
   store: Store,
   key: AuditKey,
-  checkpoints: readonly Checkpoint[] = [],
-  pageSize = 1000,
+  options: VerifyOptions = {},
 ): Promise<VerifyResult> {
+  const checkpoints = options.checkpoints ?? [];
+  const pageSize = options.pageSize ?? 1000;
   const forged = checkpoints.findIndex((c) => !checkpointAuthentic(key, c));
   const pending = await store.read((tx) => tx.countPendingAudit());
-  const base = { records: 0, legacyRecords: 0, pending, checkpointsChecked: 0 };
+  const base = { records: 0, legacyRecords: 0, pending, checkpointsChecked: 0, quarantined: [] };
   if (forged >= 0) {
     return {
       ...base,
@@ -54,7 +69,10 @@ export async function verifyAudit(
       firstBroken: { seq: checkpoints[forged]!.seq, reason: `checkpoint #${forged + 1} is not authentic` },
     };
   }
-  const bySeq = new Map(checkpoints.map((c) => [c.seq, c]));
+  // Several checkpoints may name one seq (taken at different times): every one of them must match.
+  const bySeq = new Map<number, Checkpoint[]>();
+  for (const c of checkpoints) bySeq.set(c.seq, [...(bySeq.get(c.seq) ?? []), c]);
+  const quarantined: number[] = [];
   let lastGood = 0;
   let prevHash = GENESIS;
   let expectedSeq = 1;
@@ -68,6 +86,7 @@ export async function verifyAudit(
     legacyRecords,
     pending,
     checkpointsChecked: checked,
+    quarantined,
     ...(firstBroken ? { firstBroken } : {}),
   });
   for (;;) {
@@ -80,6 +99,10 @@ export async function verifyAudit(
       if (record.prevHash !== prevHash) return broken('does not link to the record before it');
       if (record.macVersion === 1) {
         if (keyed) return broken('an unkeyed record after keyed ones');
+        if (!options.allowUnkeyed)
+          return broken(
+            'not keyed: written before keyed audit, or rewritten without the key; if this database predates keyed audit, verify with --allow-unkeyed',
+          );
         if (legacyHash(record) !== record.hash) return broken('content does not match its hash');
         legacyRecords++;
       } else {
@@ -88,8 +111,8 @@ export async function verifyAudit(
         if (key.recordMac(record.seq, record.prevHash, record) !== record.hash)
           return broken('content does not match its MAC');
       }
-      const checkpoint = bySeq.get(record.seq);
-      if (checkpoint) {
+      if (record.tool === QUARANTINE) quarantined.push(record.seq);
+      for (const checkpoint of bySeq.get(record.seq) ?? []) {
         checked++;
         if (checkpoint.head !== record.hash) {
           return result({
@@ -98,8 +121,8 @@ export async function verifyAudit(
             reason: `the chain was rewritten: it no longer matches the checkpoint of ${checkpoint.at} (seq ${checkpoint.seq}); the change lies between seq ${lastGood + 1} and ${record.seq}`,
           });
         }
-        lastGood = record.seq;
       }
+      if (bySeq.has(record.seq)) lastGood = record.seq;
       prevHash = record.hash;
       expectedSeq++;
     }
@@ -111,6 +134,12 @@ export async function verifyAudit(
       seq: expectedSeq,
       lastSeq: newest.seq,
       reason: `records ${expectedSeq} to ${newest.seq} are gone: the checkpoint of ${newest.at} recorded ${newest.seq} records`,
+    });
+  }
+  if (quarantined.length > 0) {
+    return result({
+      seq: quarantined[0]!,
+      reason: `${quarantined.length} entr${quarantined.length === 1 ? 'y was' : 'ies were'} forged or edited in the database before sealing and quarantined (seq ${quarantined.join(', ')})`,
     });
   }
   return result();

@@ -43,30 +43,33 @@ export interface ParsedCheckpoints {
 
 /**
  * Reads checkpoint lines from a file the operator kept: lines printed by `holdfast audit
- * checkpoint`, or the server's JSON log lines that carry a `checkpoint` field. Other lines
- * are ignored, so a whole log file can be given.
+ * checkpoint`, or the server's JSON log lines that carry a `checkpoint` field. Every other line
+ * is ignored, so a whole log file can be given; a line that is a checkpoint but lacks a field
+ * is reported.
  */
 export function parseCheckpoints(text: string): ParsedCheckpoints {
   const checkpoints: Checkpoint[] = [];
   const malformedLines: number[] = [];
   text.split('\n').forEach((line, index) => {
     if (!line.includes(TYPE)) return;
+    let parsed: Record<string, unknown>;
     try {
-      const parsed = JSON.parse(line) as Record<string, unknown>;
-      const candidate = (parsed.type === TYPE ? parsed : parsed.checkpoint) as Record<string, unknown>;
-      if (
-        candidate?.type === TYPE &&
-        Number.isSafeInteger(candidate.seq) &&
-        typeof candidate.head === 'string' &&
-        typeof candidate.at === 'string' &&
-        typeof candidate.keyId === 'string' &&
-        typeof candidate.mac === 'string'
-      )
-        checkpoints.push(candidate as unknown as Checkpoint);
-      else malformedLines.push(index + 1);
+      parsed = JSON.parse(line) as Record<string, unknown>;
     } catch {
-      malformedLines.push(index + 1);
+      return; // not a checkpoint line (a log line that happens to mention the word)
     }
+    const candidate = (parsed?.type === TYPE ? parsed : parsed?.checkpoint) as
+      Record<string, unknown> | undefined;
+    if (candidate?.type !== TYPE) return;
+    if (
+      Number.isSafeInteger(candidate.seq) &&
+      typeof candidate.head === 'string' &&
+      typeof candidate.at === 'string' &&
+      typeof candidate.keyId === 'string' &&
+      typeof candidate.mac === 'string'
+    )
+      checkpoints.push(candidate as unknown as Checkpoint);
+    else malformedLines.push(index + 1);
   });
   return { checkpoints, malformedLines };
 }

@@ -5,30 +5,40 @@
  * starts out hidden, never exposed.
  */
 
-/** Scalar (or list of scalar) fields kept as given. */
-const PLAIN = new Set([
-  'calendarIds',
-  'calendarId',
-  'bookingId',
-  'start',
-  'end',
-  'from',
-  'to',
-  'durationMinutes',
-  'stepMinutes',
-  'limit',
-  'expectedVersion',
-  'idempotencyKey',
-  'action',
-  'approvalId',
-  'status',
-  'timeZone',
-  'decision',
-  'approvedAt',
-  'intentHash',
-  'amount',
-  'currency',
-]);
+const ID = /^(cal|bk|op)_[A-Za-z0-9_-]{6,40}$/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+const WORD = /^[A-Za-z_]{1,32}$/;
+
+/**
+ * Fields kept as given — but only when their value has the shape the field promises, so a
+ * caller cannot smuggle personal data into the trail through an id or a time zone.
+ */
+const PLAIN: Record<string, (value: unknown) => boolean> = {
+  calendarIds: (v) => typeof v === 'string' && ID.test(v),
+  calendarId: (v) => typeof v === 'string' && ID.test(v),
+  bookingId: (v) => typeof v === 'string' && ID.test(v),
+  start: (v) => typeof v === 'string' && INSTANT.test(v),
+  end: (v) => typeof v === 'string' && INSTANT.test(v),
+  from: (v) => typeof v === 'string' && INSTANT.test(v),
+  to: (v) => typeof v === 'string' && INSTANT.test(v),
+  approvedAt: (v) => typeof v === 'string' && INSTANT.test(v),
+  durationMinutes: Number.isInteger,
+  stepMinutes: Number.isInteger,
+  limit: Number.isInteger,
+  expectedVersion: Number.isInteger,
+  idempotencyKey: (v) => typeof v === 'string' && UUID.test(v),
+  approvalId: (v) => typeof v === 'string' && UUID.test(v),
+  action: (v) => typeof v === 'string' && WORD.test(v),
+  status: (v) => typeof v === 'string' && WORD.test(v),
+  decision: (v) => typeof v === 'string' && WORD.test(v),
+  timeZone: (v) =>
+    typeof v === 'string' && /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/.test(v) && v.length <= 64,
+  intentHash: (v) => typeof v === 'string' && /^sha256:[0-9a-f]{64}$/.test(v),
+  amount: (v) => typeof v === 'string' && /^\d{1,12}(\.\d{1,4})?$/.test(v),
+  currency: (v) => typeof v === 'string' && /^[A-Z]{3}$/.test(v),
+  verb: (v) => typeof v === 'string' && WORD.test(v),
+};
 
 /** Objects whose own fields go through the same allowlist. */
 const NESTED = new Set(['approval', 'humanApproval', 'price']);
@@ -36,23 +46,17 @@ const NESTED = new Set(['approval', 'humanApproval', 'price']);
 /** Known customer fields: the preview says which were given, never their values. */
 const CUSTOMER_FIELDS = ['name', 'email', 'phone', 'notes', 'locale', 'extra'];
 
-const MAX_TEXT = 120;
 const MAX_ITEMS = 10;
 
 type Digest = (value: unknown) => string;
 
-function scalar(value: unknown): unknown {
-  if (typeof value === 'string') return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}…` : value;
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
-  return undefined;
-}
-
-function plain(value: unknown, digest: Digest): unknown {
+/** The value if it has its field's shape (a list: item by item, at most ten), else its digest. */
+function plain(value: unknown, shaped: (value: unknown) => boolean, digest: Digest): unknown {
   if (Array.isArray(value)) {
-    const items = value.slice(0, MAX_ITEMS).map((v) => scalar(v) ?? digest(v));
+    const items = value.slice(0, MAX_ITEMS).map((v) => (shaped(v) ? v : digest(v)));
     return value.length > MAX_ITEMS ? [...items, `… ${value.length - MAX_ITEMS} more`] : items;
   }
-  return scalar(value) ?? digest(value);
+  return shaped(value) ? value : digest(value);
 }
 
 function objectPreview(
@@ -63,7 +67,8 @@ function objectPreview(
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     if (field === undefined) continue;
-    if (PLAIN.has(key)) out[key] = plain(field, digest);
+    const shaped = PLAIN[key];
+    if (shaped) out[key] = plain(field, shaped, digest);
     else if (key === 'customer' && isRecord(field))
       out[key] = { fields: CUSTOMER_FIELDS.filter((f) => f in field), digest: digest(field) };
     else if (NESTED.has(key) && isRecord(field) && depth < 2)
@@ -82,7 +87,17 @@ export function previewOf(input: unknown, digest: Digest): string {
   return JSON.stringify(isRecord(input) ? objectPreview(input, digest, 0) : { value: digest(input) });
 }
 
-/** The preview of arguments refused at the edge: only the (printable, bounded) field that was wrong. */
-export function rejectedPreview(field: string): string {
-  return JSON.stringify({ rejected: field });
+/**
+ * The preview of refused arguments: only the path of the field that was wrong, each part of it a
+ * field name the tool's schema knows — anything else (a key the caller made up, which may be
+ * personal data) becomes `*`.
+ */
+export function rejectedPreview(field: string, known: ReadonlySet<string>): string {
+  const path = field
+    .split(/(\[\d+\])|\./)
+    .filter((part): part is string => part !== undefined && part !== '')
+    .map((part) => (/^\[\d+\]$/.test(part) || known.has(part) || part === '(arguments)' ? part : '*'))
+    .join('.')
+    .replace(/\.\[/g, '[');
+  return JSON.stringify({ rejected: path });
 }

@@ -10,7 +10,9 @@ import { PAGE_HEADERS } from './page-headers.js';
 export interface ApprovalPageOptions {
   readonly load: (token: string) => ReturnType<typeof approvalForPage>;
   readonly decide: (token: string, decision: Decision) => Promise<Approval>;
-  /** Secret for CSRF tokens; never leaves the server. */
+  /** A POST refused before any decision (no CSRF token, no decision): kept in the audit trail. */
+  readonly refused: (reason: string) => Promise<void>;
+  /** Secret for CSRF tokens, the same on every instance; never leaves the server. */
   readonly csrfKey: string;
 }
 
@@ -189,6 +191,7 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
     const token = c.req.param('token');
     const form = await c.req.parseBody();
     if (!csrfMatches(options.csrfKey, token, form.csrf)) {
+      await options.refused('the form carried no valid CSRF token');
       return send(
         c,
         403,
@@ -196,7 +199,10 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
       );
     }
     const decision = form.decision === 'approve' ? 'APPROVE' : form.decision === 'deny' ? 'DENY' : null;
-    if (!decision) return send(c, 403, layout('Refused', html`<h1>Refused: no decision.</h1>`));
+    if (!decision) {
+      await options.refused('the form carried no decision');
+      return send(c, 403, layout('Refused', html`<h1>Refused: no decision.</h1>`));
+    }
     try {
       const decided = await options.decide(token, decision);
       return send(

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 
 const MAX_VALUES = 50_000;
 const END = Symbol('end');
@@ -6,12 +6,12 @@ const END = Symbol('end');
 type Token = unknown | { readonly [END]: string };
 
 /**
- * sha256 of any JSON value, including input the edge refused (lone surrogates, 100,000-deep
- * nesting, non-finite numbers): walked iteratively with sorted keys, strings written as
- * well-formed JSON, and cut off after a fixed number of values. Never throws.
+ * sha256 (HMAC-SHA256 with `key`) of any JSON value, including input the edge refused (lone
+ * surrogates, 100,000-deep nesting, non-finite numbers): walked iteratively with sorted keys,
+ * strings written as well-formed JSON, and cut off after a fixed number of values. Never throws.
  */
-export function boundedDigest(value: unknown): string {
-  const hash = createHash('sha256');
+export function boundedDigest(value: unknown, key?: Buffer): string {
+  const hash = key ? createHmac('sha256', key) : createHash('sha256');
   const stack: Token[] = [value];
   let values = 0;
   while (stack.length > 0) {
@@ -45,5 +45,5 @@ export function boundedDigest(value: unknown): string {
       }
     }
   }
-  return `sha256:${hash.digest('hex')}`;
+  return `${key ? 'hmac-sha256' : 'sha256'}:${hash.digest('hex')}`;
 }

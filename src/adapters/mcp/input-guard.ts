@@ -35,14 +35,22 @@ export function stringProblem(text: string): string | null {
     if (c >= 0xd800 && c <= 0xdbff) {
       const next = text.charCodeAt(i + 1);
       if (!(next >= 0xdc00 && next <= 0xdfff)) return 'contains a lone UTF-16 surrogate';
+      const point = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
+      // Tag characters are invisible and can smuggle instructions to a model reading the text.
+      if (point >= 0xe0000 && point <= 0xe007f) return 'contains an invisible tag character';
+      if ((point & 0xfffe) === 0xfffe) return 'contains a Unicode noncharacter';
       i++;
     } else if (c >= 0xdc00 && c <= 0xdfff) return 'contains a lone UTF-16 surrogate';
     else if (c === 0) return 'contains a NUL character';
-    else if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return 'contains a control character';
-    else if (c === 0x7f) return 'contains a control character';
+    // C0 (but tab, LF, CR), DEL and C1: a terminal or log viewer may act on them.
+    else if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) || (c >= 0x7f && c <= 0x9f))
+      return 'contains a control character';
     // Embedding, override and isolate controls reorder what a person reads (Trojan-Source style).
     else if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
       return 'contains a bidirectional override character';
+    else if (c === 0xfeff) return 'contains a byte-order mark';
+    else if (c === 0xfffe || c === 0xffff || (c >= 0xfdd0 && c <= 0xfdef))
+      return 'contains a Unicode noncharacter';
   }
   return null;
 }

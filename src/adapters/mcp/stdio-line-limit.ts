@@ -2,22 +2,31 @@ import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 
 const NEWLINE = 0x0a;
-const HEAD_BYTES = 512;
-const ID = /"id"\s*:\s*(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")/;
+const EDGE_BYTES = 512;
+const ID_VALUE = String.raw`(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")`;
+// Only an id that is surely the message's own: among the first keys, or the very last one.
+const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}`);
+const TAIL_ID = new RegExp(String.raw`"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
+
+/** The two ends of a line too long to keep: enough to find its id. */
+export interface OversizeLine {
+  readonly head: string;
+  readonly tail: string;
+}
 
 /**
  * Sits between stdin and the stdio transport: passes whole lines through and swallows any line
- * longer than `maxBytes`, reporting it with the first bytes of the line (where the JSON-RPC
- * id usually is). The SDK's own reader would otherwise close the connection for good.
+ * longer than `maxBytes`, reporting its first and last bytes (where a JSON-RPC id is). The
+ * SDK's own reader would otherwise close the connection for good.
  */
 export class LineLimit extends Transform {
   private parts: Buffer[] = [];
   private size = 0;
-  private oversizeHead: string | null = null;
+  private oversize: { head: Buffer; tail: Buffer } | null = null;
 
   constructor(
     private readonly maxBytes: number,
-    private readonly onOversize: (head: string) => void,
+    private readonly onOversize: (line: OversizeLine) => void,
   ) {
     super();
   }
@@ -28,22 +37,25 @@ export class LineLimit extends Transform {
       const newline = chunk.indexOf(NEWLINE, start);
       const end = newline === -1 ? chunk.length : newline + 1;
       const piece = chunk.subarray(start, end);
-      if (this.oversizeHead === null) {
-        if (this.size + piece.length > this.maxBytes + 1) {
-          this.oversizeHead = Buffer.concat([...this.parts, piece])
-            .subarray(0, HEAD_BYTES)
-            .toString('utf8');
-          this.parts = [];
-          this.size = 0;
-        } else {
-          this.parts.push(piece);
-          this.size += piece.length;
-        }
+      if (this.oversize) {
+        this.oversize.tail = Buffer.concat([this.oversize.tail, piece]).subarray(-EDGE_BYTES);
+      } else if (this.size + piece.length > this.maxBytes + 1) {
+        const line = Buffer.concat([...this.parts, piece]);
+        this.oversize = { head: line.subarray(0, EDGE_BYTES), tail: line.subarray(-EDGE_BYTES) };
+        this.parts = [];
+        this.size = 0;
+      } else {
+        this.parts.push(piece);
+        this.size += piece.length;
       }
       if (newline !== -1) {
-        if (this.oversizeHead !== null) this.onOversize(this.oversizeHead);
+        if (this.oversize)
+          this.onOversize({
+            head: this.oversize.head.toString('utf8'),
+            tail: this.oversize.tail.toString('utf8'),
+          });
         else this.push(Buffer.concat(this.parts));
-        this.oversizeHead = null;
+        this.oversize = null;
         this.parts = [];
         this.size = 0;
       }
@@ -53,11 +65,11 @@ export class LineLimit extends Transform {
   }
 }
 
-/** The JSON-RPC error line answering an oversize request: its id when readable, else null. */
-export function oversizeError(head: string, maxBytes: number): string {
+/** The JSON-RPC error line answering an oversize request: its own id when surely found, else null. */
+export function oversizeError(line: OversizeLine, maxBytes: number): string {
   return `${JSON.stringify({
     jsonrpc: '2.0',
-    id: requestId(head),
+    id: requestId(line),
     error: {
       code: -32600,
       message: `Request too large: more than ${maxBytes} bytes on one line; nothing was done.`,
@@ -65,8 +77,8 @@ export function oversizeError(head: string, maxBytes: number): string {
   })}\n`;
 }
 
-function requestId(head: string): string | number | null {
-  const id = ID.exec(head)?.[1];
+function requestId(line: OversizeLine): string | number | null {
+  const id = HEAD_ID.exec(line.head)?.[1] ?? TAIL_ID.exec(line.tail)?.[1];
   if (id === undefined) return null;
   try {
     return JSON.parse(id) as string | number;

@@ -7,17 +7,16 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import { CLIENT_INFO_META_KEY, TRACEPARENT_META_KEY } from '@modelcontextprotocol/server';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
 import type { Principal } from '../../domain/calendar.js';
 import { formatInstant } from '../../domain/time/instant.js';
 import type { AuditEntry, AuditLog, EffectAudit } from '../../ports/audit.js';
 import { DomainError } from '../../domain/errors.js';
 import { previewOf, rejectedPreview } from '../audit/preview.js';
-import { boundedDigest } from '../ids/bounded-digest.js';
 import type { Logger } from '../log/json-logger.js';
-import type { EntryBase } from './call-audit.js';
-import { CallAudit } from './call-audit.js';
+import type { EntryBase } from '../audit/call-audit.js';
+import { CallAudit } from '../audit/call-audit.js';
 import { parseArguments, publishOnly } from './edge-schema.js';
 import { inspectInput, printable } from './input-guard.js';
 import { envelopeOf } from './schemas.js';
@@ -35,8 +34,12 @@ export interface ToolContext {
   readonly logger: Logger;
   readonly transport: 'stdio' | 'http';
   readonly audit: AuditLog;
-  /** Keyed digest for values the audit preview must not show (customer details, free text). */
-  readonly previewDigest: (value: unknown) => string;
+  /** Keyed digests for the audit: of values a preview must not show, and of whole arguments. */
+  readonly digests: {
+    preview(value: unknown): string;
+    /** `validated`: the input passed the edge rule (else it may hold what RFC 8785 refuses). */
+    arguments(value: unknown, validated: boolean): string;
+  };
   readonly stateCodec: RequestStateCodec<ApprovalState>;
 }
 
@@ -84,7 +87,23 @@ function traceIdOf(request: ServerContext): string {
 interface CompiledSchemas {
   readonly input: ReturnType<typeof publishOnly>;
   readonly output: ReturnType<typeof publishOnly>;
+  /** Every field name the input schema knows: a refused call's field path keeps only these. */
+  readonly fieldNames: ReadonlySet<string>;
   outputJson?: Record<string, unknown>;
+}
+
+/** Property names anywhere in a JSON Schema (iteratively: schemas are small but nested). */
+function propertyNames(schema: unknown): Set<string> {
+  const names = new Set<string>();
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    const properties = (node as { properties?: Record<string, unknown> }).properties;
+    if (properties) for (const name of Object.keys(properties)) names.add(name);
+    stack.push(...Object.values(node));
+  }
+  return names;
 }
 
 // HTTP builds a server per request: build each tool's schemas (and their JSON Schema) once per process.
@@ -97,7 +116,11 @@ function schemasOf(tool: ToolDefinition<unknown, unknown>): CompiledSchemas {
   if (!schemas)
     compiled.set(
       tool,
-      (schemas = { input: publishOnly(tool.input), output: publishOnly(envelopeOf(tool.data)) }),
+      (schemas = {
+        input: publishOnly(tool.input),
+        output: publishOnly(envelopeOf(tool.data)),
+        fieldNames: propertyNames(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })),
+      }),
     );
   return schemas;
 }
@@ -127,24 +150,29 @@ interface Admission<I> {
  * passed the rule (so they cannot throw); refused input is digested by a bounded walk and
  * previewed only by the field that was wrong.
  */
-function admit<I>(ctx: ToolContext, schema: z.ZodType<I>, raw: unknown): Admission<I> {
+function admit<I>(
+  ctx: ToolContext,
+  schema: z.ZodType<I>,
+  known: ReadonlySet<string>,
+  raw: unknown,
+): Admission<I> {
   const problem = inspectInput(raw);
   if (problem) {
     return {
       rejection: new DomainError('INVALID_ARGUMENTS', `${problem.field}: ${problem.message}`, {
         field: problem.field,
       }),
-      argumentsDigest: boundedDigest(raw),
-      preview: rejectedPreview(problem.field),
+      argumentsDigest: ctx.digests.arguments(raw, false),
+      preview: rejectedPreview(problem.field, known),
     };
   }
-  const argumentsDigest = ctx.deps.digest.ofJson(raw);
+  const argumentsDigest = ctx.digests.arguments(raw, true);
   try {
     const input = parseArguments(schema, raw);
-    return { input, argumentsDigest, preview: previewOf(input, ctx.previewDigest) };
+    return { input, argumentsDigest, preview: previewOf(input, (v) => ctx.digests.preview(v)) };
   } catch (rejection) {
     const field = rejection instanceof DomainError ? String(rejection.details.field) : '(arguments)';
-    return { rejection, argumentsDigest, preview: rejectedPreview(field) };
+    return { rejection, argumentsDigest, preview: rejectedPreview(field, known) };
   }
 }
 
@@ -172,7 +200,7 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
         operationId: meta.operationId,
         transport: ctx.transport,
       };
-      const admission = admit(ctx, tool.input, args ?? {});
+      const admission = admit(ctx, tool.input, schemas.fieldNames, args ?? {});
       // Bookings, approvals and the audit name the client as it declared itself (untrusted, printable).
       const principal = { ...ctx.principal, clientId: declaredClient(request, server) };
       const base: EntryBase = {
@@ -185,6 +213,7 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
         argumentsDigest: admission.argumentsDigest,
         preview: admission.preview,
         traceId: meta.traceId,
+        operationId: meta.operationId,
       };
       const audit = new CallAudit(base, ctx.audit, () => ctx.deps.clock.now(), started);
       const finish = (end?: Parameters<CallAudit['finish']>[0]) =>

@@ -1,5 +1,6 @@
 import { DomainError } from '../../domain/errors.js';
 import type { PaymentReport, PaymentStatus } from '../../domain/payment/payment.js';
+import type { EffectAudit } from '../../ports/audit.js';
 import type { PaymentQuery } from '../../ports/payment-query.js';
 import type { Store } from '../../ports/store.js';
 
@@ -24,6 +25,7 @@ export class SimulatedPayments implements PaymentQuery {
     status: PaymentStatus,
     now: number,
     money?: { amount?: string; currency?: string },
+    audit?: EffectAudit,
   ): Promise<PaymentReport> {
     return this.store.write(async (tx) => {
       const booking = await tx.getBooking(this.tenantId, bookingId);
@@ -36,6 +38,7 @@ export class SimulatedPayments implements PaymentQuery {
         paidAt: status === 'PAID' ? now : null,
       };
       await tx.setSimulatedPayment(report, now);
+      await audit?.recordIn(tx);
       return report;
     });
   }

@@ -16,6 +16,7 @@ export const auditEntryColumns = [
   'preview',
   'trace_id',
   'duration_ms',
+  'operation_id',
 ] as const;
 
 /** audit_log columns: the entry, then its place in the chain. */
@@ -43,10 +44,12 @@ interface EntryRow {
   preview: string;
   trace_id: string;
   duration_ms: number;
+  operation_id: string;
 }
 
 export interface PendingAuditRow extends EntryRow {
   id: number | string;
+  entry_mac: string;
 }
 
 export interface AuditRow extends EntryRow {
@@ -72,12 +75,13 @@ function entryOf(row: EntryRow): AuditEntry {
     argumentsDigest: row.arguments_digest,
     preview: row.preview,
     traceId: row.trace_id,
+    operationId: row.operation_id,
     durationMs: Number(row.duration_ms),
   };
 }
 
 export function pendingEntryOf(row: PendingAuditRow): PendingAuditEntry {
-  return { ...entryOf(row), pendingId: Number(row.id) };
+  return { ...entryOf(row), pendingId: Number(row.id), mac: row.entry_mac };
 }
 
 export function auditRecordOf(row: AuditRow): AuditRecord {
@@ -108,6 +112,7 @@ export function auditEntryValues(entry: AuditEntry): unknown[] {
     entry.preview,
     entry.traceId,
     entry.durationMs,
+    entry.operationId,
   ];
 }
 

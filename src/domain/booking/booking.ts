@@ -196,10 +196,11 @@ export function endPaymentFollowUp(
   };
 }
 
+/** The hold is given back; if it had a price, its payment is followed up (the customer may already be paying). */
 export function releaseHold(booking: Booking, expectedVersion: number, now: Instant): Booking {
   assertVersion(booking, expectedVersion);
   assertHoldLive(booking, now);
-  return transition(booking, 'RELEASED', now);
+  return { ...transition(booking, 'RELEASED', now), paymentFollowUp: booking.price !== null };
 }
 
 export function confirmHold(booking: Booking, expectedVersion: number, now: Instant): Booking {

@@ -166,9 +166,12 @@ CREATE TABLE audit_pending (
   arguments_digest text NOT NULL,
   preview text NOT NULL,
   trace_id text NOT NULL,
-  duration_ms double precision NOT NULL
+  duration_ms double precision NOT NULL,
+  operation_id text NOT NULL,
+  entry_mac text NOT NULL
 );
-ALTER TABLE audit_log ADD COLUMN mac_version integer NOT NULL DEFAULT 1, ADD COLUMN key_id text;
+ALTER TABLE audit_log ADD COLUMN mac_version integer NOT NULL DEFAULT 1, ADD COLUMN key_id text,
+  ADD COLUMN operation_id text NOT NULL DEFAULT '';
 ALTER TABLE bookings ADD COLUMN payment_follow_up boolean NOT NULL DEFAULT false;
 CREATE INDEX bookings_payment_follow_up ON bookings (updated_at) WHERE payment_follow_up;
 `,

@@ -429,10 +429,10 @@ export class PgTx implements StoreTx {
     );
   }
 
-  async appendAudit(entry: AuditEntry): Promise<void> {
+  async appendAudit(entry: AuditEntry, mac: string): Promise<void> {
     await this.rows(
-      `INSERT INTO audit_pending (${auditEntryColumns.join(', ')}) VALUES (${params(auditEntryColumns.length)})`,
-      auditEntryValues(entry),
+      `INSERT INTO audit_pending (${auditEntryColumns.join(', ')}, entry_mac) VALUES (${params(auditEntryColumns.length + 1)})`,
+      [...auditEntryValues(entry), mac],
     );
   }
 

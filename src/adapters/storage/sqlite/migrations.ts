@@ -194,11 +194,15 @@ CREATE TABLE audit_pending (
   arguments_digest TEXT NOT NULL,
   preview TEXT NOT NULL,
   trace_id TEXT NOT NULL,
-  duration_ms REAL NOT NULL
+  duration_ms REAL NOT NULL,
+  operation_id TEXT NOT NULL,
+  -- Keyed when written, checked when sealed: an entry forged or edited while pending is caught.
+  entry_mac TEXT NOT NULL
 ) STRICT;
 -- Records before this version stay on the unkeyed sha256 chain (1); new ones are HMAC-keyed (2).
 ALTER TABLE audit_log ADD COLUMN mac_version INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE audit_log ADD COLUMN key_id TEXT;
+ALTER TABLE audit_log ADD COLUMN operation_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE bookings ADD COLUMN payment_follow_up INTEGER NOT NULL DEFAULT 0 CHECK (payment_follow_up IN (0, 1));
 CREATE INDEX bookings_payment_follow_up ON bookings (updated_at) WHERE payment_follow_up = 1;
 `,

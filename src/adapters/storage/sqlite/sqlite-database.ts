@@ -49,6 +49,9 @@ export function migrate(db: SqliteDb, migrations: readonly Migration[] = sqliteM
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;
     db.transaction(() => {
+      // Another process may have applied it since we looked: check again under the write lock.
+      const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
+      if (done) return;
       db.exec(migration.sql);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         migration.version,

@@ -351,10 +351,10 @@ export class SqliteTx implements StoreTx {
     ).run(report.bookingId, report.status, report.amount, report.currency, report.paidAt, now);
   }
 
-  async appendAudit(entry: AuditEntry): Promise<void> {
+  async appendAudit(entry: AuditEntry, mac: string): Promise<void> {
     this.statement(
-      `INSERT INTO audit_pending (${auditEntryColumns.join(', ')}) VALUES (${placeholders(auditEntryColumns.length)})`,
-    ).run(...auditEntryValues(entry));
+      `INSERT INTO audit_pending (${auditEntryColumns.join(', ')}, entry_mac) VALUES (${placeholders(auditEntryColumns.length + 1)})`,
+    ).run(...auditEntryValues(entry), mac);
   }
 
   async pendingAudit(limit: number): Promise<PendingAuditEntry[]> {

@@ -22,7 +22,8 @@ export class CallAudit implements EffectAudit {
   ) {}
 
   async recordIn(tx: StoreTx, end?: CallEnd): Promise<void> {
-    await tx.appendAudit(this.entry(end));
+    const entry = this.entry(end);
+    await tx.appendAudit(entry, this.log.entryMac(entry));
     tx.afterCommit(() => (this.committed = true));
   }
 
