@@ -10,6 +10,7 @@ import { randomIds } from '../dist/adapters/ids/random-ids.js';
 import { bookingToRow } from '../dist/adapters/storage/rows.js';
 import { openSqlite, migrate } from '../dist/adapters/storage/sqlite/sqlite-database.js';
 import { SqliteStore } from '../dist/adapters/storage/sqlite/sqlite-store.js';
+import { CalendarCache } from '../dist/app/calendar-cache.js';
 import { createCalendar } from '../dist/app/calendars.js';
 import { defaultAppConfig } from '../dist/app/deps.js';
 import { holdSlot } from '../dist/app/hold-slot.js';
@@ -51,6 +52,7 @@ export async function benchInProcess(dir) {
       }),
     },
     slotCache: noSlotCache,
+    calendarCache: new CalendarCache(),
     config: defaultAppConfig,
   };
   const calendar = (
@@ -64,7 +66,9 @@ export async function benchInProcess(dir) {
 
   const raw = openSqlite(join(dir, 'raw.db'));
   migrate(raw);
-  raw.prepare("INSERT INTO calendars VALUES ('bench', ?, 'c', 'UTC', NULL, NULL, '{}', 0)").run(calendar.id);
+  raw
+    .prepare("INSERT INTO calendars VALUES ('bench', ?, 'c', 'UTC', NULL, NULL, '{}', 0, 1)")
+    .run(calendar.id);
   const insertBooking = raw.prepare(
     `INSERT INTO bookings (tenant_id, id, reference, calendar_ids, start_at, end_at, status, version, created_at, updated_at,
        expires_at, customer, label, price_amount, price_currency, payment, owner_subject, owner_client, external_keys,

@@ -6,7 +6,7 @@ import type { Booking } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
 import { DomainError } from '../domain/errors.js';
 import { formatInstant, formatLocal, parseInstant } from '../domain/time/instant.js';
-import type { StoreTx } from '../ports/store.js';
+import type { StoreTx } from '../ports/store/index.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
 import type { Outcome, ResultStorage, WriteCall } from './idempotent.js';
@@ -19,7 +19,7 @@ import { loadBooking } from './snapshot.js';
  */
 export async function describeIntent(tx: StoreTx, tenantId: string, intent: Intent, booking: Booking) {
   const calendarIds = intent.action === 'confirm_booking' ? intent.calendarIds : booking.calendarIds;
-  const calendars = await tx.getCalendars(tenantId, calendarIds);
+  const calendars = await tx.calendars.get(tenantId, calendarIds);
   const start = parseInstant(intent.start, 'intent.start');
   const end = parseInstant(intent.end, 'intent.end');
   const moved = booking.version !== intent.version;
@@ -83,7 +83,7 @@ export async function openApproval(
   // Check and insert under one tenant-wide lock, so racing requests cannot overshoot the cap.
   await tx.serialize(`approvals:${principal.tenantId}`);
   const limit = deps.config.maxOpenApprovalsPerTenant;
-  if ((await tx.countOpenApprovals(principal.tenantId, now)) >= limit) {
+  if ((await tx.approvals.countOpen(principal.tenantId, now)) >= limit) {
     throw new DomainError(
       'QUOTA_EXCEEDED',
       `This tenant already has ${limit} approvals waiting for a person, its limit.`,
@@ -91,7 +91,7 @@ export async function openApproval(
       'Wait for pending approvals to be decided or to expire (ten minutes), then ask again.',
     );
   }
-  await tx.insertApproval(approval, deps.digest.ofJson(deps.pageTokens.tokenFor(approval.id)));
+  await tx.approvals.insert(approval, deps.digest.ofJson(deps.pageTokens.tokenFor(approval.id)));
   return pendingOf(deps, approval, await describeIntent(tx, principal.tenantId, intent, booking));
 }
 
@@ -177,7 +177,7 @@ export async function getApproval(
  * one that does not exist (it can be neither read, nor used, nor burned by them).
  */
 export async function ownApproval(tx: StoreTx, principal: Principal, approvalId: string) {
-  const approval = await tx.getApproval(principal.tenantId, approvalId);
+  const approval = await tx.approvals.get(principal.tenantId, approvalId);
   return approval && approval.subject === principal.subject ? approval : null;
 }
 
@@ -191,7 +191,7 @@ export async function decideByPageToken(
   call: WriteCall = {},
 ): Promise<Approval> {
   return deps.store.write(async (tx) => {
-    const approval = await tx.getApprovalByPageToken(deps.digest.ofJson(token));
+    const approval = await tx.approvals.getByPageToken(deps.digest.ofJson(token));
     if (!approval) throw new DomainError('NOT_FOUND', 'This approval link is unknown or was already used.');
     const booking = await loadBooking(tx, approval.tenantId, approval.bookingId);
     if (decision === 'APPROVE' && booking.version !== approval.intent.version) {
@@ -205,9 +205,9 @@ export async function decideByPageToken(
       );
     }
     const next = decide(approval, decision, 'approval-page', deps.clock.now());
-    if (!(await tx.updateApproval(next, 'PENDING')))
+    if (!(await tx.approvals.update(next, 'PENDING')))
       throw new DomainError('INVALID_STATE', 'The approval changed meanwhile.');
-    await tx.spendPageToken(approval.tenantId, approval.id);
+    await tx.approvals.spendPageToken(approval.tenantId, approval.id);
     await call.audit?.recordIn(tx);
     return next;
   });
@@ -228,7 +228,7 @@ export type ApprovalView = Awaited<ReturnType<typeof viewOf>>;
 /** Reads what the page shows, without deciding. */
 export async function approvalForPage(deps: AppDeps, token: string): Promise<ApprovalView | null> {
   return deps.store.read(async (tx) => {
-    const approval = await tx.getApprovalByPageToken(deps.digest.ofJson(token));
+    const approval = await tx.approvals.getByPageToken(deps.digest.ofJson(token));
     return approval ? viewOf(deps, tx, approval) : null;
   });
 }
@@ -240,7 +240,7 @@ export async function approvalById(
   approvalId: string,
 ): Promise<ApprovalView> {
   return deps.store.read(async (tx) => {
-    const approval = await tx.getApproval(tenantId, approvalId);
+    const approval = await tx.approvals.get(tenantId, approvalId);
     if (!approval) throw new DomainError('NOT_FOUND', `No approval ${approvalId}.`, { approvalId });
     return viewOf(deps, tx, approval);
   });
@@ -256,12 +256,12 @@ export async function decideById(
   call: WriteCall = {},
 ) {
   return deps.store.write(async (tx) => {
-    const approval = await tx.getApproval(tenantId, approvalId);
+    const approval = await tx.approvals.get(tenantId, approvalId);
     if (!approval) throw new DomainError('NOT_FOUND', `No approval ${approvalId}.`, { approvalId });
     const next = decide(approval, decision, by, deps.clock.now());
-    if (!(await tx.updateApproval(next, 'PENDING')))
+    if (!(await tx.approvals.update(next, 'PENDING')))
       throw new DomainError('INVALID_STATE', 'The approval changed meanwhile.');
-    await tx.spendPageToken(approval.tenantId, approval.id);
+    await tx.approvals.spendPageToken(approval.tenantId, approval.id);
     await call.audit?.recordIn(tx);
     return next;
   });

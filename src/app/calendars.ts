@@ -5,7 +5,7 @@ import { validateMoney } from '../domain/booking/money.js';
 import type { Calendar, Principal } from '../domain/calendar.js';
 import { DomainError, invalidArgument } from '../domain/errors.js';
 import { isValidTimeZone } from '../domain/time/instant.js';
-import type { StoreTx } from '../ports/store.js';
+import type { StoreTx } from '../ports/store/index.js';
 import { requireScope, requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
 import type { Outcome, WriteCall } from './idempotent.js';
@@ -33,7 +33,7 @@ export async function listCalendars(
   const query = { list: 'calendars' };
   const offset = decodeCursor(deps.digest, query, input.cursor) ?? 0;
   const page = await deps.store.read((tx) =>
-    tx.listCalendars(principal.tenantId, { offset, limit: input.limit }),
+    tx.calendars.list(principal.tenantId, { offset, limit: input.limit }),
   );
   const next = offset + page.items.length;
   return {
@@ -81,8 +81,9 @@ export async function createCalendar(
         price: input.price ?? null,
         availability,
         createdAt: deps.clock.now(),
+        version: 1,
       };
-      await tx.insertCalendar(calendar);
+      await tx.calendars.insert(calendar);
       return calendar;
     }),
   );
@@ -95,7 +96,7 @@ export const calendarsLock = (tenantId: string) => `calendars:${tenantId}`;
 async function withinCalendarQuota(deps: AppDeps, tx: StoreTx, tenantId: string): Promise<void> {
   await tx.serialize(calendarsLock(tenantId));
   const limit = deps.config.maxCalendarsPerTenant;
-  if ((await tx.countCalendars(tenantId)) >= limit) {
+  if ((await tx.calendars.count(tenantId)) >= limit) {
     throw new DomainError('QUOTA_EXCEEDED', `This tenant already has ${limit} calendars, its limit.`, {
       quota: 'calendars',
       limit,
@@ -128,10 +129,11 @@ export async function setAvailability(
   const outcome = await deps.store.write((tx) =>
     idempotent(deps, tx, record, async () => {
       const [calendar] = await loadCalendars(tx, principal.tenantId, [input.calendarId]);
-      await tx.replaceAvailability(principal.tenantId, input.calendarId, input.availability);
-      return { ...calendar!, availability: input.availability };
+      await tx.calendars.replaceAvailability(principal.tenantId, input.calendarId, input.availability);
+      return { ...calendar!, availability: input.availability, version: calendar!.version + 1 };
     }),
   );
+  deps.calendarCache.forget(principal.tenantId, [input.calendarId]);
   deps.slotCache.invalidate(principal.tenantId, [input.calendarId]);
   return outcome;
 }

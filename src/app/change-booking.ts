@@ -36,7 +36,7 @@ export async function releaseHold(
       async () => {
         const booking = await loadBooking(tx, principal.tenantId, input.bookingId);
         const next = releaseDomain(booking, input.expectedVersion, deps.clock.now());
-        await tx.updateBooking(next);
+        await tx.bookings.update(next);
         return snapshotOf(tx, next);
       },
     ),

@@ -4,7 +4,8 @@ import type { Ids } from '../ports/ids.js';
 import type { PageTokens } from '../ports/page-tokens.js';
 import type { PaymentQuery } from '../ports/payment-query.js';
 import type { SlotCache } from '../ports/slot-cache.js';
-import type { Store } from '../ports/store.js';
+import type { Store } from '../ports/store/index.js';
+import type { CalendarCache } from './calendar-cache.js';
 
 export interface AppConfig {
   /** How long a hold keeps its time before it expires. */
@@ -23,11 +24,6 @@ export interface AppConfig {
   readonly maxOpenApprovalsPerTenant: number;
   /** How long after a priced hold lapsed the provider is still asked whether money came. */
   readonly paymentFollowUpMs: number;
-  /**
-   * Reliability suite's negative control only: skip the application's overlap
-   * check so that nothing but the engine guards a slot.
-   */
-  readonly unsafeSkipOverlapPrecheck: boolean;
 }
 
 export const defaultAppConfig: AppConfig = {
@@ -39,7 +35,6 @@ export const defaultAppConfig: AppConfig = {
   maxCalendarsPerTenant: 1000,
   maxOpenApprovalsPerTenant: 200,
   paymentFollowUpMs: 24 * 60 * 60_000,
-  unsafeSkipOverlapPrecheck: false,
 };
 
 export interface AppDeps {
@@ -53,5 +48,7 @@ export interface AppDeps {
   readonly pageTokens: PageTokens;
   readonly payments: PaymentQuery;
   readonly slotCache: SlotCache;
+  /** Calendars a hold may be planned with; checked against their stored version when it is placed. */
+  readonly calendarCache: CalendarCache;
   readonly config: AppConfig;
 }

@@ -18,7 +18,7 @@ import { judgePayment } from '../domain/payment/payment.js';
 import { formatInstant, parseInstant } from '../domain/time/instant.js';
 import type { CallEnd, EffectAudit } from '../ports/audit.js';
 import { PaymentUnavailableError } from '../ports/payment-query.js';
-import type { StoreTx } from '../ports/store.js';
+import type { StoreTx } from '../ports/store/index.js';
 import type { PendingApproval } from './approvals.js';
 import { openApproval, ownApproval } from './approvals.js';
 import { requireWriter } from './authorize.js';
@@ -151,20 +151,20 @@ export async function gatedChange(
       if (verdict === 'FAILED' || verdict === 'CLOSED') {
         if (current.version !== input.expectedVersion) dryRun(action, current, input.expectedVersion, now);
         const failed = failPayment(current, verdict, now);
-        await tx.updateBooking(failed);
+        await tx.bookings.update(failed);
         return { paymentFailed: verdict, snapshot: await snapshotOf(tx, failed) };
       }
       if (action === 'confirm_booking' && booking.price !== null && isHoldLapsed(current, now)) {
         // Money arrived for time we no longer hold: never confirm it, flag it for a human.
         const flagged = flagPaidAfterLapse(current, paidAt ?? now, now);
-        await tx.updateBooking(flagged);
+        await tx.bookings.update(flagged);
         return { lapsedButPaid: true, snapshot: await snapshotOf(tx, flagged) };
       }
       const next = dryRun(action, current, input.expectedVersion, now);
       await spend(tx, principal, authorization, now);
       const stored =
         action === 'confirm_booking' && booking.price !== null ? markPaid(next, paidAt ?? now) : next;
-      await tx.updateBooking(stored);
+      await tx.bookings.update(stored);
       return { snapshot: await snapshotOf(tx, stored) };
     }),
   );
@@ -242,7 +242,7 @@ async function recordUserAnswer(
     );
     const refused = refusalOf(next, useBy(principal, action, booking, current, now));
     const stored = refused?.burn ? burn(approval, refused.error.message) : next;
-    if (!(await tx.updateApproval(stored, 'PENDING')))
+    if (!(await tx.approvals.update(stored, 'PENDING')))
       throw new DomainError('APPROVAL_USED', 'The approval was already decided.');
     return { decided: next, refusal: refused };
   });
@@ -305,7 +305,7 @@ async function flagLatePayment(
   const flagged = await deps.store.write(async (tx) => {
     const current = await loadBooking(tx, principal.tenantId, booking.id);
     const next = flagPaidAfterLapse(current, paidAt, deps.clock.now());
-    await tx.updateBooking(next);
+    await tx.bookings.update(next);
     await call.audit?.recordIn(tx, refusedWith(lateMoney(next)));
     return next;
   });
@@ -335,12 +335,12 @@ async function spend(
   const used = new DomainError('APPROVAL_USED', 'This approval was already used.');
   if (
     authorization.kind === 'approval' &&
-    !(await tx.updateApproval(consume(authorization.approval), 'APPROVED'))
+    !(await tx.approvals.update(consume(authorization.approval), 'APPROVED'))
   )
     throw used;
   if (
     authorization.kind === 'attestation' &&
-    !(await tx.recordAttestation(principal.tenantId, authorization.approvalId, now))
+    !(await tx.approvals.recordAttestation(principal.tenantId, authorization.approvalId, now))
   ) {
     throw used;
   }
@@ -371,7 +371,7 @@ async function authorize(
     if (refusal) {
       if (refusal.burn)
         await deps.store.write(async (tx) => {
-          await tx.updateApproval(burn(approval, refusal.error.message), approval.status);
+          await tx.approvals.update(burn(approval, refusal.error.message), approval.status);
           await call.audit?.recordIn(tx, refusedWith(refusal.error));
         });
       throw refusal.error;
@@ -390,7 +390,9 @@ async function authorize(
             approvalId: attestation.approvalId,
           }));
     if (refusal) throw refusal;
-    if (await deps.store.read((tx) => tx.attestationSeen(principal.tenantId, attestation.approvalId))) {
+    if (
+      await deps.store.read((tx) => tx.approvals.attestationSeen(principal.tenantId, attestation.approvalId))
+    ) {
       throw new DomainError('APPROVAL_USED', 'This attested approval id was already used.', {
         approvalId: attestation.approvalId,
       });

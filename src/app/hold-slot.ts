@@ -1,18 +1,18 @@
 import { openIntervals } from '../domain/availability/availability.js';
 import type { Booking, Customer } from '../domain/booking/booking.js';
 import { sumPrices } from '../domain/booking/money.js';
-import type { Principal } from '../domain/calendar.js';
+import type { Calendar, Principal } from '../domain/calendar.js';
 import { DomainError, invalidArgument } from '../domain/errors.js';
 import { MINUTE_MS, parseInstant } from '../domain/time/instant.js';
 import type { Instant } from '../domain/time/instant.js';
 import { overlaps } from '../domain/time/interval.js';
 import type { Interval } from '../domain/time/interval.js';
-import type { StoreTx } from '../ports/store.js';
-import { ReferenceTakenError } from '../ports/store.js';
+import type { HoldPlacement, HoldPlan } from '../ports/store/index.js';
+import { ReferenceTakenError } from '../ports/store/index.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
-import type { Outcome, WriteCall } from './idempotent.js';
-import { idempotent } from './idempotent.js';
+import type { IdempotentCall, Outcome, WriteCall } from './idempotent.js';
+import { findReplay, idempotencyRecord, replayOfRecord } from './idempotent.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { calendarRef, loadCalendars, snapshotStorage } from './snapshot.js';
 import { searchSlotStarts } from './slot-search.js';
@@ -59,16 +59,24 @@ export async function holdSlot(
   requireWriter(principal);
   const now = deps.clock.now();
   const range = parseRange(input, now);
+  const idempotent: IdempotentCall<BookingSnapshot> = {
+    principal,
+    tool: 'hold_slot',
+    key: input.idempotencyKey,
+    args: input,
+    audit: call.audit,
+    storage: snapshotStorage,
+  };
   try {
-    const outcome = await writeHold(deps, principal, input, range, now, call).catch(
+    const outcome = await placeHold(deps, principal, input, range, idempotent).catch(
       async (error: unknown) => {
         // The engine still counts holds that lapsed but were not swept yet. Give their time back in a short
-        // transaction of its own (inside the hold transaction it could lock against a racing hold and
-        // deadlock on PostgreSQL), then try once more.
+        // transaction of its own (inside the hold it could lock against a racing hold and deadlock on
+        // PostgreSQL), then try once more.
         if (!(error instanceof DomainError && error.code === 'SLOT_UNAVAILABLE')) throw error;
-        if ((await deps.store.write((tx) => tx.expireLapsedHolds(now, principal.tenantId))) === 0)
+        if ((await deps.store.write((tx) => tx.bookings.expireLapsed(now, principal.tenantId))) === 0)
           throw error;
-        return writeHold(deps, principal, input, range, now, call);
+        return placeHold(deps, principal, input, range, idempotent);
       },
     );
     deps.slotCache.invalidate(principal.tenantId, input.calendarIds);
@@ -81,82 +89,123 @@ export async function holdSlot(
   }
 }
 
-/** One transaction: claim the idempotency key, check hours and (politely) overlaps, insert; the engine decides. */
-function writeHold(
+const STALE_ATTEMPTS = 5;
+
+/**
+ * Plans the hold from the calendars (cached when possible) and hands the whole plan to the store
+ * in one step: key, booking, allocations, answer and audit record commit together or not at all.
+ * A calendar changed since it was cached makes the store refuse the plan; it is made again.
+ */
+async function placeHold(
   deps: AppDeps,
   principal: Principal,
   input: HoldSlotInput,
   range: Interval,
-  now: Instant,
-  call: WriteCall,
-) {
-  const record = {
-    principal,
-    tool: 'hold_slot',
-    key: input.idempotencyKey,
-    args: input,
-    audit: call.audit,
-    storage: snapshotStorage,
-  };
-  return deps.store.write((tx) =>
-    idempotent(deps, tx, record, async () => {
-      const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
-      for (const calendar of calendars) {
-        const open = openIntervals(calendar.availability, calendar.timeZone, range);
-        const covered = open.some((o) => o.start <= range.start && o.end >= range.end);
-        if (!covered) {
-          throw new DomainError(
-            'OUTSIDE_AVAILABILITY',
-            `${calendar.name} is not open for the whole requested time.`,
-            {
-              calendarId: calendar.id,
-            },
-          );
-        }
-      }
-      if (!deps.config.unsafeSkipOverlapPrecheck) {
-        // A friendly early answer; the engine's constraint is the guarantee.
-        const busy = await tx.busyIntervals(principal.tenantId, input.calendarIds, range, now);
-        const conflict = [...busy.values()].some((list) => list.some((b) => overlaps(b, range)));
-        if (conflict) throw new DomainError('SLOT_UNAVAILABLE', 'The requested time is already taken.');
-      }
-      const booking: Booking = {
-        id: deps.ids.newId('bk'),
-        tenantId: principal.tenantId,
-        reference: '',
-        calendarIds: [...input.calendarIds],
-        start: range.start,
-        end: range.end,
-        status: 'HELD',
-        version: 1,
-        createdAt: now,
-        updatedAt: now,
-        expiresAt: now + deps.config.holdTtlMs,
-        customer: input.customer ?? null,
-        label: input.label ?? null,
-        price: sumPrices(calendars.map((c) => c.price)),
-        payment: null,
-        owner: { subject: principal.subject, clientId: principal.clientId },
-        externalKeys: {},
-        paymentFollowUp: false,
-      };
-      const stored = await insertWithFreshReference(tx, booking, () => deps.ids.newReference());
-      return { booking: stored, calendars: calendars.map(calendarRef) };
-    }),
-  );
+  call: IdempotentCall<BookingSnapshot>,
+): Promise<Outcome<BookingSnapshot>> {
+  for (let attempt = 1; attempt <= STALE_ATTEMPTS; attempt++) {
+    let calendars: Calendar[];
+    try {
+      calendars = await calendarsToPlanWith(deps, principal.tenantId, input.calendarIds, attempt > 1);
+      requireOpen(calendars, range);
+    } catch (error) {
+      // A retry of a hold that was placed replays it, even if the calendar has changed since.
+      const replay = await deps.store.read((tx) => findReplay(deps, tx, call));
+      if (replay) return replay;
+      throw error;
+    }
+    const { placement, snapshot } = await placeWithFreshReference(
+      deps,
+      principal,
+      input,
+      range,
+      calendars,
+      call,
+    );
+    if (placement.outcome === 'placed') {
+      call.audit?.committed();
+      return { value: snapshot, replayed: false };
+    }
+    if (placement.outcome === 'replay') {
+      const { existing } = placement;
+      return deps.store.read((tx) => replayOfRecord(deps, tx, call, existing));
+    }
+    deps.calendarCache.forget(principal.tenantId, input.calendarIds);
+  }
+  throw new DomainError('INTERNAL', 'The calendars kept changing while the hold was placed; retry.', {
+    retryAfterMs: 100,
+  });
+}
+
+async function calendarsToPlanWith(
+  deps: AppDeps,
+  tenantId: string,
+  ids: readonly string[],
+  fresh: boolean,
+): Promise<Calendar[]> {
+  const cached = fresh ? null : deps.calendarCache.get(tenantId, ids);
+  if (cached) return cached;
+  const calendars = await deps.store.read((tx) => loadCalendars(tx, tenantId, ids));
+  deps.calendarCache.remember(calendars);
+  return calendars;
+}
+
+function requireOpen(calendars: readonly Calendar[], range: Interval): void {
+  for (const calendar of calendars) {
+    const open = openIntervals(calendar.availability, calendar.timeZone, range);
+    if (!open.some((o) => o.start <= range.start && o.end >= range.end)) {
+      throw new DomainError(
+        'OUTSIDE_AVAILABILITY',
+        `${calendar.name} is not open for the whole requested time.`,
+        {
+          calendarId: calendar.id,
+        },
+      );
+    }
+  }
 }
 
 /** Short references are random; on the rare clash inside a tenant, draw again. */
-async function insertWithFreshReference(
-  tx: StoreTx,
-  booking: Booking,
-  newReference: () => string,
-): Promise<Booking> {
+async function placeWithFreshReference(
+  deps: AppDeps,
+  principal: Principal,
+  input: HoldSlotInput,
+  range: Interval,
+  calendars: readonly Calendar[],
+  call: IdempotentCall<BookingSnapshot>,
+): Promise<{ placement: HoldPlacement; snapshot: BookingSnapshot }> {
+  const now = deps.clock.now();
+  const base: Booking = {
+    id: deps.ids.newId('bk'),
+    tenantId: principal.tenantId,
+    reference: '',
+    calendarIds: [...input.calendarIds],
+    start: range.start,
+    end: range.end,
+    status: 'HELD',
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: now + deps.config.holdTtlMs,
+    customer: input.customer ?? null,
+    label: input.label ?? null,
+    price: sumPrices(calendars.map((c) => c.price)),
+    payment: null,
+    owner: { subject: principal.subject, clientId: principal.clientId },
+    externalKeys: {},
+    paymentFollowUp: false,
+  };
   for (let attempt = 1; ; attempt++) {
-    const candidate = { ...booking, reference: newReference() };
+    const booking = { ...base, reference: deps.ids.newReference() };
+    const snapshot: BookingSnapshot = { booking, calendars: calendars.map(calendarRef) };
+    const plan: HoldPlan = {
+      booking,
+      calendarVersions: calendars.map((c) => ({ id: c.id, version: c.version })),
+      idempotency: idempotencyRecord(deps, call, snapshotStorage.persist(snapshot)),
+      audit: call.audit?.signed(),
+    };
     try {
-      await tx.insertHold(candidate);
-      return candidate;
+      return { placement: await deps.store.writeOne((tx) => tx.bookings.placeHold(plan)), snapshot };
     } catch (error) {
       if (!(error instanceof ReferenceTakenError) || attempt >= 5) throw error;
     }
@@ -174,7 +223,7 @@ async function withAlternatives(
   const durationMs = range.end - range.start;
   const { alternatives, busyCalendarIds } = await deps.store.read(async (tx) => {
     const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
-    const busy = await tx.busyIntervals(principal.tenantId, input.calendarIds, range, now);
+    const busy = await tx.bookings.busyIntervals(principal.tenantId, input.calendarIds, range, now);
     const starts = await searchSlotStarts(
       tx,
       principal.tenantId,

@@ -1,7 +1,7 @@
 import { DomainError } from '../domain/errors.js';
 import type { Principal } from '../domain/calendar.js';
 import type { CallEnd, EffectAudit } from '../ports/audit.js';
-import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
+import type { IdempotencyRecord, StoreTx } from '../ports/store/index.js';
 import type { AppDeps } from './deps.js';
 
 /** What a write use case is told about the call it serves. */
@@ -54,34 +54,45 @@ export async function idempotent<T>(
   call: IdempotentCall<T>,
   effect: () => Promise<T>,
 ): Promise<Outcome<T>> {
-  const storage = (call.storage ?? asIs) as ResultStorage<T>;
-  const scope = {
+  const storage = storageOf(call);
+  const claim = idempotencyRecord(deps, call, null);
+  const existing = await tx.idempotency.claim(claim);
+  if (existing) return replayOf(deps, existing, claim.argumentsDigest, call, storage, tx);
+  const value = await effect();
+  await tx.idempotency.put({ ...claim, result: storage.persist(value) });
+  await call.audit?.recordIn(tx, call.endOf?.(value));
+  return { value, replayed: false };
+}
+
+const storageOf = <T>(call: IdempotentCall<T>) => (call.storage ?? asIs) as ResultStorage<T>;
+
+/** The record a call keeps under its key, holding `result` (already in its stored form). */
+export function idempotencyRecord<T>(
+  deps: AppDeps,
+  call: IdempotentCall<T>,
+  result: unknown,
+): IdempotencyRecord {
+  const now = deps.clock.now();
+  return {
     tenantId: call.principal.tenantId,
     subject: call.principal.subject,
     tool: call.tool,
     key: call.key,
+    argumentsDigest: deps.requestDigest.ofJson(call.args),
+    result,
+    createdAt: now,
+    expiresAt: now + deps.config.idempotencyTtlMs,
   };
-  const argumentsDigest = deps.requestDigest.ofJson(call.args);
-  const now = deps.clock.now();
-  const expiresAt = now + deps.config.idempotencyTtlMs;
-  const existing = await tx.claimIdempotency({
-    ...scope,
-    argumentsDigest,
-    result: null,
-    createdAt: now,
-    expiresAt,
-  });
-  if (existing) return replayOf(deps, existing, argumentsDigest, call, storage, tx);
-  const value = await effect();
-  await tx.putIdempotency({
-    ...scope,
-    argumentsDigest,
-    result: storage.persist(value),
-    createdAt: now,
-    expiresAt,
-  });
-  await call.audit?.recordIn(tx, call.endOf?.(value));
-  return { value, replayed: false };
+}
+
+/** The answer of a live record another call of this key stored: a replay, or a conflict when the arguments differ. */
+export function replayOfRecord<T>(
+  deps: AppDeps,
+  tx: StoreTx,
+  call: IdempotentCall<T>,
+  existing: IdempotencyRecord,
+): Promise<Outcome<T>> {
+  return replayOf(deps, existing, deps.requestDigest.ofJson(call.args), call, storageOf(call), tx);
 }
 
 /** The stored answer for a retried call, read before any approval or payment work; null when there is none. */
@@ -90,15 +101,14 @@ export async function findReplay<T>(
   tx: StoreTx,
   call: IdempotentCall<T>,
 ): Promise<Outcome<T> | null> {
-  const existing = await tx.getIdempotency({
+  const existing = await tx.idempotency.get({
     tenantId: call.principal.tenantId,
     subject: call.principal.subject,
     tool: call.tool,
     key: call.key,
   });
   if (!existing || existing.expiresAt <= deps.clock.now()) return null;
-  const storage = (call.storage ?? asIs) as ResultStorage<T>;
-  return replayOf(deps, existing, deps.requestDigest.ofJson(call.args), call, storage, tx);
+  return replayOfRecord(deps, tx, call, existing);
 }
 
 async function replayOf<T>(

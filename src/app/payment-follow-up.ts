@@ -23,7 +23,7 @@ export interface FollowUpResult {
  */
 export async function followUpPayments(deps: AppDeps, limit = 100): Promise<FollowUpResult> {
   const now = deps.clock.now();
-  const candidates = await deps.store.read((tx) => tx.paymentFollowUps(limit));
+  const candidates = await deps.store.read((tx) => tx.bookings.paymentFollowUps(limit));
   let asked = 0;
   let flagged = 0;
   let ended = 0;
@@ -42,9 +42,9 @@ export async function followUpPayments(deps: AppDeps, limit = 100): Promise<Foll
     asked++;
     const next = nextState(booking, report, deps);
     const applied = await deps.store.write(async (tx) => {
-      const current = await tx.getBooking(booking.tenantId, booking.id);
+      const current = await tx.bookings.get(booking.tenantId, booking.id);
       if (!current?.paymentFollowUp || current.version !== booking.version) return false;
-      await tx.updateBooking(next);
+      await tx.bookings.update(next);
       return true;
     });
     if (applied && next.payment?.reconciliationRequired) flagged++;

@@ -45,7 +45,7 @@ export async function listBookings(
   const offset = decodeCursor(deps.digest, filter, cursor) ?? 0;
   const now = deps.clock.now();
   return deps.store.read(async (tx) => {
-    const page = await tx.listBookings(principal.tenantId, { ...filter, from, to, now, offset, limit });
+    const page = await tx.bookings.list(principal.tenantId, { ...filter, from, to, now, offset, limit });
     const bookings = await Promise.all(page.items.map((b) => snapshotOf(tx, b)));
     const next = offset + page.items.length;
     return {

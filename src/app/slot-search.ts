@@ -4,7 +4,7 @@ import type { Calendar } from '../domain/calendar.js';
 import { MINUTE_MS, zoneOffsetMs } from '../domain/time/instant.js';
 import type { Instant } from '../domain/time/instant.js';
 import type { Interval } from '../domain/time/interval.js';
-import type { StoreTx } from '../ports/store.js';
+import type { StoreTx } from '../ports/store/index.js';
 
 export interface SlotQuery {
   readonly calendars: readonly Calendar[];
@@ -28,7 +28,7 @@ export async function searchSlotStarts(
   const range = query.range;
   if (range.end <= range.start) return [];
   const ids = query.calendars.map((c) => c.id);
-  const busy = await tx.busyIntervals(tenantId, ids, range, now);
+  const busy = await tx.bookings.busyIntervals(tenantId, ids, range, now);
   const perCalendar = query.calendars.map((calendar) => ({
     open: openIntervals(calendar.availability, calendar.timeZone, range),
     busy: busy.get(calendar.id) ?? [],

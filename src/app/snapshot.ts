@@ -1,7 +1,7 @@
 import { DomainError } from '../domain/errors.js';
 import type { Booking } from '../domain/booking/booking.js';
 import type { Calendar } from '../domain/calendar.js';
-import type { StoreTx } from '../ports/store.js';
+import type { StoreTx } from '../ports/store/index.js';
 import type { ResultStorage } from './idempotent.js';
 
 export interface CalendarRef {
@@ -21,7 +21,7 @@ export function calendarRef(calendar: Calendar): CalendarRef {
 }
 
 export async function loadBooking(tx: StoreTx, tenantId: string, bookingId: string): Promise<Booking> {
-  const booking = await tx.getBooking(tenantId, bookingId);
+  const booking = await tx.bookings.get(tenantId, bookingId);
   if (!booking) throw new DomainError('NOT_FOUND', `No booking ${bookingId}.`, { bookingId });
   return booking;
 }
@@ -31,7 +31,7 @@ export async function loadCalendars(
   tenantId: string,
   ids: readonly string[],
 ): Promise<Calendar[]> {
-  const found = await tx.getCalendars(tenantId, ids);
+  const found = await tx.calendars.get(tenantId, ids);
   const missing = ids.filter((id) => !found.some((c) => c.id === id));
   if (missing.length > 0) {
     throw new DomainError('NOT_FOUND', `No calendar ${missing.join(', ')}.`, { calendarIds: missing });
@@ -40,7 +40,7 @@ export async function loadCalendars(
 }
 
 export async function snapshotOf(tx: StoreTx, booking: Booking): Promise<BookingSnapshot> {
-  const calendars = await tx.getCalendars(booking.tenantId, booking.calendarIds);
+  const calendars = await tx.calendars.get(booking.tenantId, booking.calendarIds);
   return { booking, calendars: calendars.map(calendarRef) };
 }
 
@@ -52,7 +52,7 @@ export const snapshotStorage: ResultStorage<BookingSnapshot> = {
   persist: (snapshot) => ({ ...snapshot, booking: { ...snapshot.booking, customer: null, label: null } }),
   revive: async (stored, tx) => {
     const snapshot = stored as BookingSnapshot;
-    const current = await tx.getBooking(snapshot.booking.tenantId, snapshot.booking.id);
+    const current = await tx.bookings.get(snapshot.booking.tenantId, snapshot.booking.id);
     return {
       ...snapshot,
       booking: { ...snapshot.booking, customer: current?.customer ?? null, label: current?.label ?? null },

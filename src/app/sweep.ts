@@ -15,8 +15,8 @@ export interface SweepResult {
 export async function sweep(deps: AppDeps): Promise<SweepResult> {
   const now = deps.clock.now();
   const { expired, purged } = await deps.store.write(async (tx) => ({
-    expired: await tx.expireLapsedHolds(now),
-    purged: await tx.purgeIdempotency(now),
+    expired: await tx.bookings.expireLapsed(now),
+    purged: await tx.idempotency.purge(now),
   }));
   return { expired, purged, payments: await followUpPayments(deps) };
 }

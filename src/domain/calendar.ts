@@ -10,6 +10,8 @@ export interface Calendar {
   readonly price: Money | null;
   readonly availability: Availability;
   readonly createdAt: number;
+  /** Grows with every change of availability: what a cached copy is checked against. */
+  readonly version: number;
 }
 
 /** Who is calling; every read and write is scoped by it. */

@@ -22,11 +22,12 @@ import { SimulatedPayments } from '../adapters/payment/simulated-payments.js';
 import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
 import type { Principal, WritePolicy } from '../domain/calendar.js';
 import type { SlotCache } from '../ports/slot-cache.js';
-import type { Store } from '../ports/store.js';
+import type { Store } from '../ports/store/index.js';
 import type { ServerConfig } from './config.js';
 import { CREATING_COMMANDS } from './config.js';
 import { cliDatabaseArgs, isPostgresUrl } from './database-url.js';
 import { loadAuditKey } from './audit-key-file.js';
+import { CalendarCache } from '../app/calendar-cache.js';
 
 export interface Runtime {
   /** Seals what is pending, then releases connections and listeners. */
@@ -103,6 +104,7 @@ export async function buildRuntime(
     payments: config.payments === 'http' ? new HttpPayments(config.paymentQueryBaseUrl!) : simulator,
     // Writes invalidate at once (on every instance); the age bound covers holds lapsing meanwhile.
     slotCache,
+    calendarCache: new CalendarCache(),
     config: {
       ...defaultAppConfig,
       holdTtlMs: config.holdTtlMs,
@@ -111,7 +113,6 @@ export async function buildRuntime(
       cliDatabaseArgs: cliDatabaseArgs(config),
       maxCalendarsPerTenant: config.maxCalendarsPerTenant,
       maxOpenApprovalsPerTenant: config.maxOpenApprovalsPerTenant,
-      unsafeSkipOverlapPrecheck: config.unsafeSkipOverlapPrecheck,
     },
   };
   const checkpoints = new CheckpointLog(auditKey, logger, config.checkpointEvery);

@@ -43,8 +43,6 @@ export interface ServerConfig {
   readonly checkpointEvery: { readonly records: number; readonly ms: number };
   readonly maxCalendarsPerTenant: number;
   readonly maxOpenApprovalsPerTenant: number;
-  /** HOLDFAST_UNSAFE_SKIP_OVERLAP_PRECHECK=1: the reliability suite's negative control, never for real use. */
-  readonly unsafeSkipOverlapPrecheck: boolean;
   /** Options of the operator commands (payments set, audit tail). */
   readonly options: {
     readonly amount?: string;
@@ -212,7 +210,6 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     },
     maxCalendarsPerTenant: whole(values['max-calendars'], 'max-calendars', 1000, [1, 1_000_000]),
     maxOpenApprovalsPerTenant: whole(values['max-open-approvals'], 'max-open-approvals', 200, [1, 1_000_000]),
-    unsafeSkipOverlapPrecheck: env.HOLDFAST_UNSAFE_SKIP_OVERLAP_PRECHECK === '1',
     options: {
       amount: values.amount,
       currency: values.currency,

@@ -37,7 +37,7 @@ export function mountHumanPages(app: Hono, runtime: Runtime, config: ServerConfi
       csrfKey,
       describe: (id) =>
         deps.store.read(async (tx) => {
-          const booking = await tx.getBooking(config.tenantId, id);
+          const booking = await tx.bookings.get(config.tenantId, id);
           return (
             booking && { amount: booking.price?.amount ?? null, currency: booking.price?.currency ?? null }
           );

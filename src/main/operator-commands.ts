@@ -128,7 +128,7 @@ async function approvals(
   const [verb, id] = config.rest;
   const now = deps.clock.now();
   if (verb === 'list') {
-    const all = await deps.store.read((tx) => tx.listApprovals(config.tenantId));
+    const all = await deps.store.read((tx) => tx.approvals.list(config.tenantId));
     if (config.json)
       print(
         JSON.stringify(
@@ -293,7 +293,7 @@ function bookingJson(b: Booking) {
  */
 async function reconciliation(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
   await sweep(runtime.deps);
-  const bookings = await runtime.store.read((tx) => tx.bookingsToReconcile(config.tenantId));
+  const bookings = await runtime.store.read((tx) => tx.bookings.toReconcile(config.tenantId));
   if (config.json) print(JSON.stringify(bookings.map(bookingJson), null, 2));
   else if (bookings.length === 0) print('Nothing to reconcile.');
   else
@@ -350,7 +350,7 @@ async function auditCommand(runtime: Runtime, config: ServerConfig, print: Print
     return result.ok ? 0 : 1;
   }
   if (verb === 'checkpoint') {
-    const head = await runtime.store.read((tx) => tx.auditHead());
+    const head = await runtime.store.read((tx) => tx.audit.head());
     const line = JSON.stringify(makeCheckpoint(runtime.auditKey, head, new Date().toISOString()));
     if (config.options.out) appendFileSync(config.options.out, `${line}\n`);
     print(line);

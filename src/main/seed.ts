@@ -39,7 +39,7 @@ export const demoCalendars = [
 export async function seedIfEmpty(deps: AppDeps, tenantId: string): Promise<number> {
   return deps.store.write(async (tx) => {
     await tx.serialize(calendarsLock(tenantId));
-    if ((await tx.countCalendars(tenantId)) > 0) return 0;
+    if ((await tx.calendars.count(tenantId)) > 0) return 0;
     for (const demo of demoCalendars) {
       validateAvailability(demo.availability);
       const calendar: Calendar = {
@@ -47,8 +47,9 @@ export async function seedIfEmpty(deps: AppDeps, tenantId: string): Promise<numb
         id: deps.ids.newId('cal'),
         tenantId,
         createdAt: deps.clock.now(),
+        version: 1,
       };
-      await tx.insertCalendar(calendar);
+      await tx.calendars.insert(calendar);
     }
     return demoCalendars.length;
   });

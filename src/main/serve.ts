@@ -1,7 +1,7 @@
 import { isLoopbackAddress, serverNames } from '../adapters/http/request-guards.js';
 import { createHttpApp } from '../adapters/http/http-app.js';
 import type { Logger } from '../adapters/log/json-logger.js';
-import { createHoldfastServer, SERVER_VERSION } from '../adapters/mcp/server-factory.js';
+import { pooledServerFactory, SERVER_VERSION } from '../adapters/mcp/server-factory.js';
 import type { ServerConfig } from './config.js';
 import { buildRuntime, describeDatabase, toolContext } from './compose.js';
 import { mountHumanPages } from './human-pages.js';
@@ -33,15 +33,10 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     const created = await seedIfEmpty(deps, config.tenantId);
     if (created > 0) logger.info('seeded demo calendars', { tenantId: config.tenantId, created });
   }
-  if (config.unsafeSkipOverlapPrecheck) {
-    logger.warn(
-      'UNSAFE: the application overlap check is off (reliability negative control); only the engine guards slots',
-    );
-  }
   const ctx = toolContext(runtime, config, logger, 'http');
   const app = createHttpApp({
     mcp: {
-      factory: () => createHoldfastServer(ctx),
+      factory: pooledServerFactory(ctx),
       legacy: config.legacy,
       maxBodyBytes: config.maxBodyBytes,
     },
@@ -49,7 +44,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     logger,
     version: SERVER_VERSION,
     health: () =>
-      deps.store.read(async (tx) => (await tx.countCalendars(config.tenantId), true)).catch(() => false),
+      deps.store.read(async (tx) => (await tx.calendars.count(config.tenantId), true)).catch(() => false),
     mountPages: (hono) => mountHumanPages(hono, runtime, config),
   });
   bound.serve(app.fetch);

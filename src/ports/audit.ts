@@ -1,4 +1,4 @@
-import type { StoreTx } from './store.js';
+import type { StoreTx } from './store/index.js';
 
 /**
  * One audited call, as the trail keeps it: arguments only as a digest and a preview built
@@ -67,8 +67,18 @@ export interface AuditLog {
   seal(): void;
 }
 
+/** An entry with the MAC it carries until it is sealed. */
+export interface SignedAuditEntry {
+  readonly entry: AuditEntry;
+  readonly mac: string;
+}
+
 /** A write call's record, committed in the same transaction as the call's effect. */
 export interface EffectAudit {
   /** Adds the record to `tx`; `end` when the committed effect is answered as a failure or a question. */
   recordIn(tx: StoreTx, end?: CallEnd): Promise<void>;
+  /** The record for a store step that writes it itself (the hold's one step); call `committed` once it did. */
+  signed(end?: CallEnd): SignedAuditEntry;
+  /** The record was committed with the effect: it must not be appended again. */
+  committed(): void;
 }

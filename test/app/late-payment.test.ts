@@ -37,7 +37,7 @@ const paid = (bookingId: string, at: number, amount = '500.00') =>
   h.payments.set(bookingId, { bookingId, status: 'PAID', amount, currency: 'CNY', paidAt: at });
 const flagged = async (bookingId: string) =>
   (await getBooking(h.deps, operator, bookingId)).booking.payment?.reconciliationRequired === true;
-const toReconcile = () => h.deps.store.read((tx) => tx.bookingsToReconcile(operator.tenantId));
+const toReconcile = () => h.deps.store.read((tx) => tx.bookings.toReconcile(operator.tenantId));
 
 describe('late money is always found, whichever path expired the hold', () => {
   it('the sweeper: expires the priced hold, asks the provider, flags the payment', async () => {

@@ -1,3 +1,4 @@
+import { openSqlite } from '../../src/adapters/storage/sqlite/sqlite-database.js';
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,7 +7,7 @@ import { AuditKey } from '../../src/adapters/audit/audit-key.js';
 import { verifyAudit } from '../../src/adapters/audit/audit-verify.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import type { AuditEntry, AuditRecord } from '../../src/ports/audit.js';
-import type { Store, StoreTx } from '../../src/ports/store.js';
+import type { Store, StoreTx } from '../../src/ports/store/index.js';
 import { tempDbPath } from '../support/spawn-server.js';
 
 const key = new AuditKey('k'.repeat(40));
@@ -39,23 +40,21 @@ afterEach(async () => {
   db.cleanup();
 });
 
-/** A store whose appendAudit refuses one poisoned entry, as a driver would refuse a bad value. */
+/** A store whose audit append refuses one poisoned entry, as a driver would refuse a bad value. */
 function poisonedFor(tool: string): Store {
   const wrap = (tx: StoreTx): StoreTx =>
-    new Proxy(tx, {
-      get(target, name, receiver) {
-        if (name === 'appendAudit')
-          return async (e: AuditEntry, mac: string) => {
-            if (e.tool === tool) throw new Error('value refused by the driver');
-            return target.appendAudit(e, mac);
-          };
-        const value = Reflect.get(target, name, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    Object.assign(Object.create(tx) as StoreTx, {
+      audit: Object.assign(Object.create(tx.audit) as StoreTx['audit'], {
+        append: async (e: AuditEntry, mac: string) => {
+          if (e.tool === tool) throw new Error('value refused by the driver');
+          return tx.audit.append(e, mac);
+        },
+      }),
     });
   return {
     read: (work) => store.read((tx) => work(wrap(tx))),
     write: (work) => store.write((tx) => work(wrap(tx))),
+    writeOne: (work) => store.writeOne((tx) => work(wrap(tx))),
     close: () => store.close(),
   };
 }
@@ -74,17 +73,17 @@ describe('the audit trail', () => {
       'fulfilled',
       'fulfilled',
     ]);
-    const records = await store.read((tx) => tx.auditRecords(0, 100));
+    const records = await store.read((tx) => tx.audit.records(0, 100));
     expect(records.map((r) => r.tool).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(errors).toEqual(['audit append failed']);
     expect((await verifyAudit(store, key)).ok).toBe(true);
   });
 
   it('seals entries written with an effect, in order, with a MAC under the key', async () => {
-    await store.write((tx) => tx.appendAudit(entry('hold_slot'), key.entryMac(entry('hold_slot'))));
+    await store.write((tx) => tx.audit.append(entry('hold_slot'), key.entryMac(entry('hold_slot'))));
     const log = new StoreAuditLog(store, key);
     await log.append(entry('get_booking'));
-    const records = await store.read((tx) => tx.auditRecords(0, 10));
+    const records = await store.read((tx) => tx.audit.records(0, 10));
     expect(records.map((r) => [r.seq, r.tool, r.macVersion, r.keyId])).toEqual([
       [1, 'hold_slot', 2, key.keyId],
       [2, 'get_booking', 2, key.keyId],
@@ -99,7 +98,7 @@ describe('the audit trail', () => {
     const other = new StoreAuditLog(store, new AuditKey('x'.repeat(40)), { onError: (m) => errors.push(m) });
     await other.append(entry('second'));
     expect(errors).toEqual(['audit seal refused']);
-    expect(await store.read((tx) => tx.countPendingAudit())).toBe(1);
+    expect(await store.read((tx) => tx.audit.countPending())).toBe(1);
     const wrongKey = await verifyAudit(store, new AuditKey('x'.repeat(40)));
     expect(wrongKey.firstBroken?.reason).toMatch(/another audit key/);
   });
@@ -118,7 +117,7 @@ describe('the audit trail', () => {
       legacy.push({ ...e, seq, prevHash, hash, macVersion: 1, keyId: null });
       prevHash = hash;
     }
-    await store.write((tx) => tx.insertAuditRecords(legacy));
+    await store.write((tx) => tx.audit.insertRecords(legacy));
     await new StoreAuditLog(store, key).append(entry('new'));
     // Unkeyed records prove nothing by themselves: accepted only when the operator says the database is that old.
     expect((await verifyAudit(store, key)).firstBroken).toMatchObject({
@@ -136,14 +135,16 @@ describe('the audit trail', () => {
 describe('entries waiting to be sealed', () => {
   it('an entry forged or edited in the database before sealing is quarantined, and verify says so', async () => {
     const forged = entry('cancel_booking');
-    await store.write((tx) => tx.appendAudit(forged, 'hmac-sha256:not-the-real-mac'));
-    await store.write((tx) => tx.appendAudit(entry('edited'), key.entryMac(entry('edited'))));
+    await store.write((tx) => tx.audit.append(forged, 'hmac-sha256:not-the-real-mac'));
+    await store.write((tx) => tx.audit.append(entry('edited'), key.entryMac(entry('edited'))));
     // Someone with the database edits a pending entry before the sealer gets to it.
-    store.writer
+    const raw = openSqlite(db.path);
+    raw
       .prepare("UPDATE audit_pending SET outcome = 'ok', tool = 'list_calendars' WHERE tool = 'edited'")
       .run();
+    raw.close();
     await new StoreAuditLog(store, key).append(entry('honest'));
-    const records = await store.read((tx) => tx.auditRecords(0, 10));
+    const records = await store.read((tx) => tx.audit.records(0, 10));
     expect(records.map((r) => r.tool)).toEqual(['audit_quarantine', 'audit_quarantine', 'honest']);
     expect(JSON.parse(records[0]!.preview)).toMatchObject({ claimed: { tool: 'cancel_booking' } });
     const result = await verifyAudit(store, key);

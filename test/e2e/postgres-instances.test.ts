@@ -24,7 +24,7 @@ const overlapsInDatabase = () =>
     const { rows } = await client.query(`
       SELECT count(*)::int AS n FROM allocations x JOIN allocations y
         ON x.tenant_id = y.tenant_id AND x.calendar_id = y.calendar_id AND x.booking_id < y.booking_id
-      WHERE x.active AND y.active AND tstzrange(x.start_at, x.end_at, '[)') && tstzrange(y.start_at, y.end_at, '[)')`);
+      WHERE x.active AND y.active AND int8range(x.start_at, x.end_at, '[)') && int8range(y.start_at, y.end_at, '[)')`);
     return rows[0].n as number;
   });
 

@@ -54,7 +54,7 @@ const OVERLAPS_SQLITE = `SELECT count(*) AS n FROM allocations x JOIN allocation
   WHERE x.active = 1 AND y.active = 1 AND x.start_at < y.end_at AND y.start_at < x.end_at`;
 const OVERLAPS_PG = `SELECT count(*)::int AS n FROM allocations x JOIN allocations y
   ON x.tenant_id = y.tenant_id AND x.calendar_id = y.calendar_id AND x.booking_id < y.booking_id
-  WHERE x.active AND y.active AND tstzrange(x.start_at, x.end_at, '[)') && tstzrange(y.start_at, y.end_at, '[)')`;
+  WHERE x.active AND y.active AND int8range(x.start_at, x.end_at, '[)') && int8range(y.start_at, y.end_at, '[)')`;
 
 export async function startBackend(kind: BackendKind, options: BackendOptions = {}): Promise<Backend> {
   const instances = options.instances ?? (kind === 'postgres' ? 2 : 1);

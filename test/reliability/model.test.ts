@@ -17,10 +17,11 @@ import { holdSlot } from '../../src/app/hold-slot.js';
 import { getBooking } from '../../src/app/read-bookings.js';
 import type { Principal } from '../../src/domain/calendar.js';
 import { DomainError } from '../../src/domain/errors.js';
-import type { Store } from '../../src/ports/store.js';
+import type { Store } from '../../src/ports/store/index.js';
 import { freshSchema } from '../support/postgres.js';
 import { tempDbPath } from '../support/spawn-server.js';
 import { record, scale } from './harness.js';
+import { CalendarCache } from '../../src/app/calendar-cache.js';
 
 /** The lifecycle as a plain in-memory model: what a booking system must do, nothing else. */
 interface ModelBooking {
@@ -219,6 +220,7 @@ describe.each(backends)('model-based lifecycle on $name', ({ name, open }) => {
             },
           },
           slotCache: new MemorySlotCache(2_000),
+          calendarCache: new CalendarCache(),
           config: { ...defaultAppConfig, holdTtlMs: TTL },
         };
         const allDay = [{ start: '00:00', end: '24:00' }];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bookingToRow } from '../../src/adapters/storage/rows.js';
 import { PgStore } from '../../src/adapters/storage/postgres/pg-store.js';
 import type { Booking } from '../../src/domain/booking/booking.js';
-import type { Store } from '../../src/ports/store.js';
+import type { Store } from '../../src/ports/store/index.js';
 import { freshSchema, withClient } from '../support/postgres.js';
 import { storeContract } from './store-contract.js';
 
@@ -24,10 +24,13 @@ storeContract('PostgreSQL', async () => {
             Object.values(row),
           );
           for (const calendarId of booking.calendarIds) {
-            await client.query(
-              'INSERT INTO allocations VALUES ($1, $2, $3, to_timestamp($4 / 1000.0), to_timestamp($5 / 1000.0), true)',
-              [booking.tenantId, booking.id, calendarId, booking.start, booking.end],
-            );
+            await client.query('INSERT INTO allocations VALUES ($1, $2, $3, $4, $5, true)', [
+              booking.tenantId,
+              booking.id,
+              calendarId,
+              booking.start,
+              booking.end,
+            ]);
           }
           await client.query('COMMIT');
         } catch (error) {
@@ -54,10 +57,12 @@ describe('PostgreSQL setup', () => {
     const store = await PgStore.open(schema.url);
     await withClient(schema.name, async (client) => {
       const constraint = await client.query(
-        "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'allocations_no_overlap'",
+        "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'allocations_no_overlap' AND connamespace = $1::regnamespace",
+        [schema.name],
       );
+      expect(constraint.rows).toHaveLength(1);
       expect(constraint.rows[0].def).toMatch(
-        /EXCLUDE USING gist .*tstzrange\(start_at, end_at, '\[\)'::text\) WITH &&\) WHERE \(active\)/,
+        /EXCLUDE USING gist .*int8range\(start_at, end_at, '\[\)'::text\) WITH &&\) WHERE \(active\)/,
       );
       await client.query("INSERT INTO schema_migrations VALUES (99, 'future', now())");
     });

@@ -4,7 +4,7 @@ import { bookingToRow } from '../../src/adapters/storage/rows.js';
 import { openSqlite } from '../../src/adapters/storage/sqlite/sqlite-database.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import type { Booking } from '../../src/domain/booking/booking.js';
-import type { Store } from '../../src/ports/store.js';
+import type { Store } from '../../src/ports/store/index.js';
 import { tempDbPath } from '../support/spawn-server.js';
 import { storeContract } from './store-contract.js';
 

@@ -2,8 +2,8 @@ import { describe, expect, it, beforeEach, afterEach } from 'vitest';
 import type { Booking } from '../../src/domain/booking/booking.js';
 import type { Calendar } from '../../src/domain/calendar.js';
 import { DomainError } from '../../src/domain/errors.js';
-import type { Store } from '../../src/ports/store.js';
-import { ReferenceTakenError } from '../../src/ports/store.js';
+import type { HoldPlan, Store, StoreTx } from '../../src/ports/store/index.js';
+import { ReferenceTakenError } from '../../src/ports/store/index.js';
 
 /** What each store adapter provides to run the shared contract. */
 export interface StoreHarness {
@@ -26,6 +26,7 @@ export const calendar = (id: string): Calendar => ({
   price: null,
   availability: { weekly: {}, overrides: [] },
   createdAt: T0,
+  version: 1,
 });
 
 let seq = 0;
@@ -59,6 +60,31 @@ export function hold(
   };
 }
 
+/** The hot path's plan for a booking on calendars still at version 1, keyed by the booking's id. */
+export function planFor(booking: Booking, overrides: Partial<HoldPlan> = {}): HoldPlan {
+  return {
+    booking,
+    calendarVersions: booking.calendarIds.map((id) => ({ id, version: 1 })),
+    idempotency: {
+      tenantId: booking.tenantId,
+      subject: booking.owner.subject,
+      tool: 'hold_slot',
+      key: `key-${booking.id}`,
+      argumentsDigest: 'hmac-sha256:test',
+      result: { bookingId: booking.id },
+      createdAt: T0,
+      expiresAt: T0 + 24 * H,
+    },
+    ...overrides,
+  };
+}
+
+/** Places a hold and insists it was written. */
+export async function insertHold(tx: StoreTx, booking: Booking): Promise<void> {
+  const placement = await tx.bookings.placeHold(planFor(booking));
+  if (placement.outcome !== 'placed') throw new Error(`hold not placed: ${placement.outcome}`);
+}
+
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   try {
     await promise;
@@ -76,8 +102,8 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       harness = await make();
       store = harness.store;
       await store.write(async (tx) => {
-        await tx.insertCalendar(calendar('cal_a'));
-        await tx.insertCalendar(calendar('cal_b'));
+        await tx.calendars.insert(calendar('cal_a'));
+        await tx.calendars.insert(calendar('cal_b'));
       });
     });
     afterEach(() => harness.close());
@@ -86,13 +112,13 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       const b = hold(['cal_a', 'cal_b'], T0 + H, T0 + 2 * H, {
         price: { amount: '500.00', currency: 'CNY' },
       });
-      await store.write((tx) => tx.insertHold(b));
-      expect(await store.read((tx) => tx.getBooking('t1', b.id))).toEqual(b);
-      expect(await store.read((tx) => tx.getBooking('other-tenant', b.id))).toBeNull();
+      await store.write((tx) => insertHold(tx, b));
+      expect(await store.read((tx) => tx.bookings.get('t1', b.id))).toEqual(b);
+      expect(await store.read((tx) => tx.bookings.get('other-tenant', b.id))).toBeNull();
     });
 
     it('the engine refuses an overlapping active allocation written directly, bypassing the app', async () => {
-      await store.write((tx) => tx.insertHold(hold(['cal_a'], T0 + H, T0 + 2 * H)));
+      await store.write((tx) => insertHold(tx, hold(['cal_a'], T0 + H, T0 + 2 * H)));
       await expect(
         harness.rawInsertBooking(hold(['cal_a'], T0 + H + 30 * 60_000, T0 + 3 * H)),
       ).rejects.toThrow();
@@ -102,70 +128,72 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
     });
 
     it('maps an engine refusal through the store to SLOT_UNAVAILABLE and keeps nothing of the refused hold', async () => {
-      await store.write((tx) => tx.insertHold(hold(['cal_b'], T0 + H, T0 + 2 * H)));
+      await store.write((tx) => insertHold(tx, hold(['cal_b'], T0 + H, T0 + 2 * H)));
       const clash = hold(['cal_a', 'cal_b'], T0 + H, T0 + 2 * H);
-      expect(await codeOf(store.write((tx) => tx.insertHold(clash)))).toBe('SLOT_UNAVAILABLE');
-      expect(await store.read((tx) => tx.getBooking('t1', clash.id))).toBeNull();
+      expect(await codeOf(store.write((tx) => insertHold(tx, clash)))).toBe('SLOT_UNAVAILABLE');
+      expect(await store.read((tx) => tx.bookings.get('t1', clash.id))).toBeNull();
       const busy = await store.read((tx) =>
-        tx.busyIntervals('t1', ['cal_a'], { start: T0, end: T0 + 5 * H }, T0),
+        tx.bookings.busyIntervals('t1', ['cal_a'], { start: T0, end: T0 + 5 * H }, T0),
       );
       expect(busy.get('cal_a') ?? []).toEqual([]);
     });
 
     it('refuses a reference already used in the tenant with ReferenceTakenError, writing nothing', async () => {
       const first = hold(['cal_a'], T0 + H, T0 + 2 * H);
-      await store.write((tx) => tx.insertHold(first));
+      await store.write((tx) => insertHold(tx, first));
       const twin = hold(['cal_b'], T0 + H, T0 + 2 * H, { reference: first.reference });
-      await expect(store.write((tx) => tx.insertHold(twin))).rejects.toBeInstanceOf(ReferenceTakenError);
-      expect(await store.read((tx) => tx.getBooking('t1', twin.id))).toBeNull();
+      await expect(store.write((tx) => insertHold(tx, twin))).rejects.toBeInstanceOf(ReferenceTakenError);
+      expect(await store.read((tx) => tx.bookings.get('t1', twin.id))).toBeNull();
     });
 
     it('keeps concurrent writes independent: one failing write does not undo the others', async () => {
       const good = [hold(['cal_a'], T0 + H, T0 + 2 * H), hold(['cal_b'], T0 + 3 * H, T0 + 4 * H)];
       const outcomes = await Promise.allSettled([
-        store.write((tx) => tx.insertHold(good[0]!)),
+        store.write((tx) => insertHold(tx, good[0]!)),
         store.write(async (tx) => {
-          await tx.insertHold(hold(['cal_b'], T0 + 5 * H, T0 + 6 * H));
+          await insertHold(tx, hold(['cal_b'], T0 + 5 * H, T0 + 6 * H));
           throw new DomainError('INVALID_STATE', 'abort after a write');
         }),
-        store.write((tx) => tx.insertHold(hold(['cal_a'], T0 + H, T0 + 2 * H))),
-        store.write((tx) => tx.insertHold(good[1]!)),
+        store.write((tx) => insertHold(tx, hold(['cal_a'], T0 + H, T0 + 2 * H))),
+        store.write((tx) => insertHold(tx, good[1]!)),
       ]);
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
-      const listed = await store.read((tx) => tx.listBookings('t1', { now: T0, offset: 0, limit: 10 }));
+      const listed = await store.read((tx) => tx.bookings.list('t1', { now: T0, offset: 0, limit: 10 }));
       expect(listed.items.map((b) => b.id)).toEqual(good.map((b) => b.id));
     });
 
     it('rolls back every write of a failed transaction', async () => {
       const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
       const failed = store.write(async (tx) => {
-        await tx.insertHold(b);
+        await insertHold(tx, b);
         throw new DomainError('INVALID_STATE', 'abort');
       });
       expect(await codeOf(failed)).toBe('INVALID_STATE');
-      expect(await store.read((tx) => tx.getBooking('t1', b.id))).toBeNull();
+      expect(await store.read((tx) => tx.bookings.get('t1', b.id))).toBeNull();
     });
 
     it('treats an unswept lapsed hold as free for readers and expires it for writers', async () => {
       const b = hold(['cal_a'], T0 + H, T0 + 2 * H, { expiresAt: T0 + 60_000 });
-      await store.write((tx) => tx.insertHold(b));
+      await store.write((tx) => insertHold(tx, b));
       const range = { start: T0, end: T0 + 5 * H };
       expect(
-        (await store.read((tx) => tx.busyIntervals('t1', ['cal_a'], range, T0)))?.get('cal_a'),
+        (await store.read((tx) => tx.bookings.busyIntervals('t1', ['cal_a'], range, T0)))?.get('cal_a'),
       ).toHaveLength(1);
       expect(
-        (await store.read((tx) => tx.busyIntervals('t1', ['cal_a'], range, T0 + 60_000))).get('cal_a') ?? [],
+        (await store.read((tx) => tx.bookings.busyIntervals('t1', ['cal_a'], range, T0 + 60_000))).get(
+          'cal_a',
+        ) ?? [],
       ).toEqual([]);
       // Until swept, the engine still sees the lapsed hold's allocation.
       const taker = hold(['cal_a'], T0 + H, T0 + 2 * H);
-      expect(await codeOf(store.write((tx) => tx.insertHold(taker)))).toBe('SLOT_UNAVAILABLE');
+      expect(await codeOf(store.write((tx) => insertHold(tx, taker)))).toBe('SLOT_UNAVAILABLE');
       const expired = await store.write(async (tx) => {
-        const n = await tx.expireLapsedHolds(T0 + 60_000);
-        await tx.insertHold(taker);
+        const n = await tx.bookings.expireLapsed(T0 + 60_000);
+        await insertHold(tx, taker);
         return n;
       });
       expect(expired).toBe(1);
-      expect(await store.read((tx) => tx.getBooking('t1', b.id))).toMatchObject({
+      expect(await store.read((tx) => tx.bookings.get('t1', b.id))).toMatchObject({
         status: 'EXPIRED',
         version: 2,
       });
@@ -173,11 +201,13 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
 
     it('writes an update only at the expected version', async () => {
       const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
-      await store.write((tx) => tx.insertHold(b));
-      await store.write((tx) => tx.updateBooking({ ...b, status: 'CONFIRMED', version: 2, expiresAt: null }));
-      const lost = store.write((tx) => tx.updateBooking({ ...b, status: 'RELEASED', version: 2 }));
+      await store.write((tx) => insertHold(tx, b));
+      await store.write((tx) =>
+        tx.bookings.update({ ...b, status: 'CONFIRMED', version: 2, expiresAt: null }),
+      );
+      const lost = store.write((tx) => tx.bookings.update({ ...b, status: 'RELEASED', version: 2 }));
       expect(await codeOf(lost)).toBe('VERSION_CONFLICT');
-      expect(await store.read((tx) => tx.getBooking('t1', b.id))).toMatchObject({
+      expect(await store.read((tx) => tx.bookings.get('t1', b.id))).toMatchObject({
         status: 'CONFIRMED',
         version: 2,
       });
@@ -185,9 +215,11 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
 
     it('frees the time when a booking leaves HELD/CONFIRMED', async () => {
       const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
-      await store.write((tx) => tx.insertHold(b));
-      await store.write((tx) => tx.updateBooking({ ...b, status: 'RELEASED', version: 2, expiresAt: null }));
-      await store.write((tx) => tx.insertHold(hold(['cal_a'], T0 + H, T0 + 2 * H)));
+      await store.write((tx) => insertHold(tx, b));
+      await store.write((tx) =>
+        tx.bookings.update({ ...b, status: 'RELEASED', version: 2, expiresAt: null }),
+      );
+      await store.write((tx) => insertHold(tx, hold(['cal_a'], T0 + H, T0 + 2 * H)));
     });
 
     it('stores, replays and purges idempotency records per scope', async () => {
@@ -204,11 +236,11 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         createdAt: T0,
         expiresAt: T0 + 1000,
       };
-      await store.write((tx) => tx.putIdempotency(record));
-      expect(await store.read((tx) => tx.getIdempotency(scope))).toEqual(record);
-      expect(await store.read((tx) => tx.getIdempotency({ ...scope, subject: 'other' }))).toBeNull();
-      expect(await store.write((tx) => tx.purgeIdempotency(T0 + 1000))).toBe(1);
-      expect(await store.read((tx) => tx.getIdempotency(scope))).toBeNull();
+      await store.write((tx) => tx.idempotency.put(record));
+      expect(await store.read((tx) => tx.idempotency.get(scope))).toEqual(record);
+      expect(await store.read((tx) => tx.idempotency.get({ ...scope, subject: 'other' }))).toBeNull();
+      expect(await store.write((tx) => tx.idempotency.purge(T0 + 1000))).toBe(1);
+      expect(await store.read((tx) => tx.idempotency.get(scope))).toBeNull();
     });
 
     it('lists bookings by calendar, status and time, with a total for paging', async () => {
@@ -216,10 +248,10 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       const b = hold(['cal_a', 'cal_b'], T0 + 3 * H, T0 + 4 * H, { expiresAt: T0 + 1 });
       const c = hold(['cal_b'], T0 + 5 * H, T0 + 6 * H);
       await store.write(async (tx) => {
-        for (const x of [a, b, c]) await tx.insertHold(x);
+        for (const x of [a, b, c]) await insertHold(tx, x);
       });
       const list = (q: object) =>
-        store.read((tx) => tx.listBookings('t1', { now: T0 + 10, offset: 0, limit: 10, ...q }));
+        store.read((tx) => tx.bookings.list('t1', { now: T0 + 10, offset: 0, limit: 10, ...q }));
       expect((await list({ calendarId: 'cal_a' })).items.map((x) => x.id)).toEqual([a.id, b.id]);
       expect((await list({ status: 'EXPIRED' })).items.map((x) => x.id)).toEqual([b.id]);
       expect((await list({ status: 'HELD' })).items.map((x) => x.id)).toEqual([a.id, c.id]);
@@ -234,10 +266,10 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
 
     it('keeps everything across a restart', async () => {
       const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
-      await store.write((tx) => tx.insertHold(b));
+      await store.write((tx) => insertHold(tx, b));
       const reopened = await harness.reopen();
-      expect(await reopened.read((tx) => tx.getBooking('t1', b.id))).toEqual(b);
-      expect(await codeOf(reopened.write((tx) => tx.insertHold(hold(['cal_a'], T0 + H, T0 + 2 * H))))).toBe(
+      expect(await reopened.read((tx) => tx.bookings.get('t1', b.id))).toEqual(b);
+      expect(await codeOf(reopened.write((tx) => insertHold(tx, hold(['cal_a'], T0 + H, T0 + 2 * H))))).toBe(
         'SLOT_UNAVAILABLE',
       );
     });
@@ -259,23 +291,24 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       const attempts = Array.from({ length: 8 }, (_, i) =>
         store.write(async (tx) => {
           await tx.serialize('calendars:t1');
-          if ((await tx.countCalendars('t1')) >= cap + 2) return false;
-          await tx.insertCalendar(calendar(`cal_race_${i}`));
+          if ((await tx.calendars.count('t1')) >= cap + 2) return false;
+          await tx.calendars.insert(calendar(`cal_race_${i}`));
           return true;
         }),
       );
       expect((await Promise.all(attempts)).filter(Boolean)).toHaveLength(cap);
-      expect(await store.read((tx) => tx.countCalendars('t1'))).toBe(cap + 2);
+      expect(await store.read((tx) => tx.calendars.count('t1'))).toBe(cap + 2);
     });
 
     it('pages calendars oldest first with a total', async () => {
       await store.write(async (tx) => {
-        for (const id of ['cal_c', 'cal_d']) await tx.insertCalendar({ ...calendar(id), createdAt: T0 + 1 });
+        for (const id of ['cal_c', 'cal_d'])
+          await tx.calendars.insert({ ...calendar(id), createdAt: T0 + 1 });
       });
-      const page = await store.read((tx) => tx.listCalendars('t1', { offset: 1, limit: 2 }));
+      const page = await store.read((tx) => tx.calendars.list('t1', { offset: 1, limit: 2 }));
       expect(page.total).toBe(4);
       expect(page.items.map((c) => c.id)).toEqual(['cal_b', 'cal_c']);
-      expect((await store.read((tx) => tx.listCalendars('t2', { offset: 0, limit: 5 }))).total).toBe(0);
+      expect((await store.read((tx) => tx.calendars.list('t2', { offset: 0, limit: 5 }))).total).toBe(0);
     });
 
     it('counts open approvals: pending and unexpired, per tenant', async () => {
@@ -303,13 +336,13 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         burnedReason: null,
       });
       await store.write(async (tx) => {
-        await tx.insertApproval(approval('a1', 'PENDING', T0 + 1000), 'h1');
-        await tx.insertApproval(approval('a2', 'PENDING', T0 + 10), 'h2');
-        await tx.insertApproval(approval('a3', 'APPROVED', T0 + 1000), 'h3');
-        await tx.insertApproval(approval('a4', 'PENDING', T0 + 1000, 't2'), 'h4');
+        await tx.approvals.insert(approval('a1', 'PENDING', T0 + 1000), 'h1');
+        await tx.approvals.insert(approval('a2', 'PENDING', T0 + 10), 'h2');
+        await tx.approvals.insert(approval('a3', 'APPROVED', T0 + 1000), 'h3');
+        await tx.approvals.insert(approval('a4', 'PENDING', T0 + 1000, 't2'), 'h4');
       });
-      expect(await store.read((tx) => tx.countOpenApprovals('t1', T0 + 100))).toBe(1);
-      expect(await store.read((tx) => tx.countOpenApprovals('t1', T0))).toBe(2);
+      expect(await store.read((tx) => tx.approvals.countOpen('t1', T0 + 100))).toBe(1);
+      expect(await store.read((tx) => tx.approvals.countOpen('t1', T0))).toBe(2);
     });
 
     it('marks expired priced holds for a payment follow-up and lists them; unpriced ones not', async () => {
@@ -319,15 +352,15 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       });
       const free = hold(['cal_b'], T0 + H, T0 + 2 * H, { expiresAt: T0 + 10 });
       await store.write(async (tx) => {
-        await tx.insertHold(priced);
-        await tx.insertHold(free);
+        await insertHold(tx, priced);
+        await insertHold(tx, free);
       });
-      expect(await store.write((tx) => tx.expireLapsedHolds(T0 + 10))).toBe(2);
-      const due = await store.read((tx) => tx.paymentFollowUps(10));
+      expect(await store.write((tx) => tx.bookings.expireLapsed(T0 + 10))).toBe(2);
+      const due = await store.read((tx) => tx.bookings.paymentFollowUps(10));
       expect(due.map((b) => b.id)).toEqual([priced.id]);
       expect(due[0]).toMatchObject({ status: 'EXPIRED', paymentFollowUp: true, version: 2 });
-      await store.write((tx) => tx.updateBooking({ ...due[0]!, version: 3, paymentFollowUp: false }));
-      expect(await store.read((tx) => tx.paymentFollowUps(10))).toEqual([]);
+      await store.write((tx) => tx.bookings.update({ ...due[0]!, version: 3, paymentFollowUp: false }));
+      expect(await store.read((tx) => tx.bookings.paymentFollowUps(10))).toEqual([]);
     });
 
     it('keeps audit entries pending until sealed, then in sequence, exactly as written', async () => {
@@ -349,19 +382,19 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         durationMs: 1.25,
       });
       await store.write(async (tx) => {
-        await tx.appendAudit(entry('one'), 'mac-one');
-        await tx.appendAudit(entry('two'), 'mac-two');
+        await tx.audit.append(entry('one'), 'mac-one');
+        await tx.audit.append(entry('two'), 'mac-two');
       });
       await codeOf(
         store.write(async (tx) => {
-          await tx.appendAudit(entry('rolled-back'), 'mac-x');
+          await tx.audit.append(entry('rolled-back'), 'mac-x');
           throw new DomainError('INVALID_STATE', 'abort');
         }),
       );
-      const pending = await store.read((tx) => tx.pendingAudit(10));
+      const pending = await store.read((tx) => tx.audit.pending(10));
       expect(pending.map((p) => p.tool)).toEqual(['one', 'two']);
-      expect(await store.read((tx) => tx.countPendingAudit())).toBe(2);
-      expect(await store.read((tx) => tx.auditHead())).toBeNull();
+      expect(await store.read((tx) => tx.audit.countPending())).toBe(2);
+      expect(await store.read((tx) => tx.audit.head())).toBeNull();
       expect(pending.map((p) => p.mac)).toEqual(['mac-one', 'mac-two']);
       const sealed = pending.map(({ pendingId: _, mac: _mac, ...e }, i) => ({
         ...e,
@@ -373,18 +406,18 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       }));
       await store.write(async (tx) => {
         await tx.serialize('audit-chain');
-        await tx.insertAuditRecords(sealed);
-        await tx.removePendingAudit(pending.map((p) => p.pendingId));
+        await tx.audit.insertRecords(sealed);
+        await tx.audit.removePending(pending.map((p) => p.pendingId));
       });
-      expect(await store.read((tx) => tx.countPendingAudit())).toBe(0);
-      expect(await store.read((tx) => tx.auditHead())).toEqual({
+      expect(await store.read((tx) => tx.audit.countPending())).toBe(0);
+      expect(await store.read((tx) => tx.audit.head())).toEqual({
         seq: 2,
         hash: 'h2',
         macVersion: 2,
         keyId: 'k',
       });
-      expect(await store.read((tx) => tx.auditRecords(1, 10))).toEqual([sealed[1]]);
-      expect(await store.read((tx) => tx.auditRecords(0, 10))).toEqual(sealed);
+      expect(await store.read((tx) => tx.audit.records(1, 10))).toEqual([sealed[1]]);
+      expect(await store.read((tx) => tx.audit.records(0, 10))).toEqual(sealed);
     });
   });
 }

@@ -12,6 +12,7 @@ import type { Availability } from '../../src/domain/availability/availability.js
 import type { Principal } from '../../src/domain/calendar.js';
 import { tempDbPath } from './spawn-server.js';
 import { MemorySlotCache } from '../../src/adapters/cache/memory-slot-cache.js';
+import { CalendarCache } from '../../src/app/calendar-cache.js';
 
 /** A clock the test moves by hand. */
 export function manualClock(start: number) {
@@ -50,6 +51,7 @@ export function appHarness(start: number, config: Partial<AppConfig> = {}) {
         },
     },
     slotCache: new MemorySlotCache(2_000),
+    calendarCache: new CalendarCache(),
     config: { ...defaultAppConfig, ...config },
   };
   return {

@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditLog, AuditRecord, PendingAuditEntry } from '../../ports/audit.js';
-import type { Store, StoreTx } from '../../ports/store.js';
+import type { Store, StoreTx } from '../../ports/store/index.js';
 import type { AuditKey } from './audit-key.js';
 
 export const GENESIS = 'sha256:genesis';
@@ -43,9 +43,9 @@ function sealable(key: AuditKey, pending: PendingAuditEntry): AuditEntry {
  */
 export async function sealPending(tx: StoreTx, key: AuditKey): Promise<AuditRecord[]> {
   await tx.serialize('audit-chain');
-  const pending = await tx.pendingAudit(SEAL_BATCH);
+  const pending = await tx.audit.pending(SEAL_BATCH);
   if (pending.length === 0) return [];
-  const head = await tx.auditHead();
+  const head = await tx.audit.head();
   if (head?.macVersion === 2 && head.keyId !== key.keyId) {
     throw new AuditKeyMismatchError(
       `The audit chain is sealed with key ${head.keyId}; this process holds key ${key.keyId}. ` +
@@ -62,8 +62,8 @@ export async function sealPending(tx: StoreTx, key: AuditKey): Promise<AuditReco
     prevHash = hash;
     return record;
   });
-  await tx.insertAuditRecords(records);
-  await tx.removePendingAudit(pending.map((p) => p.pendingId));
+  await tx.audit.insertRecords(records);
+  await tx.audit.removePending(pending.map((p) => p.pendingId));
   return records;
 }
 
@@ -151,7 +151,7 @@ export class StoreAuditLog implements AuditLog {
 
   private async writeAndSeal(entries: readonly AuditEntry[]): Promise<void> {
     const sealed = await this.store.write(async (tx) => {
-      for (const entry of entries) await tx.appendAudit(entry, this.key.entryMac(entry));
+      for (const entry of entries) await tx.audit.append(entry, this.key.entryMac(entry));
       const records: AuditRecord[] = [];
       for (;;) {
         const more = await sealPending(tx, this.key).catch((error: unknown) => {
@@ -170,6 +170,6 @@ export class StoreAuditLog implements AuditLog {
 
 export async function tailAudit(store: Store, count: number): Promise<AuditRecord[]> {
   return store.read(async (tx) =>
-    tx.auditRecords(Math.max(0, ((await tx.auditHead())?.seq ?? 0) - count), count),
+    tx.audit.records(Math.max(0, ((await tx.audit.head())?.seq ?? 0) - count), count),
   );
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { AuditRecord } from '../../ports/audit.js';
-import type { Store } from '../../ports/store.js';
+import type { Store } from '../../ports/store/index.js';
 import { GENESIS, QUARANTINE } from './audit-chain.js';
 import type { AuditKey } from './audit-key.js';
 import type { Checkpoint } from './checkpoint.js';
@@ -60,7 +60,7 @@ export async function verifyAudit(
   const checkpoints = options.checkpoints ?? [];
   const pageSize = options.pageSize ?? 1000;
   const forged = checkpoints.findIndex((c) => !checkpointAuthentic(key, c));
-  const pending = await store.read((tx) => tx.countPendingAudit());
+  const pending = await store.read((tx) => tx.audit.countPending());
   const base = { records: 0, legacyRecords: 0, pending, checkpointsChecked: 0, quarantined: [] };
   if (forged >= 0) {
     return {
@@ -90,7 +90,7 @@ export async function verifyAudit(
     ...(firstBroken ? { firstBroken } : {}),
   });
   for (;;) {
-    const page = await store.read((tx) => tx.auditRecords(expectedSeq - 1, pageSize));
+    const page = await store.read((tx) => tx.audit.records(expectedSeq - 1, pageSize));
     for (const record of page) {
       records++;
       const broken = (reason: string) => result({ seq: expectedSeq, reason });

@@ -1,5 +1,5 @@
-import type { AuditEntry, AuditLog, CallEnd, EffectAudit } from '../../ports/audit.js';
-import type { StoreTx } from '../../ports/store.js';
+import type { AuditEntry, AuditLog, CallEnd, EffectAudit, SignedAuditEntry } from '../../ports/audit.js';
+import type { StoreTx } from '../../ports/store/index.js';
 
 /** Codes that mean a call was stopped by policy, not by bad input: the trail keeps the reason. */
 const BLOCKING = /^(APPROVAL_|PAYMENT_|FORBIDDEN|QUOTA_)/;
@@ -12,7 +12,7 @@ export type EntryBase = Omit<AuditEntry, 'at' | 'outcome' | 'errorCode' | 'block
  * call gets it appended after it answered. Exactly one of the two happens.
  */
 export class CallAudit implements EffectAudit {
-  private committed = false;
+  private written = false;
 
   constructor(
     private readonly base: EntryBase,
@@ -22,14 +22,23 @@ export class CallAudit implements EffectAudit {
   ) {}
 
   async recordIn(tx: StoreTx, end?: CallEnd): Promise<void> {
+    const { entry, mac } = this.signed(end);
+    await tx.audit.append(entry, mac);
+    tx.afterCommit(() => this.committed());
+  }
+
+  signed(end?: CallEnd): SignedAuditEntry {
     const entry = this.entry(end);
-    await tx.appendAudit(entry, this.log.entryMac(entry));
-    tx.afterCommit(() => (this.committed = true));
+    return { entry, mac: this.log.entryMac(entry) };
+  }
+
+  committed(): void {
+    this.written = true;
   }
 
   /** After the answer: append the record unless the effect's transaction already committed it. */
   finish(end?: CallEnd): Promise<void> {
-    if (this.committed) {
+    if (this.written) {
       this.log.seal();
       return Promise.resolve();
     }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
-import type { ToolContext } from './tool-kit.js';
+import type { ClientIdentity, ToolContext } from './tool-kit.js';
 import { registerTool } from './tool-kit.js';
 import { createCalendarTool, setAvailabilityTool } from './tools/admin-calendars.js';
 import { bookSlotTool } from './tools/book-slot.js';
@@ -46,7 +47,7 @@ const tools = [
 export const toolNames = tools.map((t) => t.name);
 
 /** One factory for every transport: stdio builds one per connection, HTTP one per request. */
-export function createHoldfastServer(ctx: ToolContext): McpServer {
+export function createHoldfastServer(ctx: ToolContext, identity: ClientIdentity = 'connection'): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
@@ -62,6 +63,27 @@ export function createHoldfastServer(ctx: ToolContext): McpServer {
       },
     },
   );
-  for (const tool of tools) registerTool(server, ctx, tool as Parameters<typeof registerTool>[2]);
+  for (const tool of tools) registerTool(server, ctx, tool as Parameters<typeof registerTool>[2], identity);
   return server;
+}
+
+const MAX_IDLE = 64;
+
+/**
+ * The HTTP factory. A 2026-07-28 request is served by an idle instance when there is one: the
+ * SDK forbids only an instance still serving another exchange, and building one (13 tools with
+ * their schemas) costs more than the call. The SDK closes the instance when the exchange ends;
+ * that hands it back. Such instances take the caller's identity from each request alone.
+ * 2025-era requests get a fresh instance, whose identity comes from its initialize.
+ */
+export function pooledServerFactory(ctx: ToolContext): McpServerFactory {
+  const idle: McpServer[] = [];
+  const fresh = (): McpServer => {
+    const server = createHoldfastServer(ctx, 'request');
+    server.server.onclose = () => {
+      if (idle.length < MAX_IDLE && !idle.includes(server)) idle.push(server);
+    };
+    return server;
+  };
+  return ({ era }) => (era === 'modern' ? (idle.pop() ?? fresh()) : createHoldfastServer(ctx, 'connection'));
 }

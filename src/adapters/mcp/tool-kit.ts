@@ -129,9 +129,10 @@ function schemasOf(tool: ToolDefinition<unknown, unknown>): CompiledSchemas {
  * "Claude Desktop 0.9.2" — what the client declared: per request in 2026-07-28, at initialize
  * before. Self-declared, so only ever shown as such, escaped and bounded.
  */
-function declaredClient(request: ServerContext, server: McpServer): string {
+function declaredClient(request: ServerContext, server: McpServer, identity: ClientIdentity): string {
   const envelope = request.mcpReq.envelope as Record<string, unknown> | undefined;
-  const declared = (envelope?.[CLIENT_INFO_META_KEY] ?? server.server.getClientVersion()) as
+  const declared = (envelope?.[CLIENT_INFO_META_KEY] ??
+    (identity === 'connection' ? server.server.getClientVersion() : undefined)) as
     { name?: unknown; version?: unknown } | undefined;
   const name = typeof declared?.name === 'string' ? declared.name : 'undeclared client';
   const version = typeof declared?.version === 'string' ? ` ${declared.version}` : '';
@@ -176,7 +177,19 @@ function admit<I>(
   }
 }
 
-export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: ToolDefinition<I, D>): void {
+/**
+ * Where a call's client is declared: `request` — in each request's envelope only (2026-07-28
+ * over HTTP, where one server instance serves many clients in turn); `connection` — at
+ * initialize, for the whole connection (stdio, 2025-era HTTP).
+ */
+export type ClientIdentity = 'request' | 'connection';
+
+export function registerTool<I, D>(
+  server: McpServer,
+  ctx: ToolContext,
+  tool: ToolDefinition<I, D>,
+  identity: ClientIdentity = 'connection',
+): void {
   const schemas = schemasOf(tool as ToolDefinition<unknown, unknown>);
   const registered = server.registerTool(
     tool.name,
@@ -202,7 +215,7 @@ export function registerTool<I, D>(server: McpServer, ctx: ToolContext, tool: To
       };
       const admission = admit(ctx, tool.input, schemas.fieldNames, args ?? {});
       // Bookings, approvals and the audit name the client as it declared itself (untrusted, printable).
-      const principal = { ...ctx.principal, clientId: declaredClient(request, server) };
+      const principal = { ...ctx.principal, clientId: declaredClient(request, server, identity) };
       const base: EntryBase = {
         tenantId: principal.tenantId,
         subject: principal.subject,

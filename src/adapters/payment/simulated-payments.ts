@@ -2,7 +2,7 @@ import { DomainError } from '../../domain/errors.js';
 import type { PaymentReport, PaymentStatus } from '../../domain/payment/payment.js';
 import type { EffectAudit } from '../../ports/audit.js';
 import type { PaymentQuery } from '../../ports/payment-query.js';
-import type { Store } from '../../ports/store.js';
+import type { Store } from '../../ports/store/index.js';
 
 /**
  * A local stand-in for a payment provider, kept in the Holdfast database.
@@ -15,7 +15,7 @@ export class SimulatedPayments implements PaymentQuery {
   ) {}
 
   async queryPayment(bookingId: string): Promise<PaymentReport> {
-    const report = await this.store.read((tx) => tx.simulatedPayment(bookingId));
+    const report = await this.store.read((tx) => tx.simulatedPayments.get(bookingId));
     return report ?? { bookingId, status: 'PENDING', amount: null, currency: null, paidAt: null };
   }
 
@@ -28,7 +28,7 @@ export class SimulatedPayments implements PaymentQuery {
     audit?: EffectAudit,
   ): Promise<PaymentReport> {
     return this.store.write(async (tx) => {
-      const booking = await tx.getBooking(this.tenantId, bookingId);
+      const booking = await tx.bookings.get(this.tenantId, bookingId);
       if (!booking) throw new DomainError('NOT_FOUND', `No booking ${bookingId}.`, { bookingId });
       const report: PaymentReport = {
         bookingId,
@@ -37,7 +37,7 @@ export class SimulatedPayments implements PaymentQuery {
         currency: money?.currency ?? booking.price?.currency ?? null,
         paidAt: status === 'PAID' ? now : null,
       };
-      await tx.setSimulatedPayment(report, now);
+      await tx.simulatedPayments.set(report, now);
       await audit?.recordIn(tx);
       return report;
     });

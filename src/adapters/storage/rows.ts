@@ -1,5 +1,5 @@
 import type { Approval } from '../../domain/approval/approval.js';
-import type { IdempotencyRecord } from '../../ports/store.js';
+import type { IdempotencyRecord } from '../../ports/store/index.js';
 import type { Availability } from '../../domain/availability/availability.js';
 import type { Booking, BookingStatus, PaymentState } from '../../domain/booking/booking.js';
 import type { Calendar } from '../../domain/calendar.js';
@@ -14,6 +14,7 @@ export interface CalendarRow {
   price_currency: string | null;
   availability: string;
   created_at: number | string;
+  version: number;
 }
 
 export interface BookingRow {
@@ -65,6 +66,7 @@ export function calendarFromRow(row: CalendarRow): Calendar {
         : null,
     availability: availabilityOf(row.availability),
     createdAt: num(row.created_at),
+    version: Number(row.version),
   };
 }
 
@@ -78,6 +80,7 @@ export function calendarToRow(c: Calendar): CalendarRow {
     price_currency: c.price?.currency ?? null,
     availability: JSON.stringify(c.availability),
     created_at: c.createdAt,
+    version: c.version,
   };
 }
 

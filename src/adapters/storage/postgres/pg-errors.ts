@@ -1,5 +1,5 @@
 import { DomainError } from '../../../domain/errors.js';
-import { ReferenceTakenError } from '../../../ports/store.js';
+import { ReferenceTakenError } from '../../../ports/store/index.js';
 
 /** SQLSTATEs the store retries as a whole transaction. */
 export const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);

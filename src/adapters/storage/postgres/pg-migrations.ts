@@ -1,9 +1,10 @@
 import type { Migration } from '../sqlite/migrations.js';
 
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+
 /**
- * PostgreSQL schema, step for step the same story as SQLite's. Instants are
- * bigint epoch milliseconds except allocations, whose timestamptz range is what
- * the exclusion constraint compares.
+ * PostgreSQL schema, step for step the same story as SQLite's. Instants are bigint epoch
+ * milliseconds (allocations since version 5; the exclusion constraint compares int8 ranges).
  */
 export const pgMigrations: readonly Migration[] = [
   {
@@ -174,6 +175,23 @@ ALTER TABLE audit_log ADD COLUMN mac_version integer NOT NULL DEFAULT 1, ADD COL
   ADD COLUMN operation_id text NOT NULL DEFAULT '';
 ALTER TABLE bookings ADD COLUMN payment_follow_up boolean NOT NULL DEFAULT false;
 CREATE INDEX bookings_payment_follow_up ON bookings (updated_at) WHERE payment_follow_up;
+`,
+  },
+  {
+    version: 5,
+    name: 'calendar versions; allocations in epoch milliseconds like every other instant',
+    sql: `
+ALTER TABLE calendars ADD COLUMN version integer NOT NULL DEFAULT 1;
+-- One encoding of instants on both engines, so both run the same SQL; the overlap rule is unchanged.
+ALTER TABLE allocations DROP CONSTRAINT allocations_no_overlap;
+ALTER TABLE allocations
+  ALTER COLUMN start_at TYPE bigint USING round(extract(epoch FROM start_at) * 1000)::bigint,
+  ALTER COLUMN end_at TYPE bigint USING round(extract(epoch FROM end_at) * 1000)::bigint;
+ALTER TABLE allocations ADD CONSTRAINT allocations_at_most_a_week CHECK (end_at - start_at <= ${WEEK_MS});
+ALTER TABLE allocations ADD CONSTRAINT allocations_no_overlap EXCLUDE USING gist (
+  tenant_id WITH =, calendar_id WITH =, int8range(start_at, end_at, '[)') WITH &&
+) WHERE (active);
+CREATE INDEX allocations_active ON allocations (tenant_id, calendar_id, start_at) WHERE active;
 `,
   },
 ];

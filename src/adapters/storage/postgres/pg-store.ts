@@ -1,11 +1,14 @@
 import pg from 'pg';
 import type { PoolClient } from 'pg';
-import type { Store, StoreTx } from '../../../ports/store.js';
+import type { Store, StoreTx } from '../../../ports/store/index.js';
+import { SqlStoreTx } from '../sql/sql-store-tx.js';
+import { singleCall } from '../sql/single-call.js';
 import type { Migration } from '../sqlite/migrations.js';
 import { mapPgError, RETRYABLE_SQLSTATES, sqlStateOf } from './pg-errors.js';
 import { DatabaseMissingError } from '../database-missing.js';
 import { pgMigrations } from './pg-migrations.js';
-import { PgTx } from './pg-tx.js';
+import { PgBookings } from './pg-bookings.js';
+import { PgRunner, pgDialect } from './pg-sql.js';
 
 export interface PgStoreOptions {
   /** Schema to keep Holdfast's tables in (tests use one each); default `public`. */
@@ -85,29 +88,53 @@ export class PgStore implements Store {
     return this.transaction('BEGIN', work);
   }
 
-  private async transaction<T>(begin: string, work: (tx: StoreTx) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+  /** The one call runs on the pool without BEGIN/COMMIT: one autocommitted statement is one round trip. */
+  writeOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.retrying(async () => {
+      const tx = this.tx(new PgRunner(this.pool));
+      const result = await work(singleCall(tx));
+      for (const callback of tx.committed) callback();
+      return result;
+    });
+  }
+
+  private tx(runner: PgRunner): SqlStoreTx {
+    return new SqlStoreTx(runner, pgDialect, { bookings: (db, dialect) => new PgBookings(db, dialect) });
+  }
+
+  private transaction<T>(begin: string, work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.retrying(async () => {
       const client = await this.pool.connect();
       try {
         await client.query(begin);
-        const tx = new PgTx(client);
+        const tx = this.tx(new PgRunner(client));
         const result = await work(tx);
         await client.query('COMMIT');
         for (const callback of tx.committed) callback();
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    });
+  }
+
+  /** Serialization failures, deadlocks and a racing first use of one idempotency key run the whole unit again. */
+  private async retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt();
+      } catch (error) {
         const state = sqlStateOf(error) ?? sqlStateOf((error as { cause?: unknown }).cause);
-        // A racing first use of the same idempotency key: run again and replay what the winner stored.
         const idempotencyRace =
           state === '23505' && (error as { constraint?: string }).constraint === 'idempotency_pkey';
-        if ((RETRYABLE_SQLSTATES.has(state ?? '') || idempotencyRace) && attempt < MAX_ATTEMPTS) {
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+        if ((RETRYABLE_SQLSTATES.has(state ?? '') || idempotencyRace) && n < MAX_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * n));
           continue;
         }
         throw mapPgError(error);
-      } finally {
-        client.release();
       }
     }
   }

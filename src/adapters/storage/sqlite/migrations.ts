@@ -207,4 +207,12 @@ ALTER TABLE bookings ADD COLUMN payment_follow_up INTEGER NOT NULL DEFAULT 0 CHE
 CREATE INDEX bookings_payment_follow_up ON bookings (updated_at) WHERE payment_follow_up = 1;
 `,
   },
+  {
+    version: 5,
+    name: 'calendar versions',
+    sql: `
+-- Grows with every availability change: a hold planned on a cached calendar is checked against it.
+ALTER TABLE calendars ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+`,
+  },
 ];

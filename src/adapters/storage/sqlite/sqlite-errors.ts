@@ -1,5 +1,5 @@
 import { DomainError } from '../../../domain/errors.js';
-import { ReferenceTakenError } from '../../../ports/store.js';
+import { ReferenceTakenError } from '../../../ports/store/index.js';
 
 /** The one place SQLite failures become domain errors; anything unknown stays an internal error. */
 export function mapSqliteError(error: unknown): unknown {

@@ -1,150 +1,134 @@
 import { existsSync } from 'node:fs';
-import type { Store, StoreTx } from '../../../ports/store.js';
+import type { Store, StoreTx } from '../../../ports/store/index.js';
 import { DatabaseMissingError } from '../database-missing.js';
 import { Mutex } from '../mutex.js';
+import { ApprovalsSql } from '../sql/approvals-sql.js';
+import { AuditSql } from '../sql/audit-sql.js';
+import { BookingsSql } from '../sql/bookings-sql.js';
+import { CalendarsSql } from '../sql/calendars-sql.js';
+import { IdempotencySql } from '../sql/idempotency-sql.js';
+import { SimulatedPaymentsSql } from '../sql/simulated-payments-sql.js';
+import { singleCall } from '../sql/single-call.js';
+import { SqlStoreTx } from '../sql/sql-store-tx.js';
 import type { SqliteDb } from './sqlite-database.js';
 import { migrate, openSqlite } from './sqlite-database.js';
 import { mapSqliteError } from './sqlite-errors.js';
-import { SqliteTx } from './sqlite-tx.js';
+import { SqliteRunner, sqliteDialect } from './sqlite-sql.js';
+import type { WriterPlacement } from './writer-client.js';
+import { callingAggregates, WriterClient } from './writer-client.js';
+import type { AggregateName, StoreCall } from './writer-protocol.js';
+import { AGGREGATES } from './writer-protocol.js';
 
-interface PendingWrite {
-  readonly work: (tx: StoreTx) => Promise<unknown>;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
+export interface SqliteStoreOptions {
+  /** false: a missing file is an error, not a new database (operator commands). */
+  readonly create?: boolean;
+  /** Where writes run; `inline` exists to measure what the writer thread buys. */
+  readonly writer?: WriterPlacement;
 }
 
-type Outcome = { ok: true; value: unknown; committed: (() => void)[] } | { ok: false; error: unknown };
-
-const MAX_BATCH = 64;
+const prototypes: Record<AggregateName, object> = {
+  calendars: CalendarsSql.prototype,
+  bookings: BookingsSql.prototype,
+  idempotency: IdempotencySql.prototype,
+  approvals: ApprovalsSql.prototype,
+  simulatedPayments: SimulatedPaymentsSql.prototype,
+  audit: AuditSql.prototype,
+};
+const methodsOf = (name: AggregateName) =>
+  Object.getOwnPropertyNames(prototypes[name]).filter((m) => m !== 'constructor');
 
 /**
- * Store on SQLite: one writer connection and, for files, one reader connection
- * that sees committed snapshots while writes are under way.
- *
- * Writes use group commit: the writes that arrive in one event-loop turn run
- * one after another inside a single BEGIN IMMEDIATE transaction, each in its
- * own savepoint (a failing write rolls back only itself), and share one
- * durable COMMIT. No caller hears "done" before that COMMIT returns, so each
- * write is exactly as durable as with its own transaction; the fsync is paid
- * once per batch instead of once per write.
+ * Store on a SQLite file. Reads run here, on a connection of their own that sees committed
+ * snapshots (WAL). Writes run on the writer (a thread of its own by default, see WriterCore):
+ * the use case stays here and each of its store calls travels to the writer, so this thread
+ * keeps handling requests while the writer's COMMIT waits for the disk.
  */
 export class SqliteStore implements Store {
-  private readonly writerLock = new Mutex();
   private readonly readerLock = new Mutex();
-  private readonly reader: SqliteDb;
-  private queue: PendingWrite[] = [];
-  private flushScheduled = false;
+  private readonly readerSql: SqliteRunner;
+  private nextUnit = 1;
 
   private constructor(
-    readonly writer: SqliteDb,
-    reader: SqliteDb | null,
+    private readonly reader: SqliteDb,
+    private readonly writer: WriterClient,
   ) {
-    this.reader = reader ?? writer;
+    this.readerSql = new SqliteRunner(reader);
   }
 
-  /** Opens (and migrates) the database; with `create: false` a missing file is an error, not a new database. */
-  static open(path: string, options: { create?: boolean } = {}): SqliteStore {
-    if (options.create === false && path !== ':memory:' && !existsSync(path))
-      throw new DatabaseMissingError(path);
-    const writer = openSqlite(path);
-    migrate(writer);
-    const reader = path === ':memory:' ? null : openSqlite(path);
-    return new SqliteStore(writer, reader);
+  /** Opens (and migrates) the database file. */
+  static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
+    if (path === ':memory:')
+      throw new Error(
+        'The SQLite store needs a file: its writer and its readers use connections of their own.',
+      );
+    if (options.create === false && !existsSync(path)) throw new DatabaseMissingError(path);
+    const reader = openSqlite(path);
+    try {
+      migrate(reader);
+    } catch (error) {
+      reader.close();
+      throw error;
+    }
+    return new SqliteStore(reader, new WriterClient(path, options.writer ?? 'thread'));
   }
 
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
-    const lock = this.reader === this.writer ? this.writerLock : this.readerLock;
-    return lock.run(() => this.readTransaction(work));
-  }
-
-  write<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        // Let every request already read in this turn join the batch.
-        setImmediate(() => void this.flush());
+    return this.readerLock.run(async () => {
+      const tx = new SqlStoreTx(this.readerSql, sqliteDialect);
+      this.reader.exec('BEGIN');
+      let value: T;
+      try {
+        value = await work(tx);
+      } catch (error) {
+        throw mapSqliteError(error);
+      } finally {
+        if (this.reader.inTransaction) this.reader.exec('COMMIT');
       }
+      for (const callback of tx.committed) callback();
+      return value;
     });
   }
 
-  private async flush(): Promise<void> {
-    this.flushScheduled = false;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      await this.writerLock.run(() => this.commitBatch(batch));
-    }
-  }
-
-  private async commitBatch(batch: PendingWrite[]): Promise<void> {
-    const db = this.writer;
-    try {
-      db.exec('BEGIN IMMEDIATE');
-    } catch (error) {
-      for (const item of batch) item.reject(mapSqliteError(error));
-      return;
-    }
-    const outcomes: Outcome[] = [];
-    for (const item of batch) {
-      outcomes.push(await this.runInSavepoint(db, item.work));
-      if (!db.inTransaction) {
-        // The engine abandoned the whole transaction: nothing in this batch was kept.
-        const lost = outcomes.at(-1)!;
-        for (const item of batch) item.reject(lost.ok ? new Error('transaction lost') : lost.error);
-        return;
-      }
-    }
-    try {
-      db.exec('COMMIT');
-    } catch (error) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      for (const item of batch) item.reject(mapSqliteError(error));
-      return;
-    }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) {
-        for (const callback of outcome.committed) callback();
-        item.resolve(outcome.value);
-      } else item.reject(outcome.error);
-    });
-  }
-
-  private async runInSavepoint(db: SqliteDb, work: (tx: StoreTx) => Promise<unknown>): Promise<Outcome> {
-    db.exec('SAVEPOINT holdfast_write');
-    try {
-      const tx = new SqliteTx(db);
-      const value = await work(tx);
-      db.exec('RELEASE holdfast_write');
-      return { ok: true, value, committed: tx.committed };
-    } catch (error) {
-      if (db.inTransaction) db.exec('ROLLBACK TO holdfast_write; RELEASE holdfast_write');
-      return { ok: false, error: mapSqliteError(error) };
-    }
-  }
-
-  private async readTransaction<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
-    const db = this.reader;
-    db.exec('BEGIN');
-    const tx = new SqliteTx(db);
+  async write<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    const unit = this.nextUnit++;
+    this.writer.notify({ kind: 'open', unit });
+    const tx = this.remoteTx((call) => this.writer.request((id) => ({ kind: 'call', unit, id, call })));
     let value: T;
     try {
       value = await work(tx);
     } catch (error) {
-      throw mapSqliteError(error);
-    } finally {
-      if (db.inTransaction) db.exec('COMMIT');
+      this.writer.request((id) => ({ kind: 'close', unit, id, keep: false })).catch(() => undefined);
+      throw error;
     }
+    await this.writer.request((id) => ({ kind: 'close', unit, id, keep: true }));
     for (const callback of tx.committed) callback();
     return value;
   }
 
+  /** One message to the writer, answered once its batch committed. */
+  async writeOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    const tx = this.remoteTx((call) => this.writer.request((id) => ({ kind: 'one', id, call })));
+    const value = await work(singleCall(tx));
+    for (const callback of tx.committed) callback();
+    return value;
+  }
+
+  private remoteTx(send: (call: StoreCall) => Promise<unknown>): StoreTx & { committed: (() => void)[] } {
+    const committed: (() => void)[] = [];
+    return {
+      ...(callingAggregates(send, AGGREGATES, methodsOf) as unknown as Omit<
+        StoreTx,
+        'afterCommit' | 'serialize'
+      >),
+      committed,
+      afterCommit: (callback) => committed.push(callback),
+      // The single writer already serialises every write.
+      serialize: () => Promise.resolve(),
+    };
+  }
+
   async close(): Promise<void> {
-    while (this.queue.length > 0 || this.flushScheduled)
-      await new Promise((resolve) => setImmediate(resolve));
-    await this.writerLock.run(async () => {
-      if (this.reader !== this.writer) this.reader.close();
-      this.writer.close();
-    });
+    await this.writer.stop();
+    await this.readerLock.run(async () => this.reader.close());
   }
 }

@@ -1,0 +1,104 @@
+import type { Approval, ApprovalStatus } from '../../../domain/approval/approval.js';
+import type { Instant } from '../../../domain/time/instant.js';
+import type { ApprovalStore } from '../../../ports/store/index.js';
+import type { ApprovalRow } from '../rows.js';
+import { approvalFromRow, approvalToRow } from '../rows.js';
+import type { SqlRunner } from './sql-runner.js';
+
+export class ApprovalsSql implements ApprovalStore {
+  constructor(private readonly db: SqlRunner) {}
+
+  async insert(approval: Approval, pageTokenHash: string): Promise<void> {
+    const r = approvalToRow(approval);
+    await this.db.run(
+      `INSERT INTO approvals (tenant_id, id, subject, client_id, action, booking_id, intent, intent_hash, status,
+         created_at, expires_at, decided_at, decided_by, burned_reason, page_token_hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        r.tenant_id,
+        r.id,
+        r.subject,
+        r.client_id,
+        r.action,
+        r.booking_id,
+        r.intent,
+        r.intent_hash,
+        r.status,
+        r.created_at,
+        r.expires_at,
+        r.decided_at,
+        r.decided_by,
+        r.burned_reason,
+        pageTokenHash,
+      ],
+    );
+  }
+
+  async get(tenantId: string, id: string): Promise<Approval | null> {
+    const [row] = await this.db.all<ApprovalRow>('SELECT * FROM approvals WHERE tenant_id = ? AND id = ?', [
+      tenantId,
+      id,
+    ]);
+    return row ? approvalFromRow(row) : null;
+  }
+
+  async getByPageToken(pageTokenHash: string): Promise<Approval | null> {
+    const [row] = await this.db.all<ApprovalRow>('SELECT * FROM approvals WHERE page_token_hash = ?', [
+      pageTokenHash,
+    ]);
+    return row ? approvalFromRow(row) : null;
+  }
+
+  async update(next: Approval, expected: ApprovalStatus): Promise<boolean> {
+    const r = approvalToRow(next);
+    const changed = await this.db.run(
+      `UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, burned_reason = ?
+       WHERE tenant_id = ? AND id = ? AND status = ?`,
+      [r.status, r.decided_at, r.decided_by, r.burned_reason, r.tenant_id, r.id, expected],
+    );
+    return changed === 1;
+  }
+
+  async spendPageToken(tenantId: string, approvalId: string): Promise<void> {
+    await this.db.run('UPDATE approvals SET page_token_hash = NULL WHERE tenant_id = ? AND id = ?', [
+      tenantId,
+      approvalId,
+    ]);
+  }
+
+  async list(tenantId: string | null, status?: ApprovalStatus): Promise<Approval[]> {
+    const where = [
+      tenantId === null ? null : 'tenant_id = ?',
+      status === undefined ? null : 'status = ?',
+    ].filter((c): c is string => c !== null);
+    const rows = await this.db.all<ApprovalRow>(
+      `SELECT * FROM approvals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC LIMIT 200`,
+      [tenantId, status].filter((v) => v !== null && v !== undefined),
+    );
+    return rows.map(approvalFromRow);
+  }
+
+  async countOpen(tenantId: string, now: Instant): Promise<number> {
+    const [row] = await this.db.all<{ n: number | string }>(
+      "SELECT count(*) AS n FROM approvals WHERE tenant_id = ? AND status = 'PENDING' AND expires_at > ?",
+      [tenantId, now],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean> {
+    const added = await this.db.run(
+      'INSERT INTO host_attestations (tenant_id, approval_id, used_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+      [tenantId, approvalId, now],
+    );
+    return added === 1;
+  }
+
+  async attestationSeen(tenantId: string, approvalId: string): Promise<boolean> {
+    const rows = await this.db.all(
+      'SELECT 1 FROM host_attestations WHERE tenant_id = ? AND approval_id = ?',
+      [tenantId, approvalId],
+    );
+    return rows.length > 0;
+  }
+}

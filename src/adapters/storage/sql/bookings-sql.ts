@@ -1,0 +1,233 @@
+import type { Booking } from '../../../domain/booking/booking.js';
+import { occupiesTime } from '../../../domain/booking/booking.js';
+import { DomainError } from '../../../domain/errors.js';
+import type { Instant } from '../../../domain/time/instant.js';
+import type { Interval } from '../../../domain/time/interval.js';
+import type { BookingQuery, BookingStore, HoldPlacement, HoldPlan } from '../../../ports/store/index.js';
+import { auditEntryValues } from '../audit-rows.js';
+import type { BookingRow } from '../rows.js';
+import { bookingFromRow, bookingToRow, idempotencyValues } from '../rows.js';
+import { APPEND_PENDING } from './audit-sql.js';
+import { CLAIM, IdempotencySql } from './idempotency-sql.js';
+import type { SqlDialect, SqlRunner } from './sql-runner.js';
+import { placeholders } from './sql-runner.js';
+
+/** Allocations last at most a week (a CHECK on both engines), which bounds the index range scanned. */
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+
+export const bookingColumns: readonly (keyof BookingRow)[] = [
+  'tenant_id',
+  'id',
+  'reference',
+  'calendar_ids',
+  'start_at',
+  'end_at',
+  'status',
+  'version',
+  'created_at',
+  'updated_at',
+  'expires_at',
+  'customer',
+  'label',
+  'price_amount',
+  'price_currency',
+  'payment',
+  'owner_subject',
+  'owner_client',
+  'external_keys',
+  'payment_follow_up',
+];
+
+export const INSERT_BOOKING = `INSERT INTO bookings (${bookingColumns.join(', ')}) VALUES (${placeholders(bookingColumns.length)})`;
+
+export function bookingValues(booking: Booking): unknown[] {
+  const row = bookingToRow(booking);
+  return bookingColumns.map((c) => row[c]);
+}
+
+export class BookingsSql implements BookingStore {
+  constructor(
+    protected readonly db: SqlRunner,
+    protected readonly dialect: SqlDialect,
+  ) {}
+
+  async get(tenantId: string, id: string): Promise<Booking | null> {
+    const [row] = await this.db.all<BookingRow>('SELECT * FROM bookings WHERE tenant_id = ? AND id = ?', [
+      tenantId,
+      id,
+    ]);
+    return row ? bookingFromRow(row) : null;
+  }
+
+  /**
+   * Statement by statement inside the caller's transaction (SQLite runs them in-process, with no
+   * round trips to save). Calendars are written in sorted order, as on every engine.
+   */
+  async placeHold(plan: HoldPlan): Promise<HoldPlacement> {
+    const b = plan.booking;
+    if (!(await this.calendarsUnchanged(b.tenantId, plan.calendarVersions))) return { outcome: 'stale' };
+    if ((await this.db.run(CLAIM, idempotencyValues(plan.idempotency))) !== 1) {
+      const existing = await new IdempotencySql(this.db).get(plan.idempotency);
+      if (existing) return { outcome: 'replay', existing };
+    }
+    await this.db.run(INSERT_BOOKING, bookingValues(b));
+    const calendars = [...b.calendarIds].sort();
+    await this.db.run(
+      `INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active)
+       VALUES ${calendars.map(() => `(?, ?, ?, ?, ?, ${this.dialect.TRUE})`).join(', ')}`,
+      calendars.flatMap((c) => [b.tenantId, b.id, c, b.start, b.end]),
+    );
+    if (plan.audit)
+      await this.db.run(APPEND_PENDING, [...auditEntryValues(plan.audit.entry), plan.audit.mac]);
+    return { outcome: 'placed' };
+  }
+
+  private async calendarsUnchanged(
+    tenantId: string,
+    versions: HoldPlan['calendarVersions'],
+  ): Promise<boolean> {
+    const [row] = await this.db.all<{ n: number | string }>(
+      `SELECT count(*) AS n FROM calendars WHERE tenant_id = ? AND (${versions.map(() => '(id = ? AND version = ?)').join(' OR ')})`,
+      [tenantId, ...versions.flatMap((v) => [v.id, v.version])],
+    );
+    return Number(row?.n ?? 0) === versions.length;
+  }
+
+  async update(next: Booking): Promise<void> {
+    const r = bookingToRow(next);
+    const changed = await this.db.run(
+      `UPDATE bookings SET status = ?, version = ?, updated_at = ?, expires_at = ?, customer = ?, label = ?,
+         payment = ?, external_keys = ?, payment_follow_up = ?
+       WHERE tenant_id = ? AND id = ? AND version = ?`,
+      [
+        r.status,
+        r.version,
+        r.updated_at,
+        r.expires_at,
+        r.customer,
+        r.label,
+        r.payment,
+        r.external_keys,
+        r.payment_follow_up,
+        r.tenant_id,
+        r.id,
+        next.version - 1,
+      ],
+    );
+    if (changed !== 1) {
+      const current = await this.get(next.tenantId, next.id);
+      throw new DomainError('VERSION_CONFLICT', `Booking ${next.id} changed concurrently.`, {
+        bookingId: next.id,
+        currentVersion: current?.version ?? null,
+      });
+    }
+    await this.db.run(
+      `UPDATE allocations SET active = ${occupiesTime(next.status) ? this.dialect.TRUE : this.dialect.FALSE}
+       WHERE tenant_id = ? AND booking_id = ?`,
+      [next.tenantId, next.id],
+    );
+  }
+
+  async list(tenantId: string, query: BookingQuery): Promise<{ items: Booking[]; total: number }> {
+    const where = ['b.tenant_id = ?'];
+    const params: unknown[] = [tenantId];
+    if (query.calendarId !== undefined) {
+      where.push(
+        'EXISTS (SELECT 1 FROM allocations a WHERE a.tenant_id = b.tenant_id AND a.booking_id = b.id AND a.calendar_id = ?)',
+      );
+      params.push(query.calendarId);
+    }
+    if (query.status === 'HELD') {
+      where.push("b.status = 'HELD' AND b.expires_at > ?");
+      params.push(query.now);
+    } else if (query.status === 'EXPIRED') {
+      where.push("(b.status = 'EXPIRED' OR (b.status = 'HELD' AND b.expires_at <= ?))");
+      params.push(query.now);
+    } else if (query.status !== undefined) {
+      where.push('b.status = ?');
+      params.push(query.status);
+    }
+    if (query.from !== undefined) {
+      where.push('b.end_at > ?');
+      params.push(query.from);
+    }
+    if (query.to !== undefined) {
+      where.push('b.start_at < ?');
+      params.push(query.to);
+    }
+    const clause = where.join(' AND ');
+    const [count] = await this.db.all<{ n: number | string }>(
+      `SELECT count(*) AS n FROM bookings b WHERE ${clause}`,
+      params,
+    );
+    const rows = await this.db.all<BookingRow>(
+      `SELECT b.* FROM bookings b WHERE ${clause} ORDER BY b.start_at, b.id LIMIT ? OFFSET ?`,
+      [...params, query.limit, query.offset],
+    );
+    return { items: rows.map(bookingFromRow), total: Number(count?.n ?? 0) };
+  }
+
+  async busyIntervals(
+    tenantId: string,
+    calendarIds: readonly string[],
+    range: Interval,
+    now: Instant,
+  ): Promise<Map<string, Interval[]>> {
+    const busy = new Map<string, Interval[]>();
+    if (calendarIds.length === 0) return busy;
+    const rows = await this.db.all<{
+      calendar_id: string;
+      start_at: number | string;
+      end_at: number | string;
+    }>(
+      `SELECT a.calendar_id, a.start_at, a.end_at FROM allocations a
+       JOIN bookings b ON b.tenant_id = a.tenant_id AND b.id = a.booking_id
+       WHERE a.tenant_id = ? AND a.active = ${this.dialect.TRUE} AND a.calendar_id IN (${placeholders(calendarIds.length)})
+         AND a.start_at < ? AND a.start_at > ? AND a.end_at > ?
+         AND NOT (b.status = 'HELD' AND b.expires_at <= ?)`,
+      [tenantId, ...calendarIds, range.end, range.start - WEEK_MS, range.start, now],
+    );
+    for (const row of rows) {
+      const list = busy.get(row.calendar_id) ?? [];
+      list.push({ start: Number(row.start_at), end: Number(row.end_at) });
+      busy.set(row.calendar_id, list);
+    }
+    return busy;
+  }
+
+  /** Rows another transaction is already expiring are skipped (PostgreSQL): nobody waits on a lapsed hold. */
+  async expireLapsed(now: Instant, tenantId?: string): Promise<number> {
+    const lapsed = await this.db.all<{ tenant_id: string; id: string }>(
+      `UPDATE bookings SET status = 'EXPIRED', version = version + 1, updated_at = ?,
+         payment_follow_up = CASE WHEN price_amount IS NULL THEN ${this.dialect.FALSE} ELSE ${this.dialect.TRUE} END
+       WHERE (tenant_id, id) IN (
+         SELECT tenant_id, id FROM bookings WHERE status = 'HELD' AND expires_at <= ?
+           ${tenantId === undefined ? '' : 'AND tenant_id = ?'}${this.dialect.skipLocked})
+       RETURNING tenant_id, id`,
+      tenantId === undefined ? [now, now] : [now, now, tenantId],
+    );
+    for (const row of lapsed)
+      await this.db.run(
+        `UPDATE allocations SET active = ${this.dialect.FALSE} WHERE tenant_id = ? AND booking_id = ?`,
+        [row.tenant_id, row.id],
+      );
+    return lapsed.length;
+  }
+
+  async paymentFollowUps(limit: number): Promise<Booking[]> {
+    const rows = await this.db.all<BookingRow>(
+      `SELECT * FROM bookings WHERE payment_follow_up = ${this.dialect.TRUE} ORDER BY updated_at LIMIT ?`,
+      [limit],
+    );
+    return rows.map(bookingFromRow);
+  }
+
+  async toReconcile(tenantId: string): Promise<Booking[]> {
+    const rows = await this.db.all<BookingRow>(
+      `SELECT * FROM bookings WHERE tenant_id = ? AND ${this.dialect.jsonFlag('payment', 'reconciliationRequired')}
+       ORDER BY updated_at`,
+      [tenantId],
+    );
+    return rows.map(bookingFromRow);
+  }
+}

@@ -1,0 +1,63 @@
+import type { Availability } from '../../../domain/availability/availability.js';
+import type { Calendar } from '../../../domain/calendar.js';
+import type { CalendarStore, Page } from '../../../ports/store/index.js';
+import type { CalendarRow } from '../rows.js';
+import { calendarFromRow, calendarToRow } from '../rows.js';
+import type { SqlRunner } from './sql-runner.js';
+import { placeholders } from './sql-runner.js';
+
+export class CalendarsSql implements CalendarStore {
+  constructor(private readonly db: SqlRunner) {}
+
+  async list(tenantId: string, page: Page): Promise<{ items: Calendar[]; total: number }> {
+    const rows = await this.db.all<CalendarRow>(
+      'SELECT * FROM calendars WHERE tenant_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?',
+      [tenantId, page.limit, page.offset],
+    );
+    return { items: rows.map(calendarFromRow), total: await this.count(tenantId) };
+  }
+
+  async count(tenantId: string): Promise<number> {
+    const [row] = await this.db.all<{ n: number | string }>(
+      'SELECT count(*) AS n FROM calendars WHERE tenant_id = ?',
+      [tenantId],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async get(tenantId: string, ids: readonly string[]): Promise<Calendar[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.all<CalendarRow>(
+      `SELECT * FROM calendars WHERE tenant_id = ? AND id IN (${placeholders(ids.length)})`,
+      [tenantId, ...ids],
+    );
+    const byId = new Map(rows.map((r) => [r.id, calendarFromRow(r)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async insert(calendar: Calendar): Promise<void> {
+    const r = calendarToRow(calendar);
+    await this.db.run(
+      `INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        r.tenant_id,
+        r.id,
+        r.name,
+        r.time_zone,
+        r.price_amount,
+        r.price_currency,
+        r.availability,
+        r.created_at,
+        r.version,
+      ],
+    );
+  }
+
+  async replaceAvailability(tenantId: string, calendarId: string, availability: Availability): Promise<void> {
+    await this.db.run(
+      'UPDATE calendars SET availability = ?, version = version + 1 WHERE tenant_id = ? AND id = ?',
+      [JSON.stringify(availability), tenantId, calendarId],
+    );
+  }
+}

@@ -1,0 +1,54 @@
+import type {
+  ApprovalStore,
+  AuditStore,
+  BookingStore,
+  CalendarStore,
+  IdempotencyStore,
+  SimulatedPaymentStore,
+  StoreTx,
+} from '../../../ports/store/index.js';
+import { ApprovalsSql } from './approvals-sql.js';
+import { AuditSql } from './audit-sql.js';
+import { BookingsSql } from './bookings-sql.js';
+import { CalendarsSql } from './calendars-sql.js';
+import { IdempotencySql } from './idempotency-sql.js';
+import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
+import type { SqlDialect, SqlRunner } from './sql-runner.js';
+
+/** Where an engine replaces the shared SQL of an aggregate with its own (PostgreSQL's one-statement hold). */
+export interface AggregateOverrides {
+  readonly bookings?: (db: SqlRunner, dialect: SqlDialect) => BookingStore;
+}
+
+/** Every aggregate over one connection inside one transaction; the store owns BEGIN and COMMIT. */
+export class SqlStoreTx implements StoreTx {
+  readonly calendars: CalendarStore;
+  readonly bookings: BookingStore;
+  readonly idempotency: IdempotencyStore;
+  readonly approvals: ApprovalStore;
+  readonly simulatedPayments: SimulatedPaymentStore;
+  readonly audit: AuditStore;
+  /** Run by the store once the transaction committed. */
+  readonly committed: (() => void)[] = [];
+
+  constructor(
+    private readonly db: SqlRunner,
+    private readonly dialect: SqlDialect,
+    overrides: AggregateOverrides = {},
+  ) {
+    this.calendars = new CalendarsSql(db);
+    this.bookings = overrides.bookings?.(db, dialect) ?? new BookingsSql(db, dialect);
+    this.idempotency = new IdempotencySql(db);
+    this.approvals = new ApprovalsSql(db);
+    this.simulatedPayments = new SimulatedPaymentsSql(db);
+    this.audit = new AuditSql(db);
+  }
+
+  afterCommit(callback: () => void): void {
+    this.committed.push(callback);
+  }
+
+  serialize(key: string): Promise<void> {
+    return this.dialect.serialize(this.db, key);
+  }
+}

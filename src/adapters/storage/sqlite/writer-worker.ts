@@ -1,0 +1,15 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openSqlite } from './sqlite-database.js';
+import { WriterCore } from './writer-core.js';
+import type { WriterFailure, WriterRequest } from './writer-protocol.js';
+import { toWire } from './writer-protocol.js';
+
+/** Entry of the SQLite writer thread: one connection, the WriterCore, messages in and out. */
+const port = parentPort!;
+try {
+  const db = openSqlite((workerData as { path: string }).path);
+  const core = new WriterCore(db, (replies) => port.postMessage(replies));
+  port.on('message', (request: WriterRequest) => core.receive(request));
+} catch (error) {
+  port.postMessage({ failed: toWire(error) } satisfies WriterFailure);
+}

@@ -1,0 +1,23 @@
+import type { Approval, ApprovalStatus } from '../../domain/approval/approval.js';
+import type { Instant } from '../../domain/time/instant.js';
+
+/** People's decisions about exact actions, and the host attestations already used. */
+export interface ApprovalStore {
+  /** Adds a pending approval with the digest of its one-time page token. */
+  insert(approval: Approval, pageTokenHash: string): Promise<void>;
+  get(tenantId: string, id: string): Promise<Approval | null>;
+  /** The approval a one-time page token opens, if the token is still unspent. */
+  getByPageToken(pageTokenHash: string): Promise<Approval | null>;
+  /** Writes `next` only if the stored status is still `expected`; false when it moved. */
+  update(next: Approval, expected: ApprovalStatus): Promise<boolean>;
+  /** Spends a page token so the URL cannot be used again. */
+  spendPageToken(tenantId: string, approvalId: string): Promise<void>;
+  /** The newest 200 approvals, of one tenant or all, optionally of one status. */
+  list(tenantId: string | null, status?: ApprovalStatus): Promise<Approval[]>;
+  /** Approvals still PENDING and not expired at `now` in the tenant (the open-approval quota). */
+  countOpen(tenantId: string, now: Instant): Promise<number>;
+  /** Remembers a host-attested approval id; false when it was seen before (a replay). */
+  recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean>;
+  /** Whether a host-attested approval id was used before. */
+  attestationSeen(tenantId: string, approvalId: string): Promise<boolean>;
+}

@@ -1,0 +1,79 @@
+import type { Booking, BookingStatus } from '../../domain/booking/booking.js';
+import type { Instant } from '../../domain/time/instant.js';
+import type { Interval } from '../../domain/time/interval.js';
+import type { AuditEntry } from '../audit.js';
+import type { IdempotencyRecord } from './idempotency.js';
+
+export interface BookingQuery {
+  readonly calendarId?: string;
+  readonly status?: BookingStatus;
+  /** Bookings that end after `from` and start before `to`. */
+  readonly from?: Instant;
+  readonly to?: Instant;
+  readonly now: Instant;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** Thrown when a booking's short reference is already taken in the tenant; pick another. */
+export class ReferenceTakenError extends Error {
+  override readonly name = 'ReferenceTakenError';
+}
+
+/** Everything a new hold writes, for the store to write in one step. */
+export interface HoldPlan {
+  readonly booking: Booking;
+  /** The key's record with the answer already in it: claimed and stored in the same step. */
+  readonly idempotency: IdempotencyRecord;
+  /** The calendars as the plan saw them: a calendar changed since makes the placement `stale`. */
+  readonly calendarVersions: readonly CalendarVersion[];
+  /** The call's audit entry and its MAC, committed with the hold. */
+  readonly audit?: { readonly entry: AuditEntry; readonly mac: string };
+}
+
+export interface CalendarVersion {
+  readonly id: string;
+  readonly version: number;
+}
+
+/**
+ * `placed`: written. `replay`: a live record of the key won and nothing was written.
+ * `stale`: a calendar is gone or changed since the plan read it; nothing was written.
+ */
+export type HoldPlacement =
+  | { readonly outcome: 'placed' }
+  | { readonly outcome: 'replay'; readonly existing: IdempotencyRecord }
+  | { readonly outcome: 'stale' };
+
+/** Bookings and the allocations that make them occupy calendars. */
+export interface BookingStore {
+  get(tenantId: string, id: string): Promise<Booking | null>;
+  /**
+   * The hot path in one step (one statement on PostgreSQL): claims the idempotency key, writes
+   * the HELD booking, its allocations (the engine refuses an overlap: SLOT_UNAVAILABLE), the
+   * key's answer and the audit entry. A live record for the key wins: nothing is written and
+   * it is returned. A calendar whose version moved makes it `stale`. A clash of the short
+   * reference throws ReferenceTakenError.
+   */
+  placeHold(plan: HoldPlan): Promise<HoldPlacement>;
+  /** Writes `next` if the stored version is still `next.version - 1`; allocations follow the status. */
+  update(next: Booking): Promise<void>;
+  /** Bookings matching a filter, ordered by start, and how many match. */
+  list(tenantId: string, query: BookingQuery): Promise<{ items: Booking[]; total: number }>;
+  /** Occupied time per calendar within `range`, ignoring holds that lapsed before `now`. */
+  busyIntervals(
+    tenantId: string,
+    calendarIds: readonly string[],
+    range: Interval,
+    now: Instant,
+  ): Promise<Map<string, Interval[]>>;
+  /**
+   * Marks lapsed holds EXPIRED and frees their time; priced ones get `paymentFollowUp` so a
+   * later pass asks the provider whether money came anyway. Returns how many.
+   */
+  expireLapsed(now: Instant, tenantId?: string): Promise<number>;
+  /** Priced bookings whose payment must still be asked about, least recently changed first. */
+  paymentFollowUps(limit: number): Promise<Booking[]>;
+  /** Bookings paid after their hold lapsed, for a person to settle. */
+  toReconcile(tenantId: string): Promise<Booking[]>;
+}

@@ -1,0 +1,45 @@
+import type { ApprovalStore } from './approvals.js';
+import type { AuditStore } from './audit.js';
+import type { BookingStore } from './bookings.js';
+import type { CalendarStore } from './calendars.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { SimulatedPaymentStore } from './simulated-payments.js';
+
+export type { ApprovalStore } from './approvals.js';
+export type { AuditStore } from './audit.js';
+export type { BookingQuery, BookingStore, HoldPlacement, HoldPlan } from './bookings.js';
+export { ReferenceTakenError } from './bookings.js';
+export type { CalendarStore, Page } from './calendars.js';
+export type { IdempotencyRecord, IdempotencyScope, IdempotencyStore } from './idempotency.js';
+export type { SimulatedPaymentStore } from './simulated-payments.js';
+
+/** One transaction over every aggregate: what a use case reads and writes commits together. */
+export interface StoreTx {
+  readonly calendars: CalendarStore;
+  readonly bookings: BookingStore;
+  readonly idempotency: IdempotencyStore;
+  readonly approvals: ApprovalStore;
+  readonly simulatedPayments: SimulatedPaymentStore;
+  readonly audit: AuditStore;
+  /** Runs `callback` once this transaction has committed; never if it rolls back. */
+  afterCommit(callback: () => void): void;
+  /**
+   * Serialises this transaction with every other transaction that calls it with the same
+   * key, until it ends (check-then-insert quotas, seeding, the audit chain across instances).
+   */
+  serialize(key: string): Promise<void>;
+}
+
+/** Unit of work: every use case runs inside read or write transactions, never across them. */
+export interface Store {
+  /** A consistent snapshot; never blocks writers. */
+  read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /** One atomic, durable transaction: `work` resolves only after its commit is on disk. */
+  write<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * A write that makes exactly one store call, which the engine may run as a single
+   * autocommitted statement (one round trip on PostgreSQL). Same guarantees as `write`.
+   */
+  writeOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
