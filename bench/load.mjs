@@ -91,5 +91,14 @@ export async function spawnServer(command, args) {
     child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server exited ${code}: ${log}`)));
   });
-  return { url, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    url,
+    stop: () => child.kill('SIGTERM'),
+    /** SIGTERM, then wait for the process to end (it writes --cpu-prof profiles on the way out). */
+    stopAndWait: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

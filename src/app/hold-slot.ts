@@ -64,6 +64,7 @@ export async function holdSlot(
     tool: 'hold_slot',
     key: input.idempotencyKey,
     args: input,
+    argumentsDigest: call.argumentsDigest,
     audit: call.audit,
     storage: snapshotStorage,
   };

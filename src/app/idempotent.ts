@@ -8,6 +8,8 @@ import type { AppDeps } from './deps.js';
 export interface WriteCall {
   /** The call's audit record, to be written in the transaction that commits the effect. */
   readonly audit?: EffectAudit;
+  /** The keyed digest of the arguments when the caller computed it already (the edge does, for the audit). */
+  readonly argumentsDigest?: string;
 }
 
 export interface Outcome<T> {
@@ -35,6 +37,8 @@ export interface IdempotentCall<T> {
   readonly key: string;
   /** The validated input; only its digest is kept. */
   readonly args: unknown;
+  /** Its keyed digest, when already known. */
+  readonly argumentsDigest?: string;
   /** The call's audit record, written with the effect. */
   readonly audit?: EffectAudit;
   /** When a committed effect is still answered as a failure (payment failed, money after lapse). */
@@ -64,6 +68,9 @@ export async function idempotent<T>(
   return { value, replayed: false };
 }
 
+const digestOf = <T>(deps: AppDeps, call: IdempotentCall<T>) =>
+  call.argumentsDigest ?? deps.requestDigest.ofJson(call.args);
+
 const storageOf = <T>(call: IdempotentCall<T>) => (call.storage ?? asIs) as ResultStorage<T>;
 
 /** The record a call keeps under its key, holding `result` (already in its stored form). */
@@ -78,7 +85,7 @@ export function idempotencyRecord<T>(
     subject: call.principal.subject,
     tool: call.tool,
     key: call.key,
-    argumentsDigest: deps.requestDigest.ofJson(call.args),
+    argumentsDigest: digestOf(deps, call),
     result,
     createdAt: now,
     expiresAt: now + deps.config.idempotencyTtlMs,
@@ -92,7 +99,7 @@ export function replayOfRecord<T>(
   call: IdempotentCall<T>,
   existing: IdempotencyRecord,
 ): Promise<Outcome<T>> {
-  return replayOf(deps, existing, deps.requestDigest.ofJson(call.args), call, storageOf(call), tx);
+  return replayOf(deps, existing, digestOf(deps, call), call, storageOf(call), tx);
 }
 
 /** The stored answer for a retried call, read before any approval or payment work; null when there is none. */

@@ -95,7 +95,9 @@ export const calendarOut = z.object({
 export const slotOut = z.object({
   start: instantOut,
   end: instantOut,
-  local: z.array(localTime).describe('The same range on each calendar wall clock.'),
+  local: z
+    .record(z.string(), z.string())
+    .describe('The start on the wall clock of each time zone among the calendars, keyed by zone.'),
 });
 
 export const bookingOut = z.object({

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytesPooled } from '../ids/random-ids.js';
 import type {
   InputRequiredResult,
   McpServer,
@@ -48,6 +48,8 @@ export interface ToolCall {
   readonly request: ServerContext;
   /** Write tools hand this to their use case, which records the call with its effect. */
   readonly audit: EffectAudit;
+  /** The keyed digest of the call's arguments, already computed for the audit. */
+  readonly argumentsDigest: string;
 }
 
 export interface ToolRun<D> {
@@ -81,7 +83,7 @@ const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
 function traceIdOf(request: ServerContext): string {
   const traceparent = request.mcpReq._meta?.[TRACEPARENT_META_KEY];
   const match = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent) : null;
-  return match?.[1] ?? randomBytes(16).toString('hex');
+  return match?.[1] ?? randomBytesPooled(16).toString('hex');
 }
 
 interface CompiledSchemas {
@@ -241,6 +243,7 @@ export function registerTool<I, D>(
           traceId: meta.traceId,
           request,
           audit,
+          argumentsDigest: admission.argumentsDigest,
         });
         if ('inputRequired' in result) {
           await finish({ outcome: 'input_required', code: 'APPROVAL_REQUIRED', message: '' });

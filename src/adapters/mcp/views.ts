@@ -68,12 +68,14 @@ export function bookingView(
   };
 }
 
+/** A page of slots; the local form is only the start (the end is `durationMinutes` later), once per zone. */
 export function slotsView(result: FindSlotsResult) {
+  const zones = [...new Set(result.calendars.map((c) => c.timeZone))];
   return {
     slots: result.slots.map((slot) => ({
       start: formatInstant(slot.start),
       end: formatInstant(slot.end),
-      local: localForms(result.calendars, slot.start, slot.end),
+      local: Object.fromEntries(zones.map((zone) => [zone, formatLocal(slot.start, zone)])),
     })),
     total: result.total,
     nextCursor: result.nextCursor,

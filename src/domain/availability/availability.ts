@@ -74,20 +74,43 @@ export function validateAvailability(availability: Availability): void {
   });
 }
 
+type MinuteWindows = readonly (readonly [number, number])[];
+
+interface ParsedAvailability {
+  /** Monday first; windows as minutes after local midnight. */
+  readonly weekly: readonly MinuteWindows[];
+  readonly overrides: ReadonlyMap<string, MinuteWindows>;
+}
+
+// Availabilities are immutable values that are read far more often than written: parse each once.
+const parsed = new WeakMap<Availability, ParsedAvailability>();
+
+function parse(availability: Availability): ParsedAvailability {
+  let result = parsed.get(availability);
+  if (!result) {
+    const minutes = (windows: readonly TimeWindow[] = []): MinuteWindows =>
+      windows.map((w) => [minutesOf(w.start), minutesOf(w.end)] as const);
+    result = {
+      weekly: weekdays.map((day) => minutes(availability.weekly[day])),
+      overrides: new Map(availability.overrides.map((o) => [o.date, minutes(o.windows)])),
+    };
+    parsed.set(availability, result);
+  }
+  return result;
+}
+
 /** Open intervals (UTC instants) of a calendar within a range, honouring overrides and DST. */
 export function openIntervals(availability: Availability, zone: string, range: Interval): Interval[] {
   if (range.end <= range.start) return [];
-  const overrides = new Map(availability.overrides.map((o) => [o.date, o.windows]));
+  const { weekly, overrides } = parse(availability);
   const out: Interval[] = [];
   const lastDay = localEpochDay(range.end, zone);
   for (let day = localEpochDay(range.start, zone) - 1; day <= lastDay; day++) {
     const windows =
-      (overrides.size > 0 ? overrides.get(isoDateOfDay(day)) : undefined) ??
-      availability.weekly[weekdays[weekdayIndex(day)]!] ??
-      [];
-    for (const w of windows) {
-      const start = wallClockToInstant(day, minutesOf(w.start), zone);
-      const end = wallClockToInstant(day, minutesOf(w.end), zone);
+      (overrides.size > 0 ? overrides.get(isoDateOfDay(day)) : undefined) ?? weekly[weekdayIndex(day)]!;
+    for (const [from, to] of windows) {
+      const start = wallClockToInstant(day, from, zone);
+      const end = wallClockToInstant(day, to, zone);
       if (end > start && end > range.start && start < range.end) out.push({ start, end });
     }
   }

@@ -61,12 +61,38 @@ export function civilFromDays(epochDay: number): { year: number; month: number; 
   return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
 }
 
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+/** Days since 1970-01-01 of a proleptic Gregorian date (the inverse of civilFromDays). */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+export function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const pad = (n: number, width = 2) =>
+  width === 2 && n < 100 ? TWO_DIGITS[n]! : String(n).padStart(width, '0');
+
+// Answers format the same few dozen days over and over.
+const isoDates = new Map<number, string>();
 
 /** ISO date "YYYY-MM-DD" of an epoch day. */
 export function isoDateOfDay(epochDay: number): string {
-  const { year, month, day } = civilFromDays(epochDay);
-  return `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
+  let text = isoDates.get(epochDay);
+  if (text === undefined) {
+    const { year, month, day } = civilFromDays(epochDay);
+    text = `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
+    if (isoDates.size >= 10_000) isoDates.clear();
+    isoDates.set(epochDay, text);
+  }
+  return text;
 }
 
 /** 0 = Monday ... 6 = Sunday (1970-01-01 was a Thursday). */
@@ -102,8 +128,9 @@ export function formatLocal(instant: Instant, zone: string): string {
   return `${isoDateOfDay(epochDay)}T${time}${formatOffset(offset)}`;
 }
 
-const wallCache = new Map<string, number>();
-const MAX_WALL_ENTRIES = 200_000;
+// Per zone: (epoch day, minute of day) -> instant. Numeric keys: building string keys cost more than the lookup.
+const wallCache = new Map<string, Map<number, number>>();
+const MAX_WALL_ENTRIES_PER_ZONE = 100_000;
 
 /**
  * The first instant at which the zone's wall clock reads at least `minutes`
@@ -112,8 +139,10 @@ const MAX_WALL_ENTRIES = 200_000;
  * 03:00 that day); a repeated time maps to its first occurrence.
  */
 export function wallClockToInstant(epochDay: number, minutes: number, zone: string): number {
-  const key = `${zone}|${epochDay}|${minutes}`;
-  const cached = wallCache.get(key);
+  let zoneCache = wallCache.get(zone);
+  if (!zoneCache) wallCache.set(zone, (zoneCache = new Map()));
+  const key = epochDay * 2048 + minutes;
+  const cached = zoneCache.get(key);
   if (cached !== undefined) return cached;
   const { year, month, day } = civilFromDays(epochDay + Math.floor(minutes / 1440));
   const rest = minutes % 1440;
@@ -123,7 +152,7 @@ export function wallClockToInstant(epochDay: number, minutes: number, zone: stri
   const instant = exact
     ? zoned.epochMilliseconds
     : (zoned.getTimeZoneTransition('previous') ?? zoned).epochMilliseconds;
-  if (wallCache.size >= MAX_WALL_ENTRIES) wallCache.clear();
-  wallCache.set(key, instant);
+  if (zoneCache.size >= MAX_WALL_ENTRIES_PER_ZONE) zoneCache.clear();
+  zoneCache.set(key, instant);
   return instant;
 }

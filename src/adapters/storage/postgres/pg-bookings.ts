@@ -49,15 +49,13 @@ const columnsOf = (names: readonly string[], values: readonly unknown[]) =>
 export class PgBookings extends BookingsSql {
   override async placeHold(plan: HoldPlan): Promise<HoldPlacement> {
     const b = plan.booking;
-    const allocations = [...b.calendarIds]
-      .sort()
-      .map((calendarId) => ({
-        tenant_id: b.tenantId,
-        booking_id: b.id,
-        calendar_id: calendarId,
-        start_at: b.start,
-        end_at: b.end,
-      }));
+    const allocations = [...b.calendarIds].sort().map((calendarId) => ({
+      tenant_id: b.tenantId,
+      booking_id: b.id,
+      calendar_id: calendarId,
+      start_at: b.start,
+      end_at: b.end,
+    }));
     const audit = plan.audit
       ? [
           columnsOf(

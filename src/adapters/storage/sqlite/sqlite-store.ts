@@ -34,8 +34,24 @@ const prototypes: Record<AggregateName, object> = {
   simulatedPayments: SimulatedPaymentsSql.prototype,
   audit: AuditSql.prototype,
 };
-const methodsOf = (name: AggregateName) =>
-  Object.getOwnPropertyNames(prototypes[name]).filter((m) => m !== 'constructor');
+const methods = new Map(
+  AGGREGATES.map((name) => [
+    name,
+    Object.getOwnPropertyNames(prototypes[name]).filter((m) => m !== 'constructor'),
+  ]),
+);
+
+const remoteAggregates = (send: (call: StoreCall) => Promise<unknown>) =>
+  callingAggregates(send, AGGREGATES, (name) => methods.get(name) ?? []) as unknown as Omit<
+    StoreTx,
+    'afterCommit' | 'serialize'
+  >;
+
+const transactionHooks = (committed: (() => void)[]): Pick<StoreTx, 'afterCommit' | 'serialize'> => ({
+  afterCommit: (callback) => committed.push(callback),
+  // The single writer already serialises every write.
+  serialize: () => Promise.resolve(),
+});
 
 /**
  * Store on a SQLite file. Reads run here, on a connection of their own that sees committed
@@ -107,24 +123,20 @@ export class SqliteStore implements Store {
 
   /** One message to the writer, answered once its batch committed. */
   async writeOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
-    const tx = this.remoteTx((call) => this.writer.request((id) => ({ kind: 'one', id, call })));
-    const value = await work(singleCall(tx));
-    for (const callback of tx.committed) callback();
+    const committed: (() => void)[] = [];
+    const value = await work(singleCall({ ...this.oneCallAggregates, ...transactionHooks(committed) }));
+    for (const callback of committed) callback();
     return value;
   }
 
+  /** Stateless, so built once: each call becomes a `one` request. */
+  private readonly oneCallAggregates = remoteAggregates((call) =>
+    this.writer.request((id) => ({ kind: 'one', id, call })),
+  );
+
   private remoteTx(send: (call: StoreCall) => Promise<unknown>): StoreTx & { committed: (() => void)[] } {
     const committed: (() => void)[] = [];
-    return {
-      ...(callingAggregates(send, AGGREGATES, methodsOf) as unknown as Omit<
-        StoreTx,
-        'afterCommit' | 'serialize'
-      >),
-      committed,
-      afterCommit: (callback) => committed.push(callback),
-      // The single writer already serialises every write.
-      serialize: () => Promise.resolve(),
-    };
+    return { ...remoteAggregates(send), ...transactionHooks(committed), committed };
   }
 
   async close(): Promise<void> {

@@ -84,7 +84,7 @@ export class WriterClient {
     worker.on('exit', () => this.fail(new Error('the SQLite writer thread has exited')));
     worker.unref();
     return {
-      post: (request) => worker.postMessage(request),
+      post: batched((batch) => worker.postMessage(batch)),
       // A waiting write keeps the process alive; an idle writer does not.
       hold: (busy) => (busy ? worker.ref() : worker.unref()),
       stop: async () => {
@@ -96,11 +96,24 @@ export class WriterClient {
   private inlineTransport(path: string): Transport {
     const core = new WriterCore(openSqlite(path), (replies) => this.answer(replies));
     return {
-      post: (request) => queueMicrotask(() => core.receive(request)),
+      post: batched((batch) => core.receive(batch)),
       hold: () => undefined,
       stop: async () => undefined,
     };
   }
+}
+
+/** Requests made in one turn of the event loop travel together: one message, one wake-up, one COMMIT. */
+function batched(deliver: (batch: WriterRequest[]) => void): (request: WriterRequest) => void {
+  let outbox: WriterRequest[] = [];
+  const flush = () => {
+    const batch = outbox;
+    outbox = [];
+    deliver(batch);
+  };
+  return (request) => {
+    if (outbox.push(request) === 1) setImmediate(flush);
+  };
 }
 
 /**

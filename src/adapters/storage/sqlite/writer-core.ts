@@ -19,7 +19,6 @@ export class WriterCore {
   private readonly tx: StoreTx;
   private queue: Promise<void> = Promise.resolve();
   private inTransaction = false;
-  private commitScheduled = false;
   private closed = false;
   /** Writes kept in the open transaction, with their answers, to send once it commits. */
   private uncommitted = new Map<number, unknown>();
@@ -32,14 +31,24 @@ export class WriterCore {
   constructor(
     private readonly db: SqliteDb,
     private readonly send: (replies: WriterReply[]) => void,
-    private readonly schedule: (task: () => void) => void = setImmediate,
+    /** A batch that is already waiting, taken at once so it joins this COMMIT instead of the next. */
+    private readonly pull: () => readonly WriterRequest[] | undefined = () => undefined,
   ) {
     this.tx = new SqlStoreTx(new SqliteRunner(db), sqliteDialect);
   }
 
-  /** Requests are handled strictly in arrival order. */
-  receive(request: WriterRequest): void {
-    this.queue = this.queue.then(() => this.handle(request));
+  /**
+   * Handles a batch (what the other side sent in one turn) strictly in order, then commits: the
+   * writes of the batch, and of any batch that arrived while the previous COMMIT was syncing,
+   * share one COMMIT.
+   */
+  receive(batch: readonly WriterRequest[]): void {
+    this.queue = this.queue.then(async () => {
+      for (let next: readonly WriterRequest[] | undefined = batch; next; next = this.pull()) {
+        for (const request of next) await this.handle(request);
+      }
+      this.commit();
+    });
   }
 
   private async handle(request: WriterRequest): Promise<void> {
@@ -70,11 +79,6 @@ export class WriterCore {
         this.db.close();
         this.send([{ id: request.id, ok: true, value: null }]);
         return;
-    }
-    if (this.inTransaction && this.openUnit === null && !this.commitScheduled) {
-      // Everything that arrived meanwhile joins this transaction; the commit runs once they are in.
-      this.commitScheduled = true;
-      this.schedule(() => (this.queue = this.queue.then(() => this.commit())));
     }
   }
 
@@ -151,7 +155,6 @@ export class WriterCore {
   }
 
   private commit(): void {
-    this.commitScheduled = false;
     if (!this.inTransaction || this.openUnit !== null) return;
     this.inTransaction = false;
     try {

@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { openSqlite } from './sqlite-database.js';
 import { WriterCore } from './writer-core.js';
 import type { WriterFailure, WriterRequest } from './writer-protocol.js';
@@ -8,8 +8,12 @@ import { toWire } from './writer-protocol.js';
 const port = parentPort!;
 try {
   const db = openSqlite((workerData as { path: string }).path);
-  const core = new WriterCore(db, (replies) => port.postMessage(replies));
-  port.on('message', (request: WriterRequest) => core.receive(request));
+  const core = new WriterCore(
+    db,
+    (replies) => port.postMessage(replies),
+    () => receiveMessageOnPort(port)?.message as WriterRequest[] | undefined,
+  );
+  port.on('message', (batch: WriterRequest[]) => core.receive(batch));
 } catch (error) {
   port.postMessage({ failed: toWire(error) } satisfies WriterFailure);
 }
