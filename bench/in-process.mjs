@@ -1,14 +1,18 @@
-// The hold use case in-process against the ceiling: a raw better-sqlite3 write transaction that inserts
-// the same booking row and allocation with the same durability (WAL, synchronous=FULL, BEGIN IMMEDIATE).
-import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+// The hold use case in-process against the ceiling on each engine: the same rows (booking,
+// allocation, idempotency record) written by plain SQL with the same durability — SQLite: WAL,
+// synchronous=FULL, BEGIN IMMEDIATE … COMMIT; PostgreSQL: one statement, synchronous_commit on,
+// through the same exclusion constraint. No audit on either side.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { jcsDigest } from '../dist/adapters/ids/jcs-digest.js';
 import { KeyedDigest } from '../dist/adapters/ids/keyed-digest.js';
 import { KeyedPageTokens } from '../dist/adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../dist/adapters/ids/random-ids.js';
-import { bookingToRow } from '../dist/adapters/storage/rows.js';
-import { openSqlite, migrate } from '../dist/adapters/storage/sqlite/sqlite-database.js';
+import { bookingToRow, idempotencyValues } from '../dist/adapters/storage/rows.js';
+import { PgStore } from '../dist/adapters/storage/postgres/pg-store.js';
+import { migrate, openSqlite } from '../dist/adapters/storage/sqlite/sqlite-database.js';
 import { SqliteStore } from '../dist/adapters/storage/sqlite/sqlite-store.js';
 import { CalendarCache } from '../dist/app/calendar-cache.js';
 import { createCalendar } from '../dist/app/calendars.js';
@@ -17,8 +21,9 @@ import { holdSlot } from '../dist/app/hold-slot.js';
 import { noSlotCache } from '../dist/ports/slot-cache.js';
 import { pick } from './scale.mjs';
 
-const OPS = pick(3000, 50);
+const OPS = { 1: pick(1500, 40), 32: pick(4000, 100) };
 const SLOT = 15 * 60_000;
+const DAY = 86_400_000;
 const principal = {
   tenantId: 'bench',
   subject: 'bench',
@@ -26,17 +31,13 @@ const principal = {
   scopes: ['bookings:read', 'bookings:write', 'calendars:admin'],
   writePolicy: 'direct',
 };
+const allDay = Object.fromEntries(
+  ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ start: '00:00', end: '24:00' }]]),
+);
 
-export async function benchInProcess(dir) {
-  mkdirSync(dir, { recursive: true });
-  const base = Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000;
-  const allDay = [{ start: '00:00', end: '24:00' }];
-  const weekly = Object.fromEntries(
-    ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, allDay]),
-  );
-
-  const deps = {
-    store: SqliteStore.open(join(dir, 'holdfast.db')),
+function depsFor(store) {
+  return {
+    store,
     clock: { now: () => Date.now() },
     ids: randomIds,
     digest: jcsDigest,
@@ -55,77 +56,170 @@ export async function benchInProcess(dir) {
     calendarCache: new CalendarCache(),
     config: defaultAppConfig,
   };
+}
+
+/** The rows one hold writes, as the raw side writes them: booking, allocation, idempotency record. */
+function rowsFor(calendarId, start) {
+  const now = Date.now();
+  const booking = {
+    id: randomIds.newId('bk'),
+    tenantId: 'bench',
+    reference: randomIds.newReference(),
+    calendarIds: [calendarId],
+    start,
+    end: start + SLOT,
+    status: 'HELD',
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: now + 300_000,
+    customer: null,
+    label: null,
+    price: null,
+    payment: null,
+    owner: { subject: 'bench', clientId: 'bench' },
+    externalKeys: {},
+    paymentFollowUp: false,
+  };
+  const idempotency = idempotencyValues({
+    tenantId: 'bench',
+    subject: 'bench',
+    tool: 'hold_slot',
+    key: randomUUID(),
+    argumentsDigest: `hmac-sha256:${randomBytes(32).toString('hex')}`,
+    result: { booking, calendars: [{ id: calendarId, name: 'c', timeZone: 'UTC' }] },
+    createdAt: now,
+    expiresAt: now + DAY,
+  });
+  return { booking: bookingToRow(booking), idempotency };
+}
+
+/** `total` operations with `concurrency` in flight; operations per second. */
+async function measure(concurrency, total, op) {
+  let issued = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (issued < total) await op(issued++);
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
+}
+
+async function holdfastSide(store, offset) {
+  const deps = depsFor(store);
   const calendar = (
     await createCalendar(deps, principal, {
       name: 'c',
       timeZone: 'UTC',
-      availability: { weekly, overrides: [] },
+      availability: { weekly: allDay, overrides: [] },
       idempotencyKey: randomUUID(),
     })
   ).value;
-
-  const raw = openSqlite(join(dir, 'raw.db'));
-  migrate(raw);
-  raw
-    .prepare("INSERT INTO calendars VALUES ('bench', ?, 'c', 'UTC', NULL, NULL, '{}', 0, 1)")
-    .run(calendar.id);
-  const insertBooking = raw.prepare(
-    `INSERT INTO bookings (tenant_id, id, reference, calendar_ids, start_at, end_at, status, version, created_at, updated_at,
-       expires_at, customer, label, price_amount, price_currency, payment, owner_subject, owner_client, external_keys,
-       payment_follow_up)
-     VALUES (@tenant_id, @id, @reference, @calendar_ids, @start_at, @end_at, @status, @version, @created_at, @updated_at,
-       @expires_at, @customer, @label, @price_amount, @price_currency, @payment, @owner_subject, @owner_client, @external_keys,
-       @payment_follow_up)`,
-  );
-  const insertAllocation = raw.prepare('INSERT INTO allocations VALUES (?, ?, ?, ?, ?, 1)');
-  const rawHold = (i) => {
-    const start = base + i * SLOT;
-    const row = bookingToRow({
-      id: randomIds.newId('bk'),
-      tenantId: 'bench',
-      reference: randomIds.newReference(),
+  const base = Math.ceil(Date.now() / DAY) * DAY + DAY + offset;
+  let seq = 0;
+  return () => {
+    const start = base + seq++ * SLOT;
+    return holdSlot(deps, principal, {
       calendarIds: [calendar.id],
-      start,
-      end: start + SLOT,
-      status: 'HELD',
-      version: 1,
-      createdAt: Date.now(),
-      updatedAt: Date.now(),
-      expiresAt: Date.now() + 300_000,
-      customer: null,
-      label: null,
-      price: null,
-      payment: null,
-      owner: { subject: 'bench', clientId: 'bench' },
-      externalKeys: {},
-      paymentFollowUp: false,
-    });
-    raw.exec('BEGIN IMMEDIATE');
-    insertBooking.run(row);
-    insertAllocation.run('bench', row.id, calendar.id, row.start_at, row.end_at);
-    raw.exec('COMMIT');
-  };
-
-  const time = async (fn) => {
-    const t0 = performance.now();
-    for (let i = 0; i < OPS; i++) await fn(i);
-    return OPS / ((performance.now() - t0) / 1000);
-  };
-  const holdfastHold = (offset) => (i) =>
-    holdSlot(deps, principal, {
-      calendarIds: [calendar.id],
-      start: new Date(base + (offset + i) * SLOT).toISOString(),
-      end: new Date(base + (offset + i) * SLOT + SLOT).toISOString(),
+      start: new Date(start).toISOString(),
+      end: new Date(start + SLOT).toISOString(),
       idempotencyKey: randomUUID(),
     });
-  // Interleave two rounds each; keep the best.
-  let rawBest = 0;
-  let holdfastBest = 0;
-  for (let round = 0; round < 2; round++) {
-    rawBest = Math.max(rawBest, await time((i) => rawHold(round * OPS + i)));
-    holdfastBest = Math.max(holdfastBest, await time(holdfastHold(round * OPS)));
+  };
+}
+
+async function sqliteSides(dir) {
+  mkdirSync(dir, { recursive: true });
+  const store = SqliteStore.open(join(dir, 'holdfast.db'));
+  const hold = await holdfastSide(store, 0);
+  const raw = openSqlite(join(dir, 'raw.db'));
+  migrate(raw);
+  raw.prepare("INSERT INTO calendars VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)").run();
+  const columns = Object.keys(rowsFor('cal_raw', 0).booking);
+  const insertBooking = raw.prepare(
+    `INSERT INTO bookings (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
+  );
+  const insertAllocation = raw.prepare('INSERT INTO allocations VALUES (?, ?, ?, ?, ?, 1)');
+  const insertIdempotency = raw.prepare('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const base = Math.ceil(Date.now() / DAY) * DAY + DAY;
+  let seq = 0;
+  const rawHold = async () => {
+    const { booking: row, idempotency } = rowsFor('cal_raw', base + seq++ * SLOT);
+    raw.exec('BEGIN IMMEDIATE');
+    insertBooking.run(row);
+    insertAllocation.run('bench', row.id, 'cal_raw', row.start_at, row.end_at);
+    insertIdempotency.run(...idempotency);
+    raw.exec('COMMIT');
+  };
+  return { hold, raw: rawHold, close: async () => (raw.close(), store.close()) };
+}
+
+async function postgresSides(url) {
+  const schema = `hf_bench_inproc_${randomBytes(4).toString('hex')}`;
+  const store = await PgStore.open(`${url}?schema=${schema}`, { maxConnections: 32 });
+  const hold = await holdfastSide(store, 0);
+  const pool = new pg.Pool({ connectionString: url, max: 32, options: `-c search_path=${schema},public` });
+  await pool.query("INSERT INTO calendars VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)");
+  const columns = Object.keys(rowsFor('cal_raw', 0).booking);
+  const types = {
+    start_at: 'bigint',
+    end_at: 'bigint',
+    version: 'int',
+    created_at: 'bigint',
+    updated_at: 'bigint',
+    expires_at: 'bigint',
+    payment_follow_up: 'boolean',
+  };
+  const n = columns.length;
+  const sql = {
+    name: 'raw_hold',
+    text: `WITH b AS (
+        INSERT INTO bookings (${columns.join(', ')})
+        VALUES (${columns.map((c, i) => `$${i + 1}::${types[c] ?? 'text'}`).join(', ')}) RETURNING tenant_id, id, start_at, end_at
+      ), a AS (
+        INSERT INTO allocations SELECT tenant_id, id, 'cal_raw', start_at, end_at, true FROM b RETURNING 1
+      )
+      INSERT INTO idempotency VALUES (${Array.from({ length: 8 }, (_, i) => `$${n + i + 1}`).join(', ')})`,
+  };
+  const base = Math.ceil(Date.now() / DAY) * DAY + DAY;
+  let seq = 0;
+  const rawHold = () => {
+    const { booking: row, idempotency } = rowsFor('cal_raw', base + seq++ * SLOT);
+    return pool.query({ ...sql, values: [...columns.map((c) => row[c]), ...idempotency] });
+  };
+  return {
+    hold,
+    raw: rawHold,
+    close: async () => {
+      await pool.query(`DROP SCHEMA ${schema} CASCADE`);
+      await pool.end();
+      await store.close();
+    },
+  };
+}
+
+/** Both sides at 1 and 32 in flight, interleaved rounds, best of each. */
+async function compare(sides, rounds) {
+  const result = {};
+  for (const concurrency of [1, 32]) {
+    await measure(concurrency, pick(200, 10), sides.hold);
+    await measure(concurrency, pick(200, 10), sides.raw);
+    let raw = 0;
+    let holdfast = 0;
+    for (let round = 0; round < rounds; round++) {
+      raw = Math.max(raw, await measure(concurrency, OPS[concurrency], sides.raw));
+      holdfast = Math.max(holdfast, await measure(concurrency, OPS[concurrency], sides.hold));
+    }
+    result[concurrency] = { raw, holdfast };
   }
-  raw.close();
-  await deps.store.close();
-  return { raw: rawBest, holdfast: holdfastBest };
+  await sides.close();
+  return result;
+}
+
+export async function benchInProcess(dir, { rounds, pgUrl }) {
+  const sqlite = await compare(await sqliteSides(dir), rounds);
+  const postgres = pgUrl ? await compare(await postgresSides(pgUrl), rounds) : null;
+  rmSync(dir, { recursive: true, force: true });
+  return { sqlite, postgres };
 }

@@ -1,147 +1,233 @@
-// npm run bench: Holdfast over HTTP against a no-op tool on the same SDK and transport, measured side by
-// side in one run, plus the in-process hold use case against a raw better-sqlite3 insert ceiling.
-// Absolute numbers depend on this shared machine; read the ratios.
-import { randomUUID } from 'node:crypto';
+// npm run bench: every figure side by side in one run, as ratios to a baseline measured in the
+// same run on the same machine (absolute numbers depend on this shared machine; read the ratios).
+//   - hold_slot and find_slots over HTTP against the SDK's no-op tool, at 1/8/32 clients, on SQLite
+//     and on PostgreSQL with one and two instances;
+//   - hold_slot over stdio against a stdio no-op;
+//   - the in-process hold use case against raw SQL writing the same rows, on both engines;
+//   - with --profile, where a hold run spends the server's time.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { callTool, runLoad, spawnServer } from './load.mjs';
+import pg from 'pg';
+import { benchHttp, CONCURRENCY, WORKLOADS } from './http.mjs';
 import { benchInProcess } from './in-process.mjs';
-import { benchPostgres } from './postgres.mjs';
+import { spawnServer } from './load.mjs';
+import { profileHolds } from './profile.mjs';
 import { pick, SMOKE } from './scale.mjs';
+import { benchStdio } from './stdio.mjs';
 
-const CONCURRENCY = [1, 8, 32];
-const CALLS = pick({ 1: 300, 8: 1200, 32: 1600 }, { 1: 20, 8: 60, 32: 100 });
 const ROUNDS = pick(2, 1);
-const DAY = 86_400_000;
-
+const PROFILE = process.argv.includes('--profile');
+const PG_URL =
+  process.env.BENCH_DATABASE_URL ??
+  process.env.TEST_DATABASE_URL ??
+  'postgres://postgres@127.0.0.1:5432/test';
+const fmt = (n, d = 0) => n.toFixed(d);
 const dir = mkdtempSync(join(tmpdir(), 'holdfast-bench-'));
-const noop = await spawnServer(process.execPath, ['bench/noop-server.mjs']);
-const holdfast = await spawnServer(process.execPath, [
-  'dist/main/cli.js',
-  'serve',
-  '--port',
-  '0',
-  '--no-seed',
-  '--db',
-  join(dir, 'bench.db'),
-]);
+const lines = [];
+const out = (...more) => lines.push(...more);
+const targets = [];
+/** A target row: `at least` for throughput ratios, `at most` for latency. */
+const target = (label, value, goal, { atMost = false, unit = 'x' } = {}) =>
+  targets.push(
+    `| ${label} | ${fmt(value, 2)}${unit} | ${atMost ? '<=' : '>='} ${goal}${unit} | ${(atMost ? value <= goal : value >= goal) ? 'met' : 'missed'} |`,
+  );
+let slowest = 0;
 
-try {
-  const everyDay = (start, end) =>
-    Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ start, end }]]));
-  const create = async (name, timeZone, weekly) =>
-    (
-      await callTool(holdfast.url, 'create_calendar', {
-        name,
-        timeZone,
-        availability: { weekly, overrides: [] },
-        idempotencyKey: randomUUID(),
-      })
-    ).data.calendar.id;
-  const searchCalendars = [];
-  for (let i = 0; i < 10; i++)
-    searchCalendars.push(await create(`Search desk ${i}`, 'Europe/Berlin', everyDay('08:00', '20:00')));
-  const holdCalendars = [];
-  for (let i = 0; i < 8; i++)
-    holdCalendars.push(await create(`Hold room ${i}`, 'UTC', everyDay('00:00', '24:00')));
-
-  const tomorrow = Math.ceil(Date.now() / DAY) * DAY + DAY;
-  const findArgs = {
-    calendarIds: searchCalendars,
-    from: new Date(tomorrow).toISOString(),
-    to: new Date(tomorrow + 14 * DAY).toISOString(),
-    durationMinutes: 30,
-    limit: 100,
-  };
-  let holdSeq = 0;
-  const nextHold = () => {
-    const n = holdSeq++;
-    const start = tomorrow + Math.floor(n / holdCalendars.length) * 15 * 60_000;
-    return {
-      calendarIds: [holdCalendars[n % holdCalendars.length]],
-      start: new Date(start).toISOString(),
-      end: new Date(start + 15 * 60_000).toISOString(),
-      idempotencyKey: randomUUID(),
-    };
-  };
-  const check = await callTool(holdfast.url, 'find_slots', findArgs);
-  if (!check.ok || check.data.total === 0)
-    throw new Error(`find_slots setup failed: ${JSON.stringify(check)}`);
-
-  // Uncached: every call asks a different range (shifted by whole minutes), so no cached answer fits.
-  let findSeq = 0;
-  const uncachedFind = () => {
-    const shift = (findSeq++ % 10_000) * 60_000;
-    return {
-      ...findArgs,
-      from: new Date(tomorrow + shift).toISOString(),
-      to: new Date(tomorrow + 14 * DAY + shift).toISOString(),
-    };
-  };
-  const workloads = {
-    noop: () => callTool(noop.url, 'noop', {}),
-    find_slots: () => callTool(holdfast.url, 'find_slots', findArgs),
-    'find_slots uncached': () => callTool(holdfast.url, 'find_slots', uncachedFind()),
-    hold_slot: () => callTool(holdfast.url, 'hold_slot', nextHold()),
-  };
-  // Warm both processes (JIT, statement cache) before measuring.
-  for (const run of Object.values(workloads))
-    await runLoad({ concurrency: 8, total: pick(200, 20), makeCall: run });
-
-  const results = {};
-  for (const concurrency of CONCURRENCY) {
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, makeCall] of Object.entries(workloads)) {
-        const r = await runLoad({
-          concurrency,
-          total: CALLS[concurrency],
-          makeCall,
-          expectOk: name !== 'noop',
-        });
-        const key = `${name}@${concurrency}`;
-        // Interleaved rounds; keep each workload's best round so a noisy neighbour hurts no side more.
-        if (!results[key] || r.callsPerSecond > results[key].callsPerSecond) results[key] = r;
-      }
-    }
+async function reachable(url) {
+  try {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
   }
+}
 
-  const fmt = (n, d = 0) => n.toFixed(d);
-  const lines = [
-    `Holdfast bench${SMOKE ? ' SMOKE RUN (figures mean nothing)' : ''} (${new Date().toISOString()}, Node ${process.version}, ${CALLS[32]} calls at c=32, best of ${ROUNDS} interleaved rounds)`,
+async function dropSchema(name) {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+  await client.end();
+}
+
+function httpTable(title, results) {
+  out(
     '',
-    '| workload | concurrency | calls/s | p50 ms | p99 ms | failures | vs no-op calls/s |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-  ];
+    title,
+    '',
+    '| workload | clients | calls/s | p50 ms | p99 ms | max ms | failures | vs no-op calls/s | p99 vs no-op |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
   for (const concurrency of CONCURRENCY) {
     const base = results[`noop@${concurrency}`];
-    for (const name of Object.keys(workloads)) {
+    for (const name of WORKLOADS) {
       const r = results[`${name}@${concurrency}`];
-      lines.push(
-        `| ${name.startsWith('find_slots') ? `${name} (10 calendars x 14 days)` : name} | ${concurrency} | ${fmt(r.callsPerSecond)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${r.failures} | ${fmt(r.callsPerSecond / base.callsPerSecond, 2)}x |`,
+      slowest = Math.max(slowest, r.max);
+      const label = name.startsWith('find_slots') ? `${name} (10 calendars x 14 days)` : name;
+      out(
+        `| ${label} | ${concurrency} | ${fmt(r.callsPerSecond)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.max, 1)} | ${r.failures} | ${fmt(r.callsPerSecond / base.callsPerSecond, 2)}x | ${fmt(r.p99 / base.p99, 2)}x |`,
       );
     }
   }
-  const inProcess = await benchInProcess(join(dir, 'inproc'));
-  lines.push('', '| in-process (SQLite, WAL, synchronous=FULL) | ops/s | ratio |', '|---|---:|---:|');
-  lines.push(
-    `| raw better-sqlite3 BEGIN IMMEDIATE insert (booking + allocation) | ${fmt(inProcess.raw)} | 1.00x |`,
+}
+
+const ratio = (results, name) => results[`${name}@32`].callsPerSecond / results['noop@32'].callsPerSecond;
+const p99Ratio = (results, name) => results[`${name}@32`].p99 / results['noop@32'].p99;
+
+const noop = await spawnServer(process.execPath, ['bench/noop-server.mjs']);
+try {
+  out(
+    `Holdfast bench${SMOKE ? ' SMOKE RUN (figures mean nothing)' : ''} (${new Date().toISOString()}, Node ${process.version}, best of ${ROUNDS} interleaved rounds)`,
   );
-  lines.push(
-    `| Holdfast hold use case (holdSlot, full checks) | ${fmt(inProcess.holdfast)} | ${fmt(inProcess.holdfast / inProcess.raw, 2)}x |`,
-  );
-  const hold32 = results['hold_slot@32'].callsPerSecond / results['noop@32'].callsPerSecond;
-  const find32 = results['find_slots@32'].callsPerSecond / results['noop@32'].callsPerSecond;
-  const findUncached32 = results['find_slots uncached@32'].callsPerSecond / results['noop@32'].callsPerSecond;
-  lines.push(
+
+  const sqliteServer = await spawnServer(process.execPath, [
+    'dist/main/cli.js',
+    'serve',
+    '--port',
+    '0',
+    '--no-seed',
+    '--db',
+    join(dir, 'bench.db'),
+  ]);
+  let sqlite;
+  try {
+    sqlite = await benchHttp({ noopUrl: noop.url, urls: [sqliteServer.url], rounds: ROUNDS });
+  } finally {
+    sqliteServer.stop();
+  }
+  httpTable('SQLite (one process; WAL, synchronous=FULL), HTTP:', sqlite);
+  target('SQLite hold_slot vs no-op, 32 clients', ratio(sqlite, 'hold_slot'), 0.7);
+  target('SQLite find_slots vs no-op, 32 clients', ratio(sqlite, 'find_slots'), 0.7);
+  target('SQLite find_slots uncached vs no-op, 32 clients', ratio(sqlite, 'find_slots uncached'), 0.7);
+  for (const name of ['hold_slot', 'find_slots', 'find_slots uncached'])
+    target(`SQLite ${name} p99 vs no-op p99, 32 clients`, p99Ratio(sqlite, name), 3, { atMost: true });
+
+  const withPostgres = await reachable(PG_URL);
+  if (withPostgres) {
+    for (const instances of [1, 2]) {
+      const schema = `hf_bench_${Date.now().toString(36)}_${instances}`;
+      const url = `${PG_URL}?schema=${schema}`;
+      const servers = [];
+      try {
+        for (let i = 0; i < instances; i++)
+          servers.push(
+            await spawnServer(process.execPath, [
+              'dist/main/cli.js',
+              'serve',
+              '--port',
+              '0',
+              '--no-seed',
+              '--database',
+              url,
+              '--audit-key-file',
+              join(dir, 'audit.key'),
+            ]),
+          );
+        const results = await benchHttp({
+          noopUrl: noop.url,
+          urls: servers.map((s) => s.url),
+          rounds: ROUNDS,
+        });
+        httpTable(
+          `PostgreSQL, ${instances} instance${instances > 1 ? 's' : ''} (one database), HTTP:`,
+          results,
+        );
+        target(
+          `PostgreSQL hold_slot vs no-op, 32 clients, ${instances} instance(s)`,
+          ratio(results, 'hold_slot'),
+          0.5,
+        );
+        target(
+          `PostgreSQL hold_slot p99 vs no-op p99, ${instances} instance(s)`,
+          p99Ratio(results, 'hold_slot'),
+          3,
+          { atMost: true },
+        );
+      } finally {
+        for (const s of servers) await s.stopAndWait();
+        await dropSchema(schema);
+      }
+    }
+  } else out('', `PostgreSQL parts skipped: cannot reach ${PG_URL}`);
+
+  const stdio = await benchStdio({ rounds: ROUNDS });
+  slowest = Math.max(slowest, stdio.hold.max);
+  out(
     '',
-    `Targets at c=32: hold_slot ${fmt(hold32, 2)}x no-op (target >= 0.7x), find_slots ${fmt(find32, 2)}x no-op (target >= 0.7x; ${fmt(findUncached32, 2)}x when every query is new).`,
+    'stdio (one connection, 32 requests in flight):',
+    '',
+    '| workload | calls/s | p50 ms | p99 ms | max ms | failures | vs stdio no-op |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    `| stdio noop | ${fmt(stdio.noop.callsPerSecond)} | ${fmt(stdio.noop.p50, 2)} | ${fmt(stdio.noop.p99, 2)} | ${fmt(stdio.noop.max, 1)} | ${stdio.noop.failures} | 1.00x |`,
+    `| stdio hold_slot (SQLite) | ${fmt(stdio.hold.callsPerSecond)} | ${fmt(stdio.hold.p50, 2)} | ${fmt(stdio.hold.p99, 2)} | ${fmt(stdio.hold.max, 1)} | ${stdio.hold.failures} | ${fmt(stdio.hold.callsPerSecond / stdio.noop.callsPerSecond, 2)}x |`,
   );
-  lines.push(...(await benchPostgres()));
+  target('stdio hold_slot vs stdio no-op', stdio.hold.callsPerSecond / stdio.noop.callsPerSecond, 0.8);
+
+  const inProcess = await benchInProcess(join(dir, 'inproc'), {
+    rounds: ROUNDS,
+    pgUrl: withPostgres ? PG_URL : null,
+  });
+  out(
+    '',
+    'In-process: the hold use case (holdSlot: checks, idempotency, one store step) against raw SQL writing the same rows (booking, allocation, idempotency record) with the same durability:',
+    '',
+    '| in-process | in flight | raw ops/s | holdSlot ops/s | holdSlot vs raw |',
+    '|---|---:|---:|---:|---:|',
+  );
+  for (const [engine, result] of [
+    ['SQLite (raw: BEGIN IMMEDIATE, 3 inserts, COMMIT; one connection)', inProcess.sqlite],
+    ['PostgreSQL (raw: one statement)', inProcess.postgres],
+  ]) {
+    if (!result) continue;
+    for (const concurrency of [1, 32])
+      out(
+        `| ${engine} | ${concurrency} | ${fmt(result[concurrency].raw)} | ${fmt(result[concurrency].holdfast)} | ${fmt(result[concurrency].holdfast / result[concurrency].raw, 2)}x |`,
+      );
+  }
+  target(
+    'in-process hold vs raw, SQLite, 32 in flight',
+    inProcess.sqlite[32].holdfast / inProcess.sqlite[32].raw,
+    0.7,
+  );
+  if (inProcess.postgres)
+    target(
+      'in-process hold vs raw, PostgreSQL, 32 in flight',
+      inProcess.postgres[32].holdfast / inProcess.postgres[32].raw,
+      0.7,
+    );
+  target('slowest request, every workload', slowest, 1000, { atMost: true, unit: ' ms' });
+
+  out(
+    '',
+    `Targets${SMOKE ? ' (smoke run: not meaningful)' : ''}:`,
+    '',
+    '| target | measured | goal | |',
+    '|---|---:|---:|---|',
+    ...targets,
+  );
+
+  if (PROFILE) {
+    for (const database of withPostgres ? ['sqlite', 'postgres'] : ['sqlite']) {
+      const schema = `hf_bench_profile_${Date.now().toString(36)}`;
+      const profile = await profileHolds({ database, pgUrl: `${PG_URL}?schema=${schema}` });
+      if (database === 'postgres') await dropSchema(schema);
+      out(
+        '',
+        `Profile of the server during a hold_slot run, ${database}, 32 clients (${fmt(profile.load.callsPerSecond)} holds/s), self time by area:`,
+        '',
+        '| area | % of main thread |',
+        '|---|---:|',
+      );
+      for (const { area, percent } of profile.main) out(`| ${area} | ${percent} |`);
+      if (profile.writer)
+        out('', `SQLite writer thread: ${profile.writer.map((a) => `${a.area} ${a.percent}%`).join(', ')}`);
+    }
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {
   noop.stop();
-  holdfast.stop();
   await new Promise((r) => setTimeout(r, 200));
   rmSync(dir, { recursive: true, force: true });
 }

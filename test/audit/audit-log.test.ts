@@ -6,7 +6,7 @@ import { GENESIS, StoreAuditLog } from '../../src/adapters/audit/audit-chain.js'
 import { AuditKey } from '../../src/adapters/audit/audit-key.js';
 import { verifyAudit } from '../../src/adapters/audit/audit-verify.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
-import type { AuditEntry, AuditRecord } from '../../src/ports/audit.js';
+import type { SignedAuditEntry, AuditEntry, AuditRecord } from '../../src/ports/audit.js';
 import type { Store, StoreTx } from '../../src/ports/store/index.js';
 import { tempDbPath } from '../support/spawn-server.js';
 
@@ -48,6 +48,10 @@ function poisonedFor(tool: string): Store {
         append: async (e: AuditEntry, mac: string) => {
           if (e.tool === tool) throw new Error('value refused by the driver');
           return tx.audit.append(e, mac);
+        },
+        appendAll: async (entries: readonly SignedAuditEntry[]) => {
+          if (entries.some(({ entry: e }) => e.tool === tool)) throw new Error('value refused by the driver');
+          return tx.audit.appendAll(entries);
         },
       }),
     });
@@ -117,7 +121,7 @@ describe('the audit trail', () => {
       legacy.push({ ...e, seq, prevHash, hash, macVersion: 1, keyId: null });
       prevHash = hash;
     }
-    await store.write((tx) => tx.audit.insertRecords(legacy));
+    expect(await store.write((tx) => tx.audit.link(legacy, [], null))).toBe(true);
     await new StoreAuditLog(store, key).append(entry('new'));
     // Unkeyed records prove nothing by themselves: accepted only when the operator says the database is that old.
     expect((await verifyAudit(store, key)).firstBroken).toMatchObject({

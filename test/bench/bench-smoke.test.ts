@@ -1,34 +1,67 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
-describe('npm run bench (smoke: same code paths, a few hundred calls, no targets)', () => {
-  it('runs every workload on SQLite and PostgreSQL without a failed call', () => {
-    const run = spawnSync(process.execPath, ['bench/run.mjs', '--smoke'], {
+/** Every markdown table of the output, each row as a map from its table's header to the cell. */
+function tables(stdout: string): Record<string, string>[][] {
+  const found: Record<string, string>[][] = [];
+  let header: string[] | null = null;
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('|')) {
+      header = null;
+      continue;
+    }
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+    if (header === null) {
+      header = cells;
+      found.push([]);
+    } else if (!cells.every((c) => /^-*:?-+:?$/.test(c))) {
+      found.at(-1)!.push(Object.fromEntries(header.map((h, i) => [h, cells[i] ?? ''])));
+    }
+  }
+  return found;
+}
+
+describe('npm run bench -- --profile (smoke: same code paths, a few hundred calls; figures mean nothing)', () => {
+  it('runs every workload on SQLite, PostgreSQL and stdio without a failed call, and prints targets and profiles', () => {
+    const run = spawnSync(process.execPath, ['bench/run.mjs', '--smoke', '--profile'], {
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: 240_000,
     });
     expect(run.status, run.stderr).toBe(0);
-    const rows = run.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('| ') && !l.startsWith('| workload') && !l.startsWith('| in-process'));
-    const names = rows.map((r) => r.split('|')[1]!.trim());
+    expect(run.stdout).toContain('SMOKE RUN');
+    const rows = tables(run.stdout).flat();
+    const names = rows.map((r) => r.workload ?? r['in-process'] ?? r.target ?? r.area);
     for (const expected of [
       'noop',
       'find_slots (10 calendars x 14 days)',
       'find_slots uncached (10 calendars x 14 days)',
       'hold_slot',
-      'raw better-sqlite3 BEGIN IMMEDIATE insert (booking + allocation)',
-      'Holdfast hold use case (holdSlot, full checks)',
-      'raw pg single-statement insert through the gist exclusion constraint',
-      'Holdfast hold_slot over HTTP, 2 instances',
+      'stdio noop',
+      'stdio hold_slot (SQLite)',
+      'SQLite (raw: BEGIN IMMEDIATE, 3 inserts, COMMIT; one connection)',
+      'PostgreSQL (raw: one statement)',
+      'SQLite hold_slot vs no-op, 32 clients',
+      'PostgreSQL hold_slot vs no-op, 32 clients, 2 instance(s)',
+      'stdio hold_slot vs stdio no-op',
+      'in-process hold vs raw, PostgreSQL, 32 in flight',
+      'slowest request, every workload',
     ])
       expect(names).toContain(expected);
-    // Load rows carry a failures column: every call of the smoke run must have succeeded.
-    for (const row of rows.filter((r) => r.split('|').length >= 8)) {
-      const cells = row.split('|').map((c) => c.trim());
-      const failures = cells[cells.length - 3];
-      expect(failures, row).toBe('0');
-    }
-    expect(run.stdout).toContain('SMOKE RUN');
-  }, 150_000);
+    for (const heading of [
+      'SQLite (one process',
+      'PostgreSQL, 1 instance',
+      'PostgreSQL, 2 instances',
+      'Profile of the server',
+    ])
+      expect(run.stdout).toContain(heading);
+    // Two profiles (SQLite, PostgreSQL), each naming its top areas.
+    expect(rows.filter((r) => r.area !== undefined).length).toBeGreaterThanOrEqual(10);
+    // Every call of the smoke run must have succeeded.
+    const withFailures = rows.filter((r) => r.failures !== undefined);
+    expect(withFailures.length).toBeGreaterThan(30);
+    for (const row of withFailures) expect(row.failures, JSON.stringify(row)).toBe('0');
+  }, 260_000);
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it, beforeEach, afterEach } from 'vitest';
+import type { Approval } from '../../src/domain/approval/approval.js';
 import type { Booking } from '../../src/domain/booking/booking.js';
+import type { AuditEntry } from '../../src/ports/audit.js';
+import { NotSingleCallError } from '../../src/adapters/storage/sql/single-call.js';
 import type { Calendar } from '../../src/domain/calendar.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { HoldPlan, Store, StoreTx } from '../../src/ports/store/index.js';
@@ -84,6 +87,47 @@ export async function insertHold(tx: StoreTx, booking: Booking): Promise<void> {
   const placement = await tx.bookings.placeHold(planFor(booking));
   if (placement.outcome !== 'placed') throw new Error(`hold not placed: ${placement.outcome}`);
 }
+
+export const approval = (
+  id: string,
+  status: 'PENDING' | 'APPROVED',
+  expiresAt: number,
+  tenantId = 't1',
+  createdAt = T0,
+): Approval => ({
+  id,
+  tenantId,
+  subject: 'sub',
+  clientId: 'cli',
+  action: 'confirm_booking',
+  bookingId: 'bk_1',
+  intent: { action: 'cancel_booking', bookingId: 'bk_1', reference: 'R', start: 's', end: 'e', version: 1 },
+  intentHash: 'sha256:x',
+  status,
+  createdAt,
+  expiresAt,
+  decidedAt: null,
+  decidedBy: null,
+  burnedReason: null,
+});
+
+const auditEntry = (tool: string): AuditEntry => ({
+  at: T0,
+  tenantId: 't1',
+  subject: 'sub',
+  clientId: 'cli',
+  transport: 'http',
+  tool,
+  kind: 'write',
+  outcome: 'ok',
+  errorCode: null,
+  blockedReason: null,
+  argumentsDigest: 'hmac-sha256:d',
+  preview: '{}',
+  traceId: `trace-${tool}`,
+  operationId: `op_${tool}`,
+  durationMs: 2.5,
+});
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   try {
@@ -312,29 +356,6 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
     });
 
     it('counts open approvals: pending and unexpired, per tenant', async () => {
-      const approval = (id: string, status: 'PENDING' | 'APPROVED', expiresAt: number, tenantId = 't1') => ({
-        id,
-        tenantId,
-        subject: 'sub',
-        clientId: 'cli',
-        action: 'confirm_booking' as const,
-        bookingId: 'bk_1',
-        intent: {
-          action: 'cancel_booking' as const,
-          bookingId: 'bk_1',
-          reference: 'R',
-          start: 's',
-          end: 'e',
-          version: 1,
-        },
-        intentHash: 'sha256:x',
-        status,
-        createdAt: T0,
-        expiresAt,
-        decidedAt: null,
-        decidedBy: null,
-        burnedReason: null,
-      });
       await store.write(async (tx) => {
         await tx.approvals.insert(approval('a1', 'PENDING', T0 + 1000), 'h1');
         await tx.approvals.insert(approval('a2', 'PENDING', T0 + 10), 'h2');
@@ -404,11 +425,27 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         macVersion: 2 as const,
         keyId: 'k',
       }));
-      await store.write(async (tx) => {
+      // Linked on a head that has moved: nothing is written.
+      const stale = { seq: 7, hash: 'h7' };
+      expect(
+        await store.write((tx) =>
+          tx.audit.link(
+            sealed,
+            pending.map((p) => p.pendingId),
+            stale,
+          ),
+        ),
+      ).toBe(false);
+      expect(await store.read((tx) => tx.audit.countPending())).toBe(2);
+      const linked = await store.write(async (tx) => {
         await tx.serialize('audit-chain');
-        await tx.audit.insertRecords(sealed);
-        await tx.audit.removePending(pending.map((p) => p.pendingId));
+        return tx.audit.link(
+          sealed,
+          pending.map((p) => p.pendingId),
+          null,
+        );
       });
+      expect(linked).toBe(true);
       expect(await store.read((tx) => tx.audit.countPending())).toBe(0);
       expect(await store.read((tx) => tx.audit.head())).toEqual({
         seq: 2,
@@ -418,6 +455,235 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       });
       expect(await store.read((tx) => tx.audit.records(1, 10))).toEqual([sealed[1]]);
       expect(await store.read((tx) => tx.audit.records(0, 10))).toEqual(sealed);
+    });
+
+    it('gets calendars in the order asked, skipping unknown ids and other tenants', async () => {
+      const found = await store.read((tx) => tx.calendars.get('t1', ['cal_b', 'cal_x', 'cal_a']));
+      expect(found.map((c) => c.id)).toEqual(['cal_b', 'cal_a']);
+      expect(found[1]).toEqual(calendar('cal_a'));
+      expect(await store.read((tx) => tx.calendars.get('t2', ['cal_a']))).toEqual([]);
+      expect(await store.read((tx) => tx.calendars.get('t1', []))).toEqual([]);
+    });
+
+    it('replaces availability whole and moves the calendar to its next version', async () => {
+      const availability = {
+        weekly: { mon: [{ start: '09:00', end: '12:00' }] },
+        overrides: [{ date: '2030-01-07', windows: [] }],
+      };
+      await store.write((tx) => tx.calendars.replaceAvailability('t1', 'cal_a', availability));
+      const [updated] = await store.read((tx) => tx.calendars.get('t1', ['cal_a']));
+      expect(updated).toMatchObject({ availability, version: 2 });
+      // Another tenant's calendar of the same id is not touched.
+      await store.write((tx) => tx.calendars.replaceAvailability('t2', 'cal_b', availability));
+      expect((await store.read((tx) => tx.calendars.get('t1', ['cal_b'])))[0]!.version).toBe(1);
+    });
+
+    it('places a hold with its key, answer and audit entry in one step, or writes nothing', async () => {
+      const b = hold(['cal_b', 'cal_a'], T0 + H, T0 + 2 * H);
+      const plan = planFor(b, { audit: { entry: auditEntry('hold_slot'), mac: 'mac-hold' } });
+      expect(await store.writeOne((tx) => tx.bookings.placeHold(plan))).toEqual({ outcome: 'placed' });
+      expect(await store.read((tx) => tx.bookings.get('t1', b.id))).toEqual(b);
+      expect(await store.read((tx) => tx.idempotency.get(plan.idempotency))).toEqual(plan.idempotency);
+      const [pending] = await store.read((tx) => tx.audit.pending(10));
+      expect(pending).toMatchObject({ tool: 'hold_slot', mac: 'mac-hold' });
+      // The same key again: the live record wins, nothing else is written.
+      const again = hold(['cal_a'], T0 + 5 * H, T0 + 6 * H);
+      const replay = await store.writeOne((tx) =>
+        tx.bookings.placeHold(planFor(again, { idempotency: { ...plan.idempotency, result: 'other' } })),
+      );
+      expect(replay).toEqual({ outcome: 'replay', existing: plan.idempotency });
+      expect(await store.read((tx) => tx.bookings.get('t1', again.id))).toBeNull();
+      expect(await store.read((tx) => tx.audit.countPending())).toBe(1);
+      // A refused hold writes neither its key nor its audit entry.
+      const clash = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      const clashPlan = planFor(clash, { audit: { entry: auditEntry('clash'), mac: 'm' } });
+      expect(await codeOf(store.writeOne((tx) => tx.bookings.placeHold(clashPlan)))).toBe('SLOT_UNAVAILABLE');
+      expect(await store.read((tx) => tx.idempotency.get(clashPlan.idempotency))).toBeNull();
+      expect(await store.read((tx) => tx.audit.countPending())).toBe(1);
+    });
+
+    it('refuses a plan made on a calendar that changed or does not exist: stale, nothing written', async () => {
+      await store.write((tx) =>
+        tx.calendars.replaceAvailability('t1', 'cal_a', { weekly: {}, overrides: [] }),
+      );
+      const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      expect(await store.writeOne((tx) => tx.bookings.placeHold(planFor(b)))).toEqual({ outcome: 'stale' });
+      const ghost = hold(['cal_ghost'], T0 + H, T0 + 2 * H);
+      expect(await store.writeOne((tx) => tx.bookings.placeHold(planFor(ghost)))).toEqual({
+        outcome: 'stale',
+      });
+      expect(await store.read((tx) => tx.bookings.get('t1', b.id))).toBeNull();
+      expect(await store.read((tx) => tx.idempotency.get(planFor(b).idempotency))).toBeNull();
+      const fresh = planFor(b, { calendarVersions: [{ id: 'cal_a', version: 2 }] });
+      expect(await store.writeOne((tx) => tx.bookings.placeHold(fresh))).toEqual({ outcome: 'placed' });
+    });
+
+    it('takes over an expired key: a day-old record is not a replay', async () => {
+      const first = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      const plan = planFor(first);
+      await store.writeOne((tx) => tx.bookings.placeHold(plan));
+      const later = hold(['cal_b'], T0 + H, T0 + 2 * H);
+      const retaken = planFor(later, {
+        idempotency: {
+          ...plan.idempotency,
+          createdAt: plan.idempotency.expiresAt,
+          expiresAt: plan.idempotency.expiresAt + H,
+        },
+      });
+      expect(await store.writeOne((tx) => tx.bookings.placeHold(retaken))).toEqual({ outcome: 'placed' });
+      expect(await store.read((tx) => tx.idempotency.get(plan.idempotency))).toEqual(retaken.idempotency);
+    });
+
+    it('claims a key once: a live record is returned, an expired one is taken over', async () => {
+      const scope = { tenantId: 't1', subject: 'sub', tool: 'confirm_booking', key: 'k-claim' };
+      const claim = { ...scope, argumentsDigest: 'd1', result: null, createdAt: T0, expiresAt: T0 + H };
+      expect(await store.write((tx) => tx.idempotency.claim(claim))).toBeNull();
+      await store.write((tx) => tx.idempotency.put({ ...claim, result: { done: true } }));
+      const second = { ...claim, argumentsDigest: 'd2', createdAt: T0 + 1 };
+      expect(await store.write((tx) => tx.idempotency.claim(second))).toEqual({
+        ...claim,
+        result: { done: true },
+      });
+      const afterExpiry = { ...claim, argumentsDigest: 'd3', createdAt: T0 + H, expiresAt: T0 + 2 * H };
+      expect(await store.write((tx) => tx.idempotency.claim(afterExpiry))).toBeNull();
+      expect(await store.read((tx) => tx.idempotency.get(scope))).toMatchObject({ argumentsDigest: 'd3' });
+    });
+
+    it('expires lapsed holds of one tenant only when asked for one', async () => {
+      await store.write(async (tx) => {
+        await tx.calendars.insert({ ...calendar('cal_a'), tenantId: 't2' });
+        await insertHold(tx, hold(['cal_a'], T0 + H, T0 + 2 * H, { expiresAt: T0 + 1 }));
+        await insertHold(tx, hold(['cal_a'], T0 + H, T0 + 2 * H, { expiresAt: T0 + 1, tenantId: 't2' }));
+      });
+      expect(await store.write((tx) => tx.bookings.expireLapsed(T0 + 1, 't2'))).toBe(1);
+      expect(await store.write((tx) => tx.bookings.expireLapsed(T0 + 1, 't2'))).toBe(0);
+      expect(await store.write((tx) => tx.bookings.expireLapsed(T0 + 1))).toBe(1);
+      const busy = await store.read((tx) =>
+        tx.bookings.busyIntervals('t1', ['cal_a'], { start: T0, end: T0 + 3 * H }, T0),
+      );
+      expect(busy.get('cal_a') ?? []).toEqual([]);
+    });
+
+    it('lists bookings paid after their hold lapsed, for a person to settle', async () => {
+      const settled = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      const unsettled = hold(['cal_b'], T0 + H, T0 + 2 * H);
+      await store.write(async (tx) => {
+        await insertHold(tx, settled);
+        await insertHold(tx, unsettled);
+        await tx.bookings.update({
+          ...unsettled,
+          status: 'EXPIRED',
+          version: 2,
+          payment: { status: 'PAID', paidAt: T0 + 5, reconciliationRequired: true },
+        });
+        await tx.bookings.update({ ...settled, version: 2, payment: { status: 'PAID', paidAt: T0 + 5 } });
+      });
+      const due = await store.read((tx) => tx.bookings.toReconcile('t1'));
+      expect(due.map((b) => b.id)).toEqual([unsettled.id]);
+      expect(await store.read((tx) => tx.bookings.toReconcile('t2'))).toEqual([]);
+    });
+
+    it('keeps approvals: by id, by unspent page token, status moves only from the expected one', async () => {
+      await store.write(async (tx) => {
+        await tx.approvals.insert(approval('a1', 'PENDING', T0 + H), 'token-hash-1');
+        await tx.approvals.insert(approval('a2', 'PENDING', T0 + H, 't1', T0 + 1), 'token-hash-2');
+        await tx.approvals.insert(approval('a3', 'PENDING', T0 + H, 't2', T0 + 2), 'token-hash-3');
+      });
+      expect(await store.read((tx) => tx.approvals.get('t1', 'a1'))).toEqual(
+        approval('a1', 'PENDING', T0 + H),
+      );
+      expect(await store.read((tx) => tx.approvals.get('t2', 'a1'))).toBeNull();
+      expect(await store.read((tx) => tx.approvals.getByPageToken('token-hash-2'))).toMatchObject({
+        id: 'a2',
+      });
+      await store.write((tx) => tx.approvals.spendPageToken('t1', 'a2'));
+      expect(await store.read((tx) => tx.approvals.getByPageToken('token-hash-2'))).toBeNull();
+      const decided = { ...approval('a1', 'APPROVED', T0 + H), decidedAt: T0 + 5, decidedBy: 'person' };
+      expect(await store.write((tx) => tx.approvals.update(decided, 'PENDING'))).toBe(true);
+      expect(
+        await store.write((tx) => tx.approvals.update({ ...decided, decidedBy: 'late' }, 'PENDING')),
+      ).toBe(false);
+      expect(await store.read((tx) => tx.approvals.get('t1', 'a1'))).toEqual(decided);
+      // Newest first; one tenant or all; by status.
+      expect((await store.read((tx) => tx.approvals.list('t1'))).map((a) => a.id)).toEqual(['a2', 'a1']);
+      expect((await store.read((tx) => tx.approvals.list(null))).map((a) => a.id)).toEqual([
+        'a3',
+        'a2',
+        'a1',
+      ]);
+      expect((await store.read((tx) => tx.approvals.list(null, 'APPROVED'))).map((a) => a.id)).toEqual([
+        'a1',
+      ]);
+    });
+
+    it('remembers host attestations once per tenant: a second use is a replay', async () => {
+      expect(await store.read((tx) => tx.approvals.attestationSeen('t1', 'att-1'))).toBe(false);
+      expect(await store.write((tx) => tx.approvals.recordAttestation('t1', 'att-1', T0))).toBe(true);
+      expect(await store.write((tx) => tx.approvals.recordAttestation('t1', 'att-1', T0 + 1))).toBe(false);
+      expect(await store.read((tx) => tx.approvals.attestationSeen('t1', 'att-1'))).toBe(true);
+      expect(await store.read((tx) => tx.approvals.attestationSeen('t2', 'att-1'))).toBe(false);
+    });
+
+    it('keeps what the payment simulator reports, replacing it on each set', async () => {
+      expect(await store.read((tx) => tx.simulatedPayments.get('bk_pay'))).toBeNull();
+      const pending = {
+        bookingId: 'bk_pay',
+        status: 'PENDING' as const,
+        amount: null,
+        currency: null,
+        paidAt: null,
+      };
+      await store.write((tx) => tx.simulatedPayments.set(pending, T0));
+      expect(await store.read((tx) => tx.simulatedPayments.get('bk_pay'))).toEqual(pending);
+      const paid = {
+        bookingId: 'bk_pay',
+        status: 'PAID' as const,
+        amount: '500.00',
+        currency: 'CNY',
+        paidAt: T0 + 9,
+      };
+      await store.write((tx) => tx.simulatedPayments.set(paid, T0 + 9));
+      expect(await store.read((tx) => tx.simulatedPayments.get('bk_pay'))).toEqual(paid);
+    });
+
+    it('appends several audit entries in one step, in order', async () => {
+      await store.writeOne((tx) =>
+        tx.audit.appendAll(['a', 'b', 'c'].map((t) => ({ entry: auditEntry(t), mac: `mac-${t}` }))),
+      );
+      await store.writeOne((tx) => tx.audit.appendAll([]));
+      const pending = await store.read((tx) => tx.audit.pending(10));
+      expect(pending.map((p) => [p.tool, p.mac])).toEqual([
+        ['a', 'mac-a'],
+        ['b', 'mac-b'],
+        ['c', 'mac-c'],
+      ]);
+      const { pendingId: _, mac: _mac, ...first } = pending[0]!;
+      expect(first).toEqual(auditEntry('a'));
+    });
+
+    it('lets a writeOne unit make exactly one store call', async () => {
+      const twice = store.writeOne(async (tx) => {
+        await tx.calendars.count('t1');
+        return tx.calendars.count('t1');
+      });
+      await expect(twice).rejects.toBeInstanceOf(NotSingleCallError);
+      expect(await store.writeOne((tx) => tx.calendars.count('t1'))).toBe(2);
+    });
+
+    it('reads never see a write that has not committed', async () => {
+      const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      let releaseWriter!: () => void;
+      const gate = new Promise<void>((resolve) => (releaseWriter = resolve));
+      const writing = store.write(async (tx) => {
+        await insertHold(tx, b);
+        await gate;
+      });
+      // Give the write time to reach the database, then read while it is open.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await store.read((tx) => tx.bookings.get('t1', b.id))).toBeNull();
+      releaseWriter();
+      await writing;
+      expect(await store.read((tx) => tx.bookings.get('t1', b.id))).toEqual(b);
     });
   });
 }

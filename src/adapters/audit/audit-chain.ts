@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditLog, AuditRecord, PendingAuditEntry } from '../../ports/audit.js';
-import type { Store, StoreTx } from '../../ports/store/index.js';
+import type { Store } from '../../ports/store/index.js';
 import type { AuditKey } from './audit-key.js';
 
 export const GENESIS = 'sha256:genesis';
@@ -37,34 +37,47 @@ function sealable(key: AuditKey, pending: PendingAuditEntry): AuditEntry {
 }
 
 /**
- * Links written entries into the chain, oldest first, inside `tx`: each record gets the next
- * sequence number, its predecessor's hash and its own MAC. Serialised across instances.
- * Returns the records it sealed.
+ * Links written entries into the chain, oldest first: each record gets the next sequence
+ * number, its predecessor's hash and its own MAC. The records are computed from a read and
+ * written in a short transaction that takes the chain lock and links them only if the head is
+ * still the one they were computed on (another instance may have sealed meanwhile: then read
+ * again). Returns the records it sealed.
  */
-export async function sealPending(tx: StoreTx, key: AuditKey): Promise<AuditRecord[]> {
-  await tx.serialize('audit-chain');
-  const pending = await tx.audit.pending(SEAL_BATCH);
-  if (pending.length === 0) return [];
-  const head = await tx.audit.head();
-  if (head?.macVersion === 2 && head.keyId !== key.keyId) {
-    throw new AuditKeyMismatchError(
-      `The audit chain is sealed with key ${head.keyId}; this process holds key ${key.keyId}. ` +
-        'Give every instance and operator command the same audit key.',
-    );
+export async function sealPending(store: Store, key: AuditKey): Promise<AuditRecord[]> {
+  for (let attempt = 1; ; attempt++) {
+    const { pending, head } = await store.read(async (tx) => ({
+      pending: await tx.audit.pending(SEAL_BATCH),
+      head: await tx.audit.head(),
+    }));
+    if (pending.length === 0) return [];
+    if (head?.macVersion === 2 && head.keyId !== key.keyId) {
+      throw new AuditKeyMismatchError(
+        `The audit chain is sealed with key ${head.keyId}; this process holds key ${key.keyId}. ` +
+          'Give every instance and operator command the same audit key.',
+      );
+    }
+    let seq = head?.seq ?? 0;
+    let prevHash = head?.hash ?? GENESIS;
+    const records = pending.map((p): AuditRecord => {
+      const entry = sealable(key, p);
+      seq += 1;
+      const hash = key.recordMac(seq, prevHash, entry);
+      const record: AuditRecord = { ...entry, seq, prevHash, hash, macVersion: 2, keyId: key.keyId };
+      prevHash = hash;
+      return record;
+    });
+    const linked = await store.write(async (tx) => {
+      await tx.serialize('audit-chain');
+      return tx.audit.link(
+        records,
+        pending.map((p) => p.pendingId),
+        head,
+      );
+    });
+    if (linked) return records;
+    if (attempt >= 10)
+      throw new Error('The audit chain kept moving while this process sealed; will retry later.');
   }
-  let seq = head?.seq ?? 0;
-  let prevHash = head?.hash ?? GENESIS;
-  const records = pending.map((p): AuditRecord => {
-    const entry = sealable(key, p);
-    seq += 1;
-    const hash = key.recordMac(seq, prevHash, entry);
-    const record: AuditRecord = { ...entry, seq, prevHash, hash, macVersion: 2, keyId: key.keyId };
-    prevHash = hash;
-    return record;
-  });
-  await tx.audit.insertRecords(records);
-  await tx.audit.removePending(pending.map((p) => p.pendingId));
-  return records;
 }
 
 interface Queued {
@@ -74,6 +87,7 @@ interface Queued {
 }
 
 const MAX_BATCH = 500;
+const DEFAULT_SEAL_DELAY_MS = 20;
 
 /**
  * The trail behind the AuditLog port. Entries that arrive while a batch is being written go
@@ -86,6 +100,7 @@ export class StoreAuditLog implements AuditLog {
   private queue: Queued[] = [];
   private sealWanted = false;
   private draining: Promise<void> | null = null;
+  private sealTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly store: Store,
@@ -93,6 +108,8 @@ export class StoreAuditLog implements AuditLog {
     private readonly hooks: {
       readonly onSealed?: (records: readonly AuditRecord[]) => void;
       readonly onError?: (message: string, error: unknown) => void;
+      /** How long a seal request waits for others to join it. */
+      readonly sealDelayMs?: number;
     } = {},
   ) {}
 
@@ -107,14 +124,28 @@ export class StoreAuditLog implements AuditLog {
     });
   }
 
+  /**
+   * Sealing waits a moment (sealDelayMs) so that one transaction links the entries of many
+   * writes: the entries are durable already, only their place in the chain is pending.
+   */
   seal(): void {
     this.sealWanted = true;
-    this.kick();
+    if (this.sealTimer) return;
+    const delay = this.hooks.sealDelayMs ?? DEFAULT_SEAL_DELAY_MS;
+    if (delay === 0) return this.kick();
+    this.sealTimer = setTimeout(() => {
+      this.sealTimer = null;
+      this.kick();
+    }, delay);
+    this.sealTimer.unref();
   }
 
   /** Resolves when everything appended or committed before the call is sealed (tests, shutdown). */
   async flush(): Promise<void> {
-    this.seal();
+    if (this.sealTimer) clearTimeout(this.sealTimer);
+    this.sealTimer = null;
+    this.sealWanted = true;
+    this.kick();
     while (this.draining) await this.draining;
   }
 
@@ -149,22 +180,25 @@ export class StoreAuditLog implements AuditLog {
     }
   }
 
+  /** Appends in one step (durable once it returns), then seals; a failed seal loses nothing and is retried later. */
   private async writeAndSeal(entries: readonly AuditEntry[]): Promise<void> {
-    const sealed = await this.store.write(async (tx) => {
-      for (const entry of entries) await tx.audit.append(entry, this.key.entryMac(entry));
-      const records: AuditRecord[] = [];
+    if (entries.length > 0) {
+      const signed = entries.map((entry) => ({ entry, mac: this.key.entryMac(entry) }));
+      await this.store.writeOne((tx) => tx.audit.appendAll(signed));
+    }
+    try {
       for (;;) {
-        const more = await sealPending(tx, this.key).catch((error: unknown) => {
-          // Entries stay written (pending) even when they cannot be linked now.
-          if (error instanceof AuditKeyMismatchError) this.hooks.onError?.('audit seal refused', error);
-          else throw error;
-          return [];
-        });
-        records.push(...more);
-        if (more.length < SEAL_BATCH) return records;
+        const sealed = await sealPending(this.store, this.key);
+        if (sealed.length > 0) this.hooks.onSealed?.(sealed);
+        if (sealed.length < SEAL_BATCH) return;
       }
-    });
-    if (sealed.length > 0) this.hooks.onSealed?.(sealed);
+    } catch (error) {
+      // Entries stay written (pending) even when they cannot be linked now.
+      this.hooks.onError?.(
+        error instanceof AuditKeyMismatchError ? 'audit seal refused' : 'audit seal failed',
+        error,
+      );
+    }
   }
 }
 

@@ -68,10 +68,33 @@ export class PgNotifySlotCache implements SlotCache {
 
   invalidate(tenantId: string, calendarIds?: readonly string[]): void {
     this.local.invalidate(tenantId, calendarIds);
-    const event: Invalidation = { origin: this.origin, tenantId, ...(calendarIds ? { calendarIds } : {}) };
-    this.pool
-      .query('SELECT pg_notify($1, $2)', [this.channel, JSON.stringify(event)])
-      .catch((error: unknown) => this.logger.warn('slot cache notify failed', { error: String(error) }));
+    // Writes of one event-loop turn are published together: one NOTIFY per tenant, not one per write.
+    const pending = this.outgoing.get(tenantId);
+    if (pending === undefined) this.outgoing.set(tenantId, calendarIds ? new Set(calendarIds) : 'all');
+    else if (pending !== 'all') {
+      if (calendarIds) for (const id of calendarIds) pending.add(id);
+      else this.outgoing.set(tenantId, 'all');
+    }
+    if (!this.publishScheduled) {
+      this.publishScheduled = true;
+      setImmediate(() => this.publish());
+    }
+  }
+
+  private readonly outgoing = new Map<string, Set<string> | 'all'>();
+  private publishScheduled = false;
+
+  private publish(): void {
+    this.publishScheduled = false;
+    for (const [tenantId, ids] of this.outgoing) {
+      // NOTIFY payloads stop at 8000 bytes: past a few hundred calendars, say "all of the tenant".
+      const calendarIds = ids === 'all' || ids.size > 200 ? undefined : [...ids];
+      const event: Invalidation = { origin: this.origin, tenantId, ...(calendarIds ? { calendarIds } : {}) };
+      this.pool
+        .query('SELECT pg_notify($1, $2)', [this.channel, JSON.stringify(event)])
+        .catch((error: unknown) => this.logger.warn('slot cache notify failed', { error: String(error) }));
+    }
+    this.outgoing.clear();
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditHead, AuditRecord, PendingAuditEntry } from '../audit.js';
+import type { AuditEntry, AuditHead, AuditRecord, PendingAuditEntry, SignedAuditEntry } from '../audit.js';
 
 /** The audit trail as stored: entries waiting to be sealed, and the chain. */
 export interface AuditStore {
@@ -7,14 +7,23 @@ export interface AuditStore {
    * linked into the chain by the sealer; cheap, takes no chain lock.
    */
   append(entry: AuditEntry, mac: string): Promise<void>;
+  /** Writes several entries in one statement: all or none. */
+  appendAll(entries: readonly SignedAuditEntry[]): Promise<void>;
   /** Written entries not yet in the chain, oldest first. */
   pending(limit: number): Promise<PendingAuditEntry[]>;
   countPending(): Promise<number>;
-  removePending(pendingIds: readonly number[]): Promise<void>;
-  /** The newest sealed record, or null for an empty chain. Serialise on 'audit-chain' first when extending it. */
+  /** The newest sealed record, or null for an empty chain. */
   head(): Promise<AuditHead | null>;
-  /** Appends sealed records; the caller computed their links. */
-  insertRecords(records: readonly AuditRecord[]): Promise<void>;
+  /**
+   * Appends sealed records (the caller computed their links from `expectedHead`) and removes the
+   * pending entries they stand for, only if the chain's head is still `expectedHead`; false,
+   * writing nothing, when it moved. Serialise on 'audit-chain' first.
+   */
+  link(
+    records: readonly AuditRecord[],
+    pendingIds: readonly number[],
+    expectedHead: Pick<AuditHead, 'seq' | 'hash'> | null,
+  ): Promise<boolean>;
   /** Sealed records after `afterSeq`, in order. */
   records(afterSeq: number, limit: number): Promise<AuditRecord[]>;
 }

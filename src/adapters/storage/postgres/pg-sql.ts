@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { SqlDialect, SqlRunner } from '../sql/sql-runner.js';
 import { mapPgError } from './pg-errors.js';
@@ -25,13 +26,31 @@ export function toNumberedParams(sql: string): string {
   return out;
 }
 
+const names = new Map<string, string>();
+
+/**
+ * The query as a named prepared statement, so each connection parses and plans it once (the
+ * hold is one large statement: planning it on every call cost more than running it). Very long
+ * texts (the sealer's multi-row inserts) stay unnamed rather than fill every connection's cache.
+ */
+function preparedQuery(sql: string, values: readonly unknown[]): pg.QueryConfig {
+  const text = toNumberedParams(sql);
+  if (text.length > 4_000) return { text, values: values as unknown[] };
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `hf_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    names.set(text, name);
+  }
+  return { name, text, values: values as unknown[] };
+}
+
 /** Statements on a pooled client inside a transaction, or on the pool itself (each one autocommitted). */
 export class PgRunner implements SqlRunner {
   constructor(private readonly client: pg.ClientBase | pg.Pool) {}
 
   async all<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     try {
-      return (await this.client.query(toNumberedParams(sql), params as unknown[])).rows as T[];
+      return (await this.client.query(preparedQuery(sql, params))).rows as T[];
     } catch (error) {
       throw mapPgError(error);
     }
@@ -39,7 +58,7 @@ export class PgRunner implements SqlRunner {
 
   async run(sql: string, params: readonly unknown[] = []): Promise<number> {
     try {
-      return (await this.client.query(toNumberedParams(sql), params as unknown[])).rowCount ?? 0;
+      return (await this.client.query(preparedQuery(sql, params))).rowCount ?? 0;
     } catch (error) {
       throw mapPgError(error);
     }

@@ -1,4 +1,10 @@
-import type { AuditEntry, AuditHead, AuditRecord, PendingAuditEntry } from '../../../ports/audit.js';
+import type {
+  AuditEntry,
+  AuditHead,
+  AuditRecord,
+  PendingAuditEntry,
+  SignedAuditEntry,
+} from '../../../ports/audit.js';
 import type { AuditStore } from '../../../ports/store/index.js';
 import type { AuditRow, PendingAuditRow } from '../audit-rows.js';
 import {
@@ -12,14 +18,23 @@ import {
 import type { SqlRunner } from './sql-runner.js';
 import { placeholders } from './sql-runner.js';
 
-export const APPEND_PENDING = `INSERT INTO audit_pending (${auditEntryColumns.join(', ')}, entry_mac)
-  VALUES (${placeholders(auditEntryColumns.length + 1)})`;
+const PENDING_ROW = `(${placeholders(auditEntryColumns.length + 1)})`;
+
+export const APPEND_PENDING = `INSERT INTO audit_pending (${auditEntryColumns.join(', ')}, entry_mac) VALUES ${PENDING_ROW}`;
 
 export class AuditSql implements AuditStore {
   constructor(private readonly db: SqlRunner) {}
 
   async append(entry: AuditEntry, mac: string): Promise<void> {
     await this.db.run(APPEND_PENDING, [...auditEntryValues(entry), mac]);
+  }
+
+  async appendAll(entries: readonly SignedAuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db.run(
+      `INSERT INTO audit_pending (${auditEntryColumns.join(', ')}, entry_mac) VALUES ${entries.map(() => PENDING_ROW).join(', ')}`,
+      entries.flatMap(({ entry, mac }) => [...auditEntryValues(entry), mac]),
+    );
   }
 
   async pending(limit: number): Promise<PendingAuditEntry[]> {
@@ -32,14 +47,6 @@ export class AuditSql implements AuditStore {
   async countPending(): Promise<number> {
     const [row] = await this.db.all<{ n: number | string }>('SELECT count(*) AS n FROM audit_pending');
     return Number(row?.n ?? 0);
-  }
-
-  async removePending(pendingIds: readonly number[]): Promise<void> {
-    if (pendingIds.length === 0) return;
-    await this.db.run(
-      `DELETE FROM audit_pending WHERE id IN (${placeholders(pendingIds.length)})`,
-      pendingIds,
-    );
   }
 
   async head(): Promise<AuditHead | null> {
@@ -56,14 +63,27 @@ export class AuditSql implements AuditStore {
       : null;
   }
 
-  /** One statement for the whole batch. */
-  async insertRecords(records: readonly AuditRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    const row = `(${placeholders(auditColumns.length)})`;
-    await this.db.run(
-      `INSERT INTO audit_log (${auditColumns.join(', ')}) VALUES ${records.map(() => row).join(', ')}`,
-      records.flatMap(auditRecordValues),
-    );
+  /** The head check, the removal of the pending entries and one insert for all records. */
+  async link(
+    records: readonly AuditRecord[],
+    pendingIds: readonly number[],
+    expectedHead: Pick<AuditHead, 'seq' | 'hash'> | null,
+  ): Promise<boolean> {
+    const head = await this.head();
+    if (head?.seq !== expectedHead?.seq || head?.hash !== expectedHead?.hash) return false;
+    if (pendingIds.length > 0)
+      await this.db.run(
+        `DELETE FROM audit_pending WHERE id IN (${placeholders(pendingIds.length)})`,
+        pendingIds,
+      );
+    if (records.length > 0) {
+      const row = `(${placeholders(auditColumns.length)})`;
+      await this.db.run(
+        `INSERT INTO audit_log (${auditColumns.join(', ')}) VALUES ${records.map(() => row).join(', ')}`,
+        records.flatMap(auditRecordValues),
+      );
+    }
+    return true;
   }
 
   async records(afterSeq: number, limit: number): Promise<AuditRecord[]> {

@@ -103,16 +103,22 @@ export class WriterClient {
   }
 }
 
-/** Requests made in one turn of the event loop travel together: one message, one wake-up, one COMMIT. */
+/**
+ * Requests made in one turn of the event loop travel together: one message, one wake-up, one
+ * COMMIT. The calls and the end of an open multi-call write go at once: the writer waits on them.
+ */
 function batched(deliver: (batch: WriterRequest[]) => void): (request: WriterRequest) => void {
   let outbox: WriterRequest[] = [];
   const flush = () => {
+    if (outbox.length === 0) return;
     const batch = outbox;
     outbox = [];
     deliver(batch);
   };
   return (request) => {
-    if (outbox.push(request) === 1) setImmediate(flush);
+    const first = outbox.push(request) === 1;
+    if (request.kind === 'call' || request.kind === 'close') flush();
+    else if (first) setImmediate(flush);
   };
 }
 
