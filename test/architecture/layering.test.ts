@@ -1,8 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, violationsOf } from './rules.js';
 
 const SRC = join(process.cwd(), 'src');
+const FIXTURES = join(process.cwd(), 'test', 'architecture', 'fixtures');
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -14,67 +16,64 @@ function filesUnder(dir: string): string[] {
   );
 }
 
-function importsOf(source: string): string[] {
-  return [
-    ...source.matchAll(/(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g),
-  ].map((m) => m[1] ?? m[2]!);
-}
-
-function layerOf(file: string): string {
-  return relative(SRC, file).split('/')[0]!;
-}
-
-/** Which layers and packages each layer may import. Imports flow domain <- app <- adapters <- main. */
-const allowedLayers: Record<string, string[]> = {
-  domain: ['domain'],
-  ports: ['domain', 'ports'],
-  app: ['domain', 'ports', 'app'],
-  adapters: ['domain', 'ports', 'app', 'adapters'],
-  main: ['domain', 'ports', 'app', 'adapters', 'main'],
-};
-const allowedPackages: Record<string, RegExp> = {
-  domain: /^temporal-polyfill$/,
-  ports: /^$/,
-  app: /^$/,
-};
-// Reading the clock, the environment or randomness is I/O the core must receive as a parameter.
-const forbiddenInCore = [
-  /\bDate\.now\(/,
-  /\bnew Date\(/,
-  /\bprocess\./,
-  /\bMath\.random\(/,
-  /\bcrypto\./,
-  /\bperformance\./,
-  /\brequire\(/,
-];
-
 describe('hexagonal layering', () => {
-  const files = filesUnder(SRC);
+  const files = filesUnder(SRC).map((file) => relative(SRC, file).split(sep).join('/'));
 
-  it('finds the layers', () => {
-    expect(new Set(files.map(layerOf))).toEqual(new Set(Object.keys(allowedLayers)));
+  it('finds every layer', () => {
+    expect(new Set(files.map((f) => f.split('/')[0]))).toEqual(
+      new Set(['domain', 'ports', 'app', 'adapters', 'main']),
+    );
   });
 
-  it.each(files.map((f) => [relative(SRC, f), f]))('%s imports only what its layer may', (_name, file) => {
-    const layer = layerOf(file);
-    const source = readFileSync(file, 'utf8');
-    for (const specifier of importsOf(source)) {
-      if (specifier.startsWith('.')) {
-        const target = layerOf(join(file, '..', specifier));
-        expect(allowedLayers[layer], `${specifier} crosses into ${target}`).toContain(target);
-      } else if (layer in allowedPackages) {
-        expect(specifier, `${layer} may not import ${specifier}`).toMatch(allowedPackages[layer]!);
-      }
-    }
-    if (layer === 'domain' || layer === 'app' || layer === 'ports') {
-      for (const pattern of forbiddenInCore) expect(source, `${pattern} in ${layer}`).not.toMatch(pattern);
-    }
+  it.each(files)('%s keeps to its layer', (file) => {
+    expect(violationsOf(file, readFileSync(join(SRC, file), 'utf8'))).toEqual([]);
+  });
+});
+
+describe('the layering rules catch what they are for (one violating fixture per rule)', () => {
+  const fixtures = readdirSync(FIXTURES).filter((f) => f.endsWith('.txt'));
+
+  it('has a fixture for every rule', () => {
+    const rules = new Set(
+      fixtures.map((f) => /^\/\/ breaks: (.+)$/m.exec(readFileSync(join(FIXTURES, f), 'utf8'))![1]),
+    );
+    expect(rules).toEqual(
+      new Set(['layer direction', 'I/O in the core', 'adapter internals', 'package in the core']),
+    );
   });
 
-  it('the checker itself catches a violation', () => {
+  it.each(fixtures)('%s is refused for the rule it breaks', (fixture) => {
+    const source = readFileSync(join(FIXTURES, fixture), 'utf8');
+    const path = /^\/\/ as: (.+)$/m.exec(source)![1]!;
+    const rule = /^\/\/ breaks: (.+)$/m.exec(source)![1]!;
+    expect(violationsOf(path, source).map((v) => v.rule)).toContain(rule);
+  });
+
+  it('sees every kind of import; comments trip no rule', () => {
     expect(
-      importsOf("import Database from 'better-sqlite3';\nimport { x } from '../adapters/y.js';"),
-    ).toEqual(['better-sqlite3', '../adapters/y.js']);
-    expect('const t = Date.now();').toMatch(forbiddenInCore[0]!);
+      importsOf(
+        [
+          "import Database from 'better-sqlite3';",
+          "import type { X } from '../ports/x.js';",
+          "import '../adapters/side-effect.js';",
+          "export { y } from './y.js';",
+          "export type { Z } from './z.js';",
+          "const m = await import('./lazy.js');",
+        ].join('\n'),
+      ),
+    ).toEqual([
+      'better-sqlite3',
+      '../ports/x.js',
+      '../adapters/side-effect.js',
+      './y.js',
+      './z.js',
+      './lazy.js',
+    ]);
+    expect(
+      violationsOf('domain/prose.ts', '/** Never call Date.now() here. */\nexport const a = 1;'),
+    ).toEqual([]);
+    expect(
+      violationsOf('app/prose.ts', "// unlike import '../adapters/x.js', this imports nothing\n"),
+    ).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Migration } from '../sqlite/migrations.js';
+import type { Migration } from '../migration.js';
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 

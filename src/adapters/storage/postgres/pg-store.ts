@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import type { Store, StoreTx } from '../../../ports/store/index.js';
 import { SqlStoreTx } from '../sql/sql-store-tx.js';
 import { singleCall } from '../sql/single-call.js';
-import type { Migration } from '../sqlite/migrations.js';
+import type { Migration } from '../migration.js';
 import { mapPgError, RETRYABLE_SQLSTATES, sqlStateOf } from './pg-errors.js';
 import { DatabaseMissingError } from '../database-missing.js';
 import { pgMigrations } from './pg-migrations.js';

@@ -1,9 +1,7 @@
 /** Versioned schema steps; append only, never edit a released step. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+import type { Migration } from '../migration.js';
+
+export type { Migration } from '../migration.js';
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 

@@ -1,0 +1,116 @@
+import { posix } from 'node:path';
+
+/**
+ * The architecture as rules over one source file: its path under src/ and its text. Imports flow
+ * domain <- ports <- app <- adapters <- main; the core (domain, ports, app) does no I/O and reads
+ * no clock, environment, randomness or timer; an adapter uses another adapter only through the
+ * modules that adapter offers.
+ */
+
+export interface Violation {
+  readonly rule: string;
+  readonly detail: string;
+}
+
+const LAYERS = ['domain', 'ports', 'app', 'adapters', 'main'] as const;
+type Layer = (typeof LAYERS)[number];
+
+const allowedLayers: Record<Layer, readonly Layer[]> = {
+  domain: ['domain'],
+  ports: ['domain', 'ports'],
+  app: ['domain', 'ports', 'app'],
+  adapters: ['domain', 'ports', 'app', 'adapters'],
+  main: LAYERS,
+};
+
+/** Packages the core may import; adapters and main may import any. */
+const allowedPackages: Partial<Record<Layer, RegExp>> = {
+  domain: /^temporal-polyfill$/,
+  ports: /^$/,
+  app: /^$/,
+};
+
+/** What the core must receive as a parameter instead of reaching for it. */
+const forbiddenInCore: readonly [RegExp, string][] = [
+  [/\bDate\.now\(/, 'Date.now()'],
+  [/\bnew Date\(/, 'new Date()'],
+  [/\bTemporal\.Now\b/, 'Temporal.Now'],
+  [/\bprocess\./, 'process'],
+  [/\bMath\.random\(/, 'Math.random()'],
+  [/\bcrypto\./, 'crypto'],
+  [/\bperformance\./, 'performance'],
+  [/\brequire\(/, 'require()'],
+  [/\b(setTimeout|setInterval|setImmediate|queueMicrotask)\(/, 'timers'],
+  [/\bfetch\(/, 'fetch()'],
+  [/\bglobalThis\b/, 'globalThis'],
+];
+
+/**
+ * Modules an adapter offers to other adapters. Everything else is internal to its adapter: an
+ * engine does not reach into another engine, the MCP adapter not into storage, and so on.
+ */
+const publicAdapterModules: readonly RegExp[] = [
+  /^adapters\/log\/json-logger\.ts$/,
+  /^adapters\/audit\/(call-audit|preview)\.ts$/,
+  /^adapters\/ids\/random-ids\.ts$/,
+  // What every storage engine shares: rows, migrations' shape, and the SQL of each aggregate.
+  /^adapters\/storage\/[^/]+\.ts$/,
+  /^adapters\/storage\/sql\/[^/]+\.ts$/,
+];
+
+/** `adapters/storage/sqlite/x.ts` -> storage/sqlite; `adapters/mcp/tools/x.ts` -> mcp. */
+function adapterOf(path: string): string {
+  const [, first, second] = path.split('/');
+  return first === 'storage' && second !== undefined && !second.endsWith('.ts')
+    ? `storage/${second}`
+    : first!;
+}
+
+/** Every module specifier the file imports: from-imports, side-effect imports, re-exports, dynamic imports. */
+export function importsOf(source: string): string[] {
+  const pattern =
+    /\bimport\s+(?:type\s+)?[^'"()]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*['"]([^'"]+)['"]|\bexport\s+[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+  return [...source.matchAll(pattern)].map((m) => m[1] ?? m[2] ?? m[3] ?? m[4]!);
+}
+
+const layerOf = (path: string) => path.split('/')[0] as Layer;
+
+/** The source without comments, so a rule is not tripped by prose that mentions Date.now(). */
+function code(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+/** What is wrong with one file; `path` is relative to src/, with forward slashes. */
+export function violationsOf(path: string, source: string): Violation[] {
+  const found: Violation[] = [];
+  const layer = layerOf(path);
+  if (!LAYERS.includes(layer)) return [{ rule: 'unknown layer', detail: path }];
+  const text = code(source);
+  for (const specifier of importsOf(text)) {
+    if (!specifier.startsWith('.')) {
+      const packages = allowedPackages[layer];
+      if (packages && !packages.test(specifier))
+        found.push({ rule: 'package in the core', detail: `${layer} imports ${specifier}` });
+      continue;
+    }
+    const target = posix.normalize(posix.join(posix.dirname(path), specifier)).replace(/\.js$/, '.ts');
+    const targetLayer = layerOf(target);
+    if (!allowedLayers[layer].includes(targetLayer)) {
+      found.push({ rule: 'layer direction', detail: `${layer} imports ${target}` });
+      continue;
+    }
+    if (
+      layer === 'adapters' &&
+      targetLayer === 'adapters' &&
+      adapterOf(path) !== adapterOf(target) &&
+      !publicAdapterModules.some((p) => p.test(target))
+    ) {
+      found.push({ rule: 'adapter internals', detail: `${adapterOf(path)} reaches into ${target}` });
+    }
+  }
+  if (layer === 'domain' || layer === 'ports' || layer === 'app') {
+    for (const [pattern, name] of forbiddenInCore)
+      if (pattern.test(text)) found.push({ rule: 'I/O in the core', detail: `${name} in ${path}` });
+  }
+  return found;
+}
