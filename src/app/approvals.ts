@@ -1,11 +1,12 @@
 import type { Approval } from '../domain/approval/approval.js';
 import { approvalExpiry, decide, effectiveApprovalStatus } from '../domain/approval/approval.js';
-import type { GatedAction, Intent } from '../domain/approval/intent.js';
+import type { GatedAction, Intent, IntentSummary } from '../domain/approval/intent.js';
 import { intentOf } from '../domain/approval/intent.js';
 import type { Booking } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
 import { DomainError } from '../domain/errors.js';
-import { formatInstant, formatLocal, parseInstant } from '../domain/time/instant.js';
+import type { Instant } from '../domain/time/instant.js';
+import { formatLocal, parseInstant } from '../domain/time/instant.js';
 import type { StoreTx } from '../ports/store/index.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
@@ -17,7 +18,12 @@ import { loadBooking } from './snapshot.js';
  * The intent as a person reads it: names, local times, money — taken from the intent being
  * approved, never from the booking as it is now. `stale` says the booking moved on since.
  */
-export async function describeIntent(tx: StoreTx, tenantId: string, intent: Intent, booking: Booking) {
+export async function describeIntent(
+  tx: StoreTx,
+  tenantId: string,
+  intent: Intent,
+  booking: Booking,
+): Promise<IntentSummary> {
   const calendarIds = intent.action === 'confirm_booking' ? intent.calendarIds : booking.calendarIds;
   const calendars = await tx.calendars.get(tenantId, calendarIds);
   const start = parseInstant(intent.start, 'intent.start');
@@ -43,14 +49,13 @@ export async function describeIntent(tx: StoreTx, tenantId: string, intent: Inte
   };
 }
 
+/** A pending approval as the agent is told of it; each transport adds how a person reaches it. */
 export interface PendingApproval {
   readonly approvalId: string;
   readonly intent: Intent;
   readonly intentHash: string;
-  readonly summary: Awaited<ReturnType<typeof describeIntent>>;
-  readonly approveUrl: string;
-  readonly expiresAt: string;
-  readonly cli: string;
+  readonly summary: IntentSummary;
+  readonly expiresAt: Instant;
 }
 
 /** Opens a pending approval for the current intent of `action` on `booking`, with a one-time page link. */
@@ -92,37 +97,39 @@ export async function openApproval(
     );
   }
   await tx.approvals.insert(approval, deps.digest.ofJson(deps.pageTokens.tokenFor(approval.id)));
-  return pendingOf(deps, approval, await describeIntent(tx, principal.tenantId, intent, booking));
+  return pendingOf(approval, await describeIntent(tx, principal.tenantId, intent, booking));
 }
 
-/** What the agent is told of a pending approval: the intent in words, the page link and the CLI line. */
-function pendingOf(deps: AppDeps, approval: Approval, summary: PendingApproval['summary']): PendingApproval {
-  const db = deps.config.cliDatabaseArgs ? ` ${deps.config.cliDatabaseArgs}` : '';
+/** What the agent is told of a pending approval. */
+function pendingOf(approval: Approval, summary: IntentSummary): PendingApproval {
   return {
     approvalId: approval.id,
     intent: approval.intent,
     intentHash: approval.intentHash,
     summary,
-    approveUrl: approveUrlOf(deps, approval.id),
-    expiresAt: formatInstant(approval.expiresAt),
-    cli: `holdfast approvals approve ${approval.id}${db}`,
+    expiresAt: approval.expiresAt,
   };
 }
 
-function approveUrlOf(deps: AppDeps, approvalId: string): string {
-  return `${deps.config.publicBaseUrl.replace(/\/+$/, '')}/approvals/${deps.pageTokens.tokenFor(approvalId)}`;
-}
-
-/** Replays keep the pending approval without its link (a capability): it is derived again. */
-function pendingStorage(deps: AppDeps): ResultStorage<PendingApproval> {
-  return {
-    persist: ({ approveUrl: _, ...rest }) => rest,
-    revive: async (stored) => {
-      const rest = stored as Omit<PendingApproval, 'approveUrl'>;
-      return { ...rest, approveUrl: approveUrlOf(deps, rest.approvalId) };
-    },
-  };
-}
+/**
+ * Replays keep the pending approval as it was. Records kept by releases that stored the link
+ * and the expiry as text (at most a day old) still replay.
+ */
+const pendingStorage: ResultStorage<PendingApproval> = {
+  persist: (pending) => pending,
+  revive: async (stored) => {
+    const {
+      approveUrl: _,
+      cli: _cli,
+      ...rest
+    } = stored as PendingApproval & { approveUrl?: string; cli?: string };
+    const expiresAt = rest.expiresAt as Instant | string;
+    return {
+      ...rest,
+      expiresAt: typeof expiresAt === 'string' ? parseInstant(expiresAt, 'expiresAt') : expiresAt,
+    };
+  },
+};
 
 /** request_approval: ask a human up front for the action's current intent; retry-safe by idempotency key. */
 export async function requestApproval(
@@ -138,7 +145,7 @@ export async function requestApproval(
     key: input.idempotencyKey,
     args: input,
     audit: call.audit,
-    storage: pendingStorage(deps),
+    storage: pendingStorage,
   };
   return deps.store.write((tx) =>
     idempotent(deps, tx, record, async () =>

@@ -12,12 +12,6 @@ export interface AppConfig {
   readonly holdTtlMs: number;
   /** How long an idempotency record replays. */
   readonly idempotencyTtlMs: number;
-  /** Where `holdfast serve` is reachable by a person, for approval links. */
-  readonly publicBaseUrl: string;
-  /** Payment page for priced bookings: this base plus the booking id. */
-  readonly paymentUrlBase: string;
-  /** What the operator CLI needs to reach this database, for the hint in an approval (`--db …`). */
-  readonly cliDatabaseArgs: string;
   /** Quota: calendars per tenant. */
   readonly maxCalendarsPerTenant: number;
   /** Quota: approvals pending at once per tenant (each expires within ten minutes). */
@@ -29,9 +23,6 @@ export interface AppConfig {
 export const defaultAppConfig: AppConfig = {
   holdTtlMs: 5 * 60_000,
   idempotencyTtlMs: 24 * 60 * 60_000,
-  publicBaseUrl: 'http://127.0.0.1:3000',
-  paymentUrlBase: 'http://127.0.0.1:3000/pay/',
-  cliDatabaseArgs: '',
   maxCalendarsPerTenant: 1000,
   maxOpenApprovalsPerTenant: 200,
   paymentFollowUpMs: 24 * 60 * 60_000,

@@ -1,3 +1,5 @@
+import type { Intent, IntentSummary } from './approval/intent.js';
+import type { Instant } from './time/instant.js';
 /**
  * The closed set of failures the core can report. Each code carries whether a
  * retry of the same call can succeed and one sentence a model can act on.
@@ -35,7 +37,8 @@ export const errorCatalog = {
   },
   APPROVAL_REQUIRED: {
     retryable: true,
-    recovery: 'Show details.intent to the user, get their approval, then retry with the approval.',
+    recovery:
+      'Show details.summary to the user and ask them to open details.approveUrl (or run details.cli); then retry with approval: { approvalId: details.approvalId }.',
   },
   APPROVAL_PENDING: { retryable: true, recovery: 'The human has not decided yet. Wait, then check again.' },
   APPROVAL_DENIED: {
@@ -79,18 +82,112 @@ export type ErrorCode = keyof typeof errorCatalog;
 
 export const errorCodes = Object.keys(errorCatalog) as ErrorCode[];
 
-export type ErrorDetails = Readonly<Record<string, unknown>>;
+/** Approval statuses as details report them (the domain's own type lives with approvals). */
+type StatusText = string;
 
-export class DomainError extends Error {
+/**
+ * What each code's details carry. Instants are epoch milliseconds here: each transport gives
+ * them its own wire form, and adds what only it knows (links, command lines).
+ */
+export interface ErrorDetailsByCode {
+  INVALID_ARGUMENTS: { readonly field: string; readonly issueCount?: number };
+  NOT_FOUND: {
+    readonly bookingId?: string;
+    readonly calendarIds?: readonly string[];
+    readonly approvalId?: string;
+    readonly field?: string;
+  };
+  SLOT_UNAVAILABLE: {
+    /** The calendars actually taken then, so the agent can offer to drop one. */
+    readonly calendarIds?: readonly string[];
+    /** Free ranges of the same length nearest the one asked for; not reserved. */
+    readonly alternatives?: readonly {
+      readonly start: Instant;
+      readonly end: Instant;
+      readonly reserved: false;
+    }[];
+  };
+  OUTSIDE_AVAILABILITY: { readonly calendarId: string };
+  HOLD_EXPIRED: {
+    readonly bookingId: string;
+    readonly expiredAt?: Instant | null;
+    readonly reconciliationRequired?: boolean;
+  };
+  VERSION_CONFLICT: {
+    readonly bookingId: string;
+    readonly currentVersion: number | null;
+    readonly expectedVersion?: number;
+  };
+  INVALID_STATE: {
+    readonly bookingId?: string;
+    readonly status?: StatusText;
+    readonly requested?: StatusText;
+    readonly approvalId?: string;
+    /** book_slot: the steps that book instead. */
+    readonly steps?: readonly string[];
+    /** The booking moved on since the approval was asked. */
+    readonly stale?: boolean;
+  };
+  IDEMPOTENCY_CONFLICT: { readonly idempotencyKey: string; readonly tool: string };
+  APPROVAL_REQUIRED: {
+    readonly approvalId: string;
+    readonly intent: Intent;
+    readonly intentHash: string;
+    readonly summary: IntentSummary;
+    readonly expiresAt: Instant;
+  };
+  APPROVAL_PENDING: {
+    readonly approvalId: string;
+    readonly status?: StatusText;
+    readonly expiresAt?: Instant;
+  };
+  APPROVAL_DENIED: { readonly approvalId?: string; readonly status?: StatusText };
+  APPROVAL_EXPIRED: { readonly approvalId?: string; readonly status?: StatusText };
+  APPROVAL_MISMATCH: { readonly approvalId?: string };
+  APPROVAL_USED: { readonly approvalId?: string; readonly status?: StatusText };
+  PAYMENT_PENDING: { readonly bookingId: string; readonly holdExpiresAt: Instant | null };
+  PAYMENT_FAILED: { readonly bookingId: string; readonly status: StatusText };
+  PAYMENT_MISMATCH: {
+    readonly bookingId: string;
+    readonly expected: unknown;
+    readonly reported: {
+      readonly bookingId: string;
+      readonly amount: string | null;
+      readonly currency: string | null;
+    };
+  };
+  PAYMENT_UNAVAILABLE: { readonly bookingId: string };
+  INVALID_CURSOR: { readonly field: string };
+  FORBIDDEN: {
+    readonly requiredScope?: string;
+    readonly writePolicy?: string;
+    readonly steps?: readonly string[];
+  };
+  RATE_LIMITED: { readonly retryAfterMs?: number };
+  QUOTA_EXCEEDED: { readonly quota: string; readonly limit: number };
+  INTERNAL: { readonly retryAfterMs?: number };
+}
+
+export type ErrorDetails<C extends ErrorCode = ErrorCode> = ErrorDetailsByCode[C];
+
+/**
+ * Details as read: typed fields for an error of a known code, and (for an error of any code) a
+ * plain record to inspect. Constructing one checks the details against its code exactly.
+ */
+export type ErrorDetailsView<C extends ErrorCode> = ErrorDetailsByCode[C] & Readonly<Record<string, unknown>>;
+
+export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
   override readonly name = 'DomainError';
+  readonly details: ErrorDetailsView<C>;
   constructor(
-    readonly code: ErrorCode,
+    readonly code: C,
     message: string,
-    readonly details: ErrorDetails = {},
+    details?: ErrorDetails<C>,
     /** Overrides the catalog's recovery sentence when the situation needs a more specific one. */
     readonly recovery: string = errorCatalog[code].recovery,
   ) {
     super(message);
+    this.details = (details ?? {}) as ErrorDetailsView<C>;
   }
 
   get retryable(): boolean {
@@ -98,10 +195,12 @@ export class DomainError extends Error {
   }
 }
 
-export function isDomainError(value: unknown): value is DomainError {
-  return value instanceof DomainError;
+export function isDomainError(value: unknown): value is DomainError;
+export function isDomainError<C extends ErrorCode>(value: unknown, code: C): value is DomainError<C>;
+export function isDomainError(value: unknown, code?: ErrorCode): value is DomainError {
+  return value instanceof DomainError && (code === undefined || value.code === code);
 }
 
-export function invalidArgument(field: string, message: string): DomainError {
+export function invalidArgument(field: string, message: string): DomainError<'INVALID_ARGUMENTS'> {
   return new DomainError('INVALID_ARGUMENTS', `${field}: ${message}`, { field });
 }

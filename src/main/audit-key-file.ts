@@ -13,9 +13,9 @@ import { UsageError } from './config.js';
  */
 export function auditKeyPath(config: ServerConfig): string {
   if (config.auditKeyFile) return config.auditKeyFile;
-  return isPostgresUrl(config.databasePath)
+  return isPostgresUrl(config.database)
     ? join('data', 'audit.key')
-    : join(dirname(config.databasePath), 'audit.key');
+    : join(dirname(config.database), 'audit.key');
 }
 
 /**

@@ -28,6 +28,8 @@ import { CREATING_COMMANDS } from './config.js';
 import { cliDatabaseArgs, isPostgresUrl } from './database-url.js';
 import { loadAuditKey } from './audit-key-file.js';
 import { CalendarCache } from '../app/calendar-cache.js';
+import type { Links } from '../adapters/mcp/links.js';
+import { linksFor } from '../adapters/mcp/links.js';
 
 export interface Runtime {
   /** Seals what is pending, then releases connections and listeners. */
@@ -39,6 +41,10 @@ export interface Runtime {
   readonly auditKey: AuditKey;
   /** HMAC key for MRTR request state. */
   readonly stateKey: string;
+  /** Where people act on what agents are told (approval page, CLI line, payment page). */
+  readonly links: Links;
+  /** Where this process's pages are reachable by a person. */
+  readonly publicBaseUrl: string;
 }
 
 export interface RuntimeOptions {
@@ -56,9 +62,9 @@ export { describeDatabase, isPostgresUrl } from './database-url.js';
  */
 export async function openStore(config: ServerConfig): Promise<Store> {
   const create = CREATING_COMMANDS.has(config.command);
-  return isPostgresUrl(config.databasePath)
-    ? PgStore.open(config.databasePath, { create })
-    : SqliteStore.open(config.databasePath, { create });
+  return isPostgresUrl(config.database)
+    ? PgStore.open(config.database, { create })
+    : SqliteStore.open(config.database, { create });
 }
 
 /** Several instances on PostgreSQL tell each other about writes; one SQLite process needs no bus. */
@@ -72,7 +78,7 @@ async function slotCacheFor(
   return PgNotifySlotCache.start(
     local,
     store.pool,
-    PgStore.parseUrl(config.databasePath).connectionString,
+    PgStore.parseUrl(config.database).connectionString,
     store.schema,
     logger,
   );
@@ -108,9 +114,6 @@ export async function buildRuntime(
     config: {
       ...defaultAppConfig,
       holdTtlMs: config.holdTtlMs,
-      publicBaseUrl,
-      paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl.replace(/\/+$/, '')}/pay/`,
-      cliDatabaseArgs: cliDatabaseArgs(config),
       maxCalendarsPerTenant: config.maxCalendarsPerTenant,
       maxOpenApprovalsPerTenant: config.maxOpenApprovalsPerTenant,
     },
@@ -133,6 +136,15 @@ export async function buildRuntime(
     auditKey,
     // One key per process unless configured: MRTR rounds must come back to a process that knows it.
     stateKey: config.stateKey ?? randomBytes(32).toString('base64url'),
+    publicBaseUrl,
+    links: linksFor(
+      {
+        publicBaseUrl,
+        paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl.replace(/\/+$/, '')}/pay/`,
+        cliDatabaseArgs: cliDatabaseArgs(config),
+      },
+      deps.pageTokens,
+    ),
   };
 }
 
@@ -177,7 +189,7 @@ export function toolContext(
   transport: 'stdio' | 'http',
 ): ToolContext {
   const policy = config.writePolicy ?? (transport === 'stdio' ? 'attested' : 'draft');
-  const principal = localOperator(config.tenantId, policy, config.subject);
+  const principal = localOperator(config.tenantId, policy, config.principal);
   return {
     deps: runtime.deps,
     principal,
@@ -186,5 +198,6 @@ export function toolContext(
     audit: runtime.audit,
     digests: auditDigests(runtime),
     stateCodec: approvalStateCodec(runtime.stateKey, principal),
+    links: runtime.links,
   };
 }

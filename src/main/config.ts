@@ -10,7 +10,8 @@ export interface ServerConfig {
   readonly rest: readonly string[];
   /** The command whose help page was asked for (`holdfast approvals --help`). */
   readonly helpFor: string | null;
-  readonly databasePath: string;
+  /** A SQLite file path or a postgres:// URL (`--db`, `--database`). */
+  readonly database: string;
   readonly host: string;
   readonly port: number;
   /** stdio: the loopback port of the approval page it serves (0: any free port). */
@@ -20,8 +21,8 @@ export interface ServerConfig {
   readonly legacy: 'stateless' | 'reject';
   readonly allowedHosts: readonly string[];
   readonly tenantId: string;
-  /** Who the local operator is in bookings, approvals and the audit trail. */
-  readonly subject: string;
+  /** Who the local operator is in bookings, approvals and the audit trail (`--principal`; its subject). */
+  readonly principal: string;
   readonly maxBodyBytes: number;
   readonly sweepIntervalMs: number;
   readonly slotCacheMaxAgeMs: number;
@@ -164,19 +165,19 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     throw new UsageError('--payments http needs HOLDFAST_PAYMENT_QUERY_BASE_URL (the provider’s base URL)');
   if (values.db !== undefined && values.database !== undefined)
     throw new UsageError('give either --db (SQLite) or --database (PostgreSQL), not both');
-  const databasePath =
+  const database =
     values.database ??
     values.db ??
     env.HOLDFAST_DATABASE_URL ??
     env.HOLDFAST_DB ??
     env.DATABASE_URL ??
     'data/holdfast.db';
-  if (databasePath.trim() === '') throw new UsageError('--db needs a path');
+  if (database.trim() === '') throw new UsageError('--db needs a path');
   return {
     command,
     rest: positionals.slice(1),
     helpFor,
-    databasePath,
+    database,
     host: values.host ?? env.HOLDFAST_HOST ?? '127.0.0.1',
     port: whole(values.port ?? env.HOLDFAST_PORT ?? env.PORT, 'port', 3000, [0, 65535]),
     consolePort: whole(values['console-port'] ?? env.HOLDFAST_CONSOLE_PORT, 'console-port', 0, [0, 65535]),
@@ -186,7 +187,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     legacy,
     allowedHosts: values['allowed-host'] ?? [],
     tenantId: values.tenant ?? 'local',
-    subject: values.principal ?? 'local-operator',
+    principal: values.principal ?? 'local-operator',
     maxBodyBytes: 256 * 1024,
     sweepIntervalMs: 15_000,
     slotCacheMaxAgeMs: 2_000,

@@ -16,10 +16,10 @@ export function describeDatabase(database: string): string {
  * The options that make an operator command reach the same database (and audit key) from any
  * directory: an absolute SQLite path, a PostgreSQL URL without its password.
  */
-export function cliDatabaseArgs(config: { databasePath: string; auditKeyFile: string | null }): string {
-  const database = isPostgresUrl(config.databasePath)
-    ? `--database '${describeDatabase(config.databasePath)}'`
-    : `--db ${JSON.stringify(resolve(config.databasePath))}`;
+export function cliDatabaseArgs(config: { database: string; auditKeyFile: string | null }): string {
+  const database = isPostgresUrl(config.database)
+    ? `--database '${describeDatabase(config.database)}'`
+    : `--db ${JSON.stringify(resolve(config.database))}`;
   return config.auditKeyFile
     ? `${database} --audit-key-file ${JSON.stringify(resolve(config.auditKeyFile))}`
     : database;

@@ -51,8 +51,8 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
   logger.info('holdfast listening', {
     url: `${bound.origin}/mcp`,
-    approvals: `${deps.config.publicBaseUrl.replace(/\/+$/, '')}/approvals/…`,
-    database: describeDatabase(config.databasePath),
+    approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/approvals/…`,
+    database: describeDatabase(config.database),
     legacy: config.legacy,
     writePolicy: ctx.principal.writePolicy,
     payments: config.payments,

@@ -49,7 +49,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
     void pages.close().then(() => runtime.close());
   });
   logger.info('holdfast serving on stdio', {
-    database: describeDatabase(config.databasePath),
-    approvals: `${deps.config.publicBaseUrl.replace(/\/+$/, '')}/approvals/…`,
+    database: describeDatabase(config.database),
+    approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/approvals/…`,
   });
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCalendar } from '../../src/app/calendars.js';
-import { gatedChange } from '../../src/app/gated-change.js';
-import { releaseHold } from '../../src/app/change-booking.js';
+import { gatedBookingChange } from '../../src/app/gated-booking.js';
+import { releaseHold } from '../../src/app/release-hold.js';
 import { holdSlot } from '../../src/app/hold-slot.js';
 import { getBooking } from '../../src/app/read-bookings.js';
 import { sweep } from '../../src/app/sweep.js';
@@ -73,7 +73,7 @@ describe('late money is always found, whichever path expired the hold', () => {
     paid(late.id, T0 + TTL + 2000);
     h.clock.advance(TTL + 5000);
     const confirm = (id: string) =>
-      gatedChange(
+      gatedBookingChange(
         h.deps,
         { ...operator, writePolicy: 'direct' },
         'confirm_booking',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemorySlotCache } from '../../src/adapters/cache/memory-slot-cache.js';
-import { releaseHold } from '../../src/app/change-booking.js';
+import { releaseHold } from '../../src/app/release-hold.js';
 import { findSlots } from '../../src/app/find-slots.js';
 import { holdSlot } from '../../src/app/hold-slot.js';
 import { appHarness, operator } from '../support/app-harness.js';

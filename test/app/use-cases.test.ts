@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { releaseHold } from '../../src/app/change-booking.js';
-import { gatedChange } from '../../src/app/gated-change.js';
+import { releaseHold } from '../../src/app/release-hold.js';
+import { gatedBookingChange } from '../../src/app/gated-booking.js';
 import { findSlots } from '../../src/app/find-slots.js';
 import { holdSlot } from '../../src/app/hold-slot.js';
 import { getBooking } from '../../src/app/read-bookings.js';
@@ -37,7 +37,7 @@ afterEach(() => h.close());
 
 const at = (iso: string) => iso;
 const confirm = (input: { bookingId: string; expectedVersion: number; idempotencyKey: string }) =>
-  gatedChange(h.deps, operator, 'confirm_booking', input, { traceId: 'test' });
+  gatedBookingChange(h.deps, operator, 'confirm_booking', input, { traceId: 'test' });
 const holdAt = (start: string, end: string, key = randomUUID(), calendarIds = [berlin]) =>
   holdSlot(h.deps, operator, { calendarIds, start, end, idempotencyKey: key });
 
@@ -231,7 +231,7 @@ describe('server-side approvals with an injected clock', () => {
     await decideById(h.deps, drafter.tenantId, pending.approvalId, 'APPROVE', 'test');
     h.clock.advance(10 * 60_000);
     const late = await failure(
-      gatedChange(
+      gatedBookingChange(
         h.deps,
         drafter,
         'confirm_booking',

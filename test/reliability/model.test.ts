@@ -9,10 +9,10 @@ import { randomIds } from '../../src/adapters/ids/random-ids.js';
 import { PgStore } from '../../src/adapters/storage/postgres/pg-store.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import { createCalendar } from '../../src/app/calendars.js';
-import { releaseHold } from '../../src/app/change-booking.js';
+import { releaseHold } from '../../src/app/release-hold.js';
 import type { AppDeps } from '../../src/app/deps.js';
 import { defaultAppConfig } from '../../src/app/deps.js';
-import { gatedChange } from '../../src/app/gated-change.js';
+import { gatedBookingChange } from '../../src/app/gated-booking.js';
 import { holdSlot } from '../../src/app/hold-slot.js';
 import { getBooking } from '../../src/app/read-bookings.js';
 import type { Principal } from '../../src/domain/calendar.js';
@@ -107,7 +107,7 @@ class ChangeBooking implements fc.AsyncCommand<Model, Real> {
     const result = await codeOf(
       this.change === 'release'
         ? releaseHold(r.deps, r.principal, input)
-        : gatedChange(
+        : gatedBookingChange(
             r.deps,
             r.principal,
             this.change === 'confirm' ? 'confirm_booking' : 'cancel_booking',

@@ -6,7 +6,7 @@ import { registerTool } from './tool-kit.js';
 import { createCalendarTool, setAvailabilityTool } from './tools/admin-calendars.js';
 import { bookSlotTool } from './tools/book-slot.js';
 import { getApprovalTool, requestApprovalTool } from './tools/approvals.js';
-import { releaseHoldTool } from './tools/change-booking.js';
+import { releaseHoldTool } from './tools/release-hold.js';
 import { cancelBookingTool, confirmBookingTool } from './tools/gated-booking.js';
 import { findSlotsTool } from './tools/find-slots.js';
 import { holdSlotTool } from './tools/hold-slot.js';

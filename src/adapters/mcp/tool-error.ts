@@ -1,5 +1,9 @@
 import type { ErrorCode } from '../../domain/errors.js';
-import { errorCatalog, isDomainError } from '../../domain/errors.js';
+import { DomainError, errorCatalog, isDomainError } from '../../domain/errors.js';
+import { formatInstant } from '../../domain/time/instant.js';
+import type { Instant } from '../../domain/time/instant.js';
+import type { Links } from './links.js';
+import { pendingApprovalView } from './views.js';
 
 export interface ToolError {
   readonly code: ErrorCode;
@@ -9,17 +13,48 @@ export interface ToolError {
   readonly recovery: { readonly action: string };
 }
 
+const instant = (value: Instant | null | undefined) =>
+  value === undefined ? undefined : value === null ? null : formatInstant(value);
+
+/**
+ * Details on the wire: instants as RFC 3339, and what only this transport knows — how a person
+ * reaches an approval (page link, command line) or a payment page.
+ */
+function wireDetails(error: DomainError, links: Links): Record<string, unknown> {
+  if (isDomainError(error, 'SLOT_UNAVAILABLE') && error.details.alternatives) {
+    const alternatives = error.details.alternatives.map((a) => ({
+      start: formatInstant(a.start),
+      end: formatInstant(a.end),
+      reserved: false,
+    }));
+    return { ...error.details, alternatives };
+  }
+  if (isDomainError(error, 'HOLD_EXPIRED') && error.details.expiredAt !== undefined)
+    return { ...error.details, expiredAt: instant(error.details.expiredAt) };
+  if (isDomainError(error, 'APPROVAL_REQUIRED')) return pendingApprovalView(error.details, links);
+  if (isDomainError(error, 'APPROVAL_PENDING') && error.details.expiresAt !== undefined)
+    return { ...error.details, expiresAt: instant(error.details.expiresAt) };
+  if (isDomainError(error, 'PAYMENT_PENDING')) {
+    return {
+      ...error.details,
+      paymentUrl: links.paymentUrl(error.details.bookingId),
+      holdExpiresAt: instant(error.details.holdExpiresAt),
+    };
+  }
+  return { ...error.details };
+}
+
 /**
  * The one mapping from anything thrown to what a model sees. Unknown errors
  * become INTERNAL with no message, stack or driver text from the original.
  */
-export function toToolError(error: unknown): ToolError {
-  if (isDomainError(error)) {
+export function toToolError(error: unknown, links: Links): ToolError {
+  if (error instanceof DomainError) {
     return {
       code: error.code,
       message: error.message,
       retryable: error.retryable,
-      details: { ...error.details },
+      details: wireDetails(error, links),
       recovery: { action: error.recovery },
     };
   }

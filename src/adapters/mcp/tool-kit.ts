@@ -20,6 +20,7 @@ import { CallAudit } from '../audit/call-audit.js';
 import { parseArguments, publishOnly } from './edge-schema.js';
 import { inspectInput, printable } from './input-guard.js';
 import { envelopeOf } from './schemas.js';
+import type { Links } from './links.js';
 import { toToolError } from './tool-error.js';
 
 /** What the MRTR approval round-trip carries, sealed by the codec and bound to the principal. */
@@ -41,6 +42,8 @@ export interface ToolContext {
     arguments(value: unknown, validated: boolean): string;
   };
   readonly stateCodec: RequestStateCodec<ApprovalState>;
+  /** How a person reaches approvals and payments this transport tells agents about. */
+  readonly links: Links;
 }
 
 export interface ToolCall {
@@ -266,7 +269,7 @@ export function registerTool<I, D>(
           structuredContent: envelope,
         };
       } catch (thrown) {
-        const error = toToolError(thrown);
+        const error = toToolError(thrown, ctx.links);
         if (error.code === 'INTERNAL') {
           ctx.logger.error('tool failed', {
             ...log,

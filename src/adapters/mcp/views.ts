@@ -1,3 +1,4 @@
+import type { PendingApproval } from '../../app/approvals.js';
 import type { FindSlotsResult } from '../../app/find-slots.js';
 import type { BookingSnapshot, CalendarRef } from '../../app/snapshot.js';
 import type { AppDeps } from '../../app/deps.js';
@@ -7,6 +8,7 @@ import { effectiveStatus } from '../../domain/booking/booking.js';
 import type { Calendar } from '../../domain/calendar.js';
 import type { Instant } from '../../domain/time/instant.js';
 import { formatInstant, formatLocal } from '../../domain/time/instant.js';
+import type { Links } from './links.js';
 
 /** Wire shapes: instants as UTC RFC 3339 plus each calendar's wall-clock form. */
 function localForms(calendars: readonly CalendarRef[], start: Instant, end: Instant) {
@@ -37,7 +39,7 @@ function confirmationIntentOf(booking: Booking, deps: Pick<AppDeps, 'digest'>, n
 
 export function bookingView(
   { booking, calendars }: BookingSnapshot,
-  deps: Pick<AppDeps, 'clock' | 'digest' | 'config'>,
+  { deps, links }: { deps: Pick<AppDeps, 'clock' | 'digest'>; links: Links },
 ) {
   const now = deps.clock.now();
   return {
@@ -59,7 +61,7 @@ export function bookingView(
       paidAt: booking.payment.paidAt === null ? null : formatInstant(booking.payment.paidAt),
       reconciliationRequired: booking.payment.reconciliationRequired ?? false,
     },
-    paymentUrl: booking.price === null ? null : `${deps.config.paymentUrlBase}${booking.id}`,
+    paymentUrl: booking.price === null ? null : links.paymentUrl(booking.id),
     confirmationIntent: confirmationIntentOf(booking, deps, now),
     owner: booking.owner,
     externalKeys: { ...booking.externalKeys },
@@ -79,5 +81,18 @@ export function slotsView(result: FindSlotsResult) {
     })),
     total: result.total,
     nextCursor: result.nextCursor,
+  };
+}
+
+/** A pending approval with how a person reaches it: the page link and the command line. */
+export function pendingApprovalView(pending: PendingApproval, links: Links) {
+  return {
+    approvalId: pending.approvalId,
+    intent: pending.intent,
+    intentHash: pending.intentHash,
+    summary: pending.summary,
+    approveUrl: links.approveUrl(pending.approvalId),
+    expiresAt: formatInstant(pending.expiresAt),
+    cli: links.approvalCli(pending.approvalId),
   };
 }

@@ -1,6 +1,5 @@
 import { DomainError } from '../errors.js';
 import type { Instant } from '../time/instant.js';
-import { formatInstant } from '../time/instant.js';
 import type { GatedAction, Intent } from './intent.js';
 
 export const approvalStatuses = ['PENDING', 'APPROVED', 'DENIED', 'EXPIRED', 'USED'] as const;
@@ -103,7 +102,7 @@ export function refusalOf(
     return {
       error: new DomainError('APPROVAL_PENDING', 'The human has not decided yet.', {
         ...details,
-        expiresAt: formatInstant(approval.expiresAt),
+        expiresAt: approval.expiresAt,
       }),
       burn: false,
     };

@@ -1,4 +1,4 @@
-import type { Booking } from '../booking/booking.js';
+import type { Booking, Customer } from '../booking/booking.js';
 import { formatInstant } from '../time/instant.js';
 
 /**
@@ -27,6 +27,27 @@ export interface CancelIntent {
 }
 
 export type Intent = ConfirmIntent | CancelIntent;
+
+/** An intent as a person reads it: names, local times, money (see app/approvals describeIntent). */
+export interface IntentSummary {
+  readonly action: string;
+  readonly reference: string;
+  readonly calendars: readonly {
+    readonly name: string;
+    readonly timeZone: string;
+    readonly start: string;
+    readonly end: string;
+  }[];
+  readonly startUtc: string;
+  readonly endUtc: string;
+  readonly amount: string | null;
+  readonly currency: string | null;
+  readonly customer: Customer | null;
+  readonly label: string | null;
+  readonly version: number;
+  /** Set when the booking moved on since the intent was taken. */
+  readonly stale: { readonly currentVersion: number; readonly currentStatus: string } | null;
+}
 export type GatedAction = Intent['action'];
 
 export function confirmIntentOf(booking: Booking): ConfirmIntent {

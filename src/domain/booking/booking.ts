@@ -1,6 +1,5 @@
 import { DomainError } from '../errors.js';
 import type { Instant } from '../time/instant.js';
-import { formatInstant } from '../time/instant.js';
 import type { Money } from './money.js';
 
 export const bookingStatuses = [
@@ -125,7 +124,7 @@ function assertHoldLive(booking: Booking, now: Instant): void {
   if (isHoldLapsed(booking, now)) {
     throw new DomainError('HOLD_EXPIRED', `The hold on booking ${booking.id} expired.`, {
       bookingId: booking.id,
-      expiredAt: booking.expiresAt === null ? null : formatInstant(booking.expiresAt),
+      expiredAt: booking.expiresAt,
     });
   }
 }

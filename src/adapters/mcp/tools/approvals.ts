@@ -4,6 +4,7 @@ import { approvalStatuses } from '../../../domain/approval/approval.js';
 import { formatInstant } from '../../../domain/time/instant.js';
 import { bookingIdInput, idempotencyKey } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
+import { pendingApprovalView } from '../views.js';
 
 export const requestApprovalTool = defineTool({
   name: 'request_approval',
@@ -26,9 +27,10 @@ export const requestApprovalTool = defineTool({
     cli: z.string(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  async run({ deps, principal }, input, call) {
+  async run(ctx, input, call) {
+    const { deps, principal } = ctx;
     const outcome = await requestApproval(deps, principal, input, call);
-    return { data: outcome.value, replayed: outcome.replayed };
+    return { data: pendingApprovalView(outcome.value, ctx.links), replayed: outcome.replayed };
   },
 });
 

@@ -1,8 +1,9 @@
 import type { ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { CallContext } from '../../../app/gated-change.js';
-import { gatedChange, UserApprovalNeeded } from '../../../app/gated-change.js';
+import { UserApprovalNeeded } from '../../../app/approval-proof.js';
+import type { CallContext } from '../../../app/call-context.js';
+import { gatedBookingChange } from '../../../app/gated-booking.js';
 import type { GatedAction } from '../../../domain/approval/intent.js';
 import {
   approvalProof,
@@ -54,12 +55,12 @@ function gatedTool(action: GatedAction, title: string, description: string, anno
     async run(ctx: ToolContext, input, call) {
       const { deps, principal } = ctx;
       try {
-        const outcome = await gatedChange(deps, principal, action, input, {
+        const outcome = await gatedBookingChange(deps, principal, action, input, {
           traceId: call.traceId,
           audit: call.audit,
           elicitation: elicitationOf(call.request),
         });
-        return { data: { booking: bookingView(outcome.value, deps) }, replayed: outcome.replayed };
+        return { data: { booking: bookingView(outcome.value, ctx) }, replayed: outcome.replayed };
       } catch (error) {
         if (!(error instanceof UserApprovalNeeded)) throw error;
         const { pending } = error;

@@ -1,8 +1,5 @@
 import { z } from 'zod';
 import { holdSlot } from '../../../app/hold-slot.js';
-import { DomainError } from '../../../domain/errors.js';
-import type { Instant } from '../../../domain/time/instant.js';
-import { formatInstant } from '../../../domain/time/instant.js';
 import { bookingOut, calendarIdsInput, customerInput, idempotencyKey, instantInput } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
 import { bookingView } from '../views.js';
@@ -23,22 +20,9 @@ export const holdSlotTool = defineTool({
   data: z.object({ booking: bookingOut }),
   kind: 'write',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  async run({ deps, principal }, input, call) {
-    try {
-      const outcome = await holdSlot(deps, principal, input, call);
-      return { data: { booking: bookingView(outcome.value, deps) }, replayed: outcome.replayed };
-    } catch (error) {
-      throw withWireAlternatives(error);
-    }
+  async run(ctx, input, call) {
+    const { deps, principal } = ctx;
+    const outcome = await holdSlot(deps, principal, input, call);
+    return { data: { booking: bookingView(outcome.value, ctx) }, replayed: outcome.replayed };
   },
 });
-
-function withWireAlternatives(error: unknown): unknown {
-  if (!(error instanceof DomainError) || !Array.isArray(error.details.alternatives)) return error;
-  const alternatives = (error.details.alternatives as { start: Instant; end: Instant }[]).map((a) => ({
-    start: formatInstant(a.start),
-    end: formatInstant(a.end),
-    reserved: false,
-  }));
-  return new DomainError(error.code, error.message, { ...error.details, alternatives }, error.recovery);
-}

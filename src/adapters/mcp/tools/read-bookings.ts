@@ -13,9 +13,10 @@ export const getBookingTool = defineTool({
   data: z.object({ booking: bookingOut }),
   kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true },
-  async run({ deps, principal }, input) {
+  async run(ctx, input) {
+    const { deps, principal } = ctx;
     const snapshot = await getBooking(deps, principal, input.bookingId);
-    return { data: { booking: bookingView(snapshot, deps) } };
+    return { data: { booking: bookingView(snapshot, ctx) } };
   },
 });
 
@@ -35,11 +36,12 @@ export const listBookingsTool = defineTool({
   data: z.object({ bookings: z.array(bookingOut), total: z.int(), nextCursor: z.string().nullable() }),
   kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true },
-  async run({ deps, principal }, input) {
+  async run(ctx, input) {
+    const { deps, principal } = ctx;
     const result = await listBookings(deps, principal, input);
     return {
       data: {
-        bookings: result.bookings.map((b) => bookingView(b, deps)),
+        bookings: result.bookings.map((b) => bookingView(b, ctx)),
         total: result.total,
         nextCursor: result.nextCursor,
       },

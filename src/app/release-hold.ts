@@ -7,7 +7,7 @@ import { idempotent } from './idempotent.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { loadBooking, snapshotOf, snapshotStorage } from './snapshot.js';
 
-export interface ChangeBookingInput {
+export interface ReleaseHoldInput {
   readonly bookingId: string;
   readonly expectedVersion: number;
   readonly idempotencyKey: string;
@@ -17,7 +17,7 @@ export interface ChangeBookingInput {
 export async function releaseHold(
   deps: AppDeps,
   principal: Principal,
-  input: ChangeBookingInput,
+  input: ReleaseHoldInput,
   call: WriteCall = {},
 ): Promise<Outcome<BookingSnapshot>> {
   requireWriter(principal);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { releaseHold } from '../../../app/change-booking.js';
+import { releaseHold } from '../../../app/release-hold.js';
 import { bookingIdInput, bookingOut, expectedVersion, idempotencyKey } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
 import { bookingView } from '../views.js';
@@ -13,8 +13,9 @@ export const releaseHoldTool = defineTool({
   input: z.strictObject({ bookingId: bookingIdInput, expectedVersion, idempotencyKey }),
   data: z.object({ booking: bookingOut }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-  async run({ deps, principal }, input, call) {
+  async run(ctx, input, call) {
+    const { deps, principal } = ctx;
     const outcome = await releaseHold(deps, principal, input, call);
-    return { data: { booking: bookingView(outcome.value, deps) }, replayed: outcome.replayed };
+    return { data: { booking: bookingView(outcome.value, ctx) }, replayed: outcome.replayed };
   },
 });

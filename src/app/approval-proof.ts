@@ -1,0 +1,197 @@
+import type { Approval, HostAttestation } from '../domain/approval/approval.js';
+import { attestationRefusal, burn, consume, decide, refusalOf } from '../domain/approval/approval.js';
+import type { GatedAction, Intent } from '../domain/approval/intent.js';
+import { sameIntent } from '../domain/approval/intent.js';
+import type { Booking } from '../domain/booking/booking.js';
+import type { Principal } from '../domain/calendar.js';
+import { DomainError } from '../domain/errors.js';
+import { parseInstant } from '../domain/time/instant.js';
+import type { StoreTx } from '../ports/store/index.js';
+import type { PendingApproval } from './approvals.js';
+import { openApproval, ownApproval } from './approvals.js';
+import type { CallContext } from './call-context.js';
+import { refusedWith } from './call-context.js';
+import type { AppDeps } from './deps.js';
+
+/**
+ * The proof that a person said yes to this exact change: an approval decided on the page or
+ * CLI, a host attestation (policy `attested`), the user's answer to an elicitation, or none
+ * needed (policy `direct`). Without one, a pending approval is opened and the call refused.
+ */
+
+/** How a gated change is proven; spent in the committing transaction. */
+export interface ProofRequest {
+  /** A decision made on a server-side surface (approval page, CLI). */
+  readonly approval?: { readonly approvalId: string };
+  /** Policy `attested`: the host swears the user approved this intent. */
+  readonly humanApproval?: HostAttestation;
+}
+
+/** Thrown to ask the transport to put the pending approval to the user and call again with the answer. */
+export class UserApprovalNeeded extends Error {
+  override readonly name = 'UserApprovalNeeded';
+  constructor(readonly pending: PendingApproval) {
+    super('user approval needed');
+  }
+}
+
+export type Authorization =
+  | { readonly kind: 'direct' }
+  | { readonly kind: 'approval'; readonly approval: Approval }
+  | { readonly kind: 'attestation'; readonly approvalId: string };
+
+/** The user answered the elicitation: decide the pending approval it was about, if it still fits this call. */
+async function recordUserAnswer(
+  deps: AppDeps,
+  principal: Principal,
+  action: GatedAction,
+  booking: Booking,
+  current: { intent: Intent; intentHash: string },
+  answer: { approvalId: string; intentHash: string; approved: boolean },
+): Promise<Approval> {
+  // The decision (a "no", a burn) is committed before it is reported: a declined or mismatched
+  // answer must stick, so the same sealed request cannot be replayed later as a "yes".
+  const { decided, refusal } = await deps.store.write(async (tx) => {
+    const approval = await ownApproval(tx, principal, answer.approvalId);
+    if (!approval || answer.intentHash !== current.intentHash) {
+      throw new DomainError('APPROVAL_MISMATCH', 'The answer was given for another intent; ask again.');
+    }
+    const now = deps.clock.now();
+    const next = decide(
+      approval,
+      answer.approved ? 'APPROVE' : 'DENY',
+      `user-elicitation:${principal.subject}`,
+      now,
+    );
+    const refused = refusalOf(next, useBy(principal, action, booking, current, now));
+    const stored = refused?.burn ? burn(approval, refused.error.message) : next;
+    if (!(await tx.approvals.update(stored, 'PENDING')))
+      throw new DomainError('APPROVAL_USED', 'The approval was already decided.');
+    return { decided: next, refusal: refused };
+  });
+  if (refusal) throw refusal.error;
+  return decided;
+}
+
+/** The use an approval must match: this principal, this action, this booking, this intent, now. */
+function useBy(
+  principal: Principal,
+  action: GatedAction,
+  booking: Booking,
+  current: { intentHash: string },
+  now: number,
+) {
+  return {
+    tenantId: principal.tenantId,
+    subject: principal.subject,
+    action,
+    bookingId: booking.id,
+    intentHash: current.intentHash,
+    now,
+  };
+}
+
+/** Marks the proof as used in the committing transaction; a concurrent second use loses. */
+export async function spend(
+  tx: StoreTx,
+  principal: Principal,
+  authorization: Authorization,
+  now: number,
+): Promise<void> {
+  const used = new DomainError('APPROVAL_USED', 'This approval was already used.');
+  if (
+    authorization.kind === 'approval' &&
+    !(await tx.approvals.update(consume(authorization.approval), 'APPROVED'))
+  )
+    throw used;
+  if (
+    authorization.kind === 'attestation' &&
+    !(await tx.approvals.recordAttestation(principal.tenantId, authorization.approvalId, now))
+  ) {
+    throw used;
+  }
+}
+
+export async function authorize(
+  deps: AppDeps,
+  principal: Principal,
+  action: GatedAction,
+  booking: Booking,
+  current: { intent: Intent; intentHash: string },
+  input: ProofRequest,
+  call: CallContext,
+): Promise<Authorization> {
+  const policy = principal.writePolicy;
+  if (policy === 'direct') return { kind: 'direct' };
+  const now = deps.clock.now();
+
+  if (input.approval) {
+    const approvalId = input.approval.approvalId;
+    const approval = await deps.store.read((tx) => ownApproval(tx, principal, approvalId));
+    if (!approval)
+      throw new DomainError('NOT_FOUND', `No approval ${approvalId}.`, {
+        field: 'approval.approvalId',
+        approvalId,
+      });
+    const refusal = refusalOf(approval, useBy(principal, action, booking, current, now));
+    if (refusal) {
+      if (refusal.burn)
+        await deps.store.write(async (tx) => {
+          await tx.approvals.update(burn(approval, refusal.error.message), approval.status);
+          await call.audit?.recordIn(tx, refusedWith(refusal.error));
+        });
+      throw refusal.error;
+    }
+    return { kind: 'approval', approval };
+  }
+
+  if (input.humanApproval && policy === 'attested') {
+    const attestation = input.humanApproval;
+    const approvedAt = parseInstant(attestation.approvedAt, 'humanApproval.approvedAt');
+    const refusal =
+      attestationRefusal(attestation, current, deps.digest.ofJson(attestation.intent), approvedAt, now) ??
+      (sameIntent(attestation.intent, current.intent)
+        ? null
+        : new DomainError('APPROVAL_MISMATCH', 'The attested intent differs from the current one.', {
+            approvalId: attestation.approvalId,
+          }));
+    if (refusal) throw refusal;
+    if (
+      await deps.store.read((tx) => tx.approvals.attestationSeen(principal.tenantId, attestation.approvalId))
+    ) {
+      throw new DomainError('APPROVAL_USED', 'This attested approval id was already used.', {
+        approvalId: attestation.approvalId,
+      });
+    }
+    return { kind: 'attestation', approvalId: attestation.approvalId };
+  }
+
+  const answer = call.elicitation?.answer;
+  if (policy === 'attested' && answer)
+    return {
+      kind: 'approval',
+      approval: await recordUserAnswer(deps, principal, action, booking, current, answer),
+    };
+
+  const elicit = policy === 'attested' && call.elicitation !== undefined && !input.humanApproval;
+  const required = (pending: PendingApproval) =>
+    new DomainError(
+      'APPROVAL_REQUIRED',
+      input.humanApproval
+        ? 'This principal may not attest approvals; a person must decide on the approval page or CLI.'
+        : 'A person must approve this exact action first.',
+      pending,
+    );
+  const pending = await deps.store.write(async (tx) => {
+    const opened = await openApproval(deps, tx, principal, action, booking);
+    await call.audit?.recordIn(
+      tx,
+      elicit
+        ? { outcome: 'input_required', code: 'APPROVAL_REQUIRED', message: '' }
+        : refusedWith(required(opened)),
+    );
+    return opened;
+  });
+  if (elicit) throw new UserApprovalNeeded(pending);
+  throw required(pending);
+}

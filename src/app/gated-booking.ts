@@ -1,0 +1,164 @@
+import type { GatedAction } from '../domain/approval/intent.js';
+import { intentOf } from '../domain/approval/intent.js';
+import type { Booking } from '../domain/booking/booking.js';
+import {
+  cancelBooking,
+  confirmHold,
+  failPayment,
+  flagPaidAfterLapse,
+  isHoldLapsed,
+  markPaid,
+} from '../domain/booking/booking.js';
+import type { Principal } from '../domain/calendar.js';
+import { DomainError } from '../domain/errors.js';
+import type { CallEnd } from '../ports/audit.js';
+import type { ProofRequest } from './approval-proof.js';
+import { authorize, spend } from './approval-proof.js';
+import { requireWriter } from './authorize.js';
+import type { CallContext } from './call-context.js';
+import type { AppDeps } from './deps.js';
+import type { IdempotentCall, Outcome, ResultStorage } from './idempotent.js';
+import { findReplay, idempotent } from './idempotent.js';
+import { flagLatePayment, lateMoney, requireCleared } from './payment-gate.js';
+import type { BookingSnapshot } from './snapshot.js';
+import { loadBooking, snapshotOf, snapshotStorage } from './snapshot.js';
+export interface GatedBookingInput extends ProofRequest {
+  readonly bookingId: string;
+  readonly expectedVersion: number;
+  readonly idempotencyKey: string;
+}
+
+const toolOf: Record<GatedAction, string> = {
+  confirm_booking: 'confirm_booking',
+  cancel_booking: 'cancel_booking',
+};
+
+function dryRun(action: GatedAction, booking: Booking, expectedVersion: number, now: number): Booking {
+  return action === 'confirm_booking'
+    ? confirmHold(booking, expectedVersion, now)
+    : cancelBooking(booking, expectedVersion, now);
+}
+
+/**
+ * confirm_booking / cancel_booking: check the call could succeed, prove a human
+ * said yes to this exact intent, (confirm) ask the payment provider outside any
+ * transaction, then commit in one transaction if nothing moved meanwhile.
+ */
+export async function gatedBookingChange(
+  deps: AppDeps,
+  principal: Principal,
+  action: GatedAction,
+  input: GatedBookingInput,
+  call: CallContext,
+): Promise<Outcome<BookingSnapshot>> {
+  requireWriter(principal);
+  const record: IdempotentCall<CommitResult> = {
+    principal,
+    tool: toolOf[action],
+    key: input.idempotencyKey,
+    args: input,
+    audit: call.audit,
+    endOf: endOfCommit,
+    storage: commitStorage,
+  };
+  const replay = await deps.store.read((tx) => findReplay(deps, tx, record));
+  if (replay) return settle(replay);
+
+  const booking = await deps.store.read((tx) => loadBooking(tx, principal.tenantId, input.bookingId));
+  try {
+    dryRun(action, booking, input.expectedVersion, deps.clock.now());
+  } catch (error) {
+    if (
+      error instanceof DomainError &&
+      error.code === 'HOLD_EXPIRED' &&
+      action === 'confirm_booking' &&
+      booking.price
+    ) {
+      await flagLatePayment(deps, principal, booking, call);
+    }
+    throw error;
+  }
+  const intent = intentOf(action, booking);
+  const intentHash = deps.digest.ofJson(intent);
+  const authorization = await authorize(
+    deps,
+    principal,
+    action,
+    booking,
+    { intent, intentHash },
+    input,
+    call,
+  );
+
+  const { verdict, paidAt } =
+    action === 'confirm_booking' && booking.price !== null
+      ? await requireCleared(deps, booking, call.traceId)
+      : { verdict: 'PAID' as const, paidAt: null };
+
+  const outcome = await deps.store.write((tx) =>
+    idempotent(deps, tx, record, async () => {
+      const now = deps.clock.now();
+      const current = await loadBooking(tx, principal.tenantId, input.bookingId);
+      if (verdict === 'FAILED' || verdict === 'CLOSED') {
+        if (current.version !== input.expectedVersion) dryRun(action, current, input.expectedVersion, now);
+        const failed = failPayment(current, verdict, now);
+        await tx.bookings.update(failed);
+        return { paymentFailed: verdict, snapshot: await snapshotOf(tx, failed) };
+      }
+      if (action === 'confirm_booking' && booking.price !== null && isHoldLapsed(current, now)) {
+        // Money arrived for time we no longer hold: never confirm it, flag it for a human.
+        const flagged = flagPaidAfterLapse(current, paidAt ?? now, now);
+        await tx.bookings.update(flagged);
+        return { lapsedButPaid: true, snapshot: await snapshotOf(tx, flagged) };
+      }
+      const next = dryRun(action, current, input.expectedVersion, now);
+      await spend(tx, principal, authorization, now);
+      const stored =
+        action === 'confirm_booking' && booking.price !== null ? markPaid(next, paidAt ?? now) : next;
+      await tx.bookings.update(stored);
+      return { snapshot: await snapshotOf(tx, stored) };
+    }),
+  );
+  deps.slotCache.invalidate(principal.tenantId, booking.calendarIds);
+  return settle(outcome);
+}
+
+/** What the committing transaction decided; stored for replays, so a retry gets the same answer. */
+interface CommitResult {
+  readonly snapshot: BookingSnapshot;
+  readonly paymentFailed?: 'FAILED' | 'CLOSED';
+  readonly lapsedButPaid?: boolean;
+}
+
+/** Replays keep the committed snapshot without the booking's personal fields. */
+const commitStorage: ResultStorage<CommitResult> = {
+  persist: (result) => ({ ...result, snapshot: snapshotStorage.persist(result.snapshot) }),
+  revive: async (stored, tx) => {
+    const result = stored as CommitResult;
+    return { ...result, snapshot: await snapshotStorage.revive(result.snapshot, tx) };
+  },
+};
+
+/** The failure a committed outcome is answered with, or null for success. */
+function failureOf(result: CommitResult): DomainError | null {
+  const { snapshot, paymentFailed, lapsedButPaid } = result;
+  if (paymentFailed) {
+    return new DomainError('PAYMENT_FAILED', `The payment is ${paymentFailed}; the hold was released.`, {
+      bookingId: snapshot.booking.id,
+      status: snapshot.booking.status,
+    });
+  }
+  return lapsedButPaid ? lateMoney(snapshot.booking) : null;
+}
+
+function endOfCommit(result: CommitResult): CallEnd | undefined {
+  const failure = failureOf(result);
+  return failure ? { outcome: 'error', code: failure.code, message: failure.message } : undefined;
+}
+
+/** Turns the committed outcome into the answer; failures that changed state are reported once they are durable. */
+function settle(result: Outcome<CommitResult>): Outcome<BookingSnapshot> {
+  const failure = failureOf(result.value);
+  if (failure) throw failure;
+  return { value: result.value.snapshot, replayed: result.replayed };
+}
