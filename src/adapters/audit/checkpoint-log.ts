@@ -27,6 +27,7 @@ export class CheckpointLog {
     this.sinceLast = 0;
     this.lastAt = now;
     const checkpoint = makeCheckpoint(this.key, head, new Date(now).toISOString());
-    this.logger.info('audit checkpoint', { checkpoint });
+    // Written at once: a checkpoint must not wait in a buffer a crash would lose.
+    this.logger.info('audit checkpoint', { checkpoint }, { now: true });
   }
 }

@@ -1,17 +1,45 @@
 /** JSON lines on stderr: stdout belongs to the stdio transport. Never pass secrets in fields. */
 export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
+  /** `now`: written at once rather than with the turn's other lines (audit checkpoints). */
+  info(message: string, fields?: Record<string, unknown>, options?: { readonly now?: boolean }): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
 type Level = 'info' | 'warn' | 'error';
 
-export function jsonLogger(write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
-  const emit = (level: Level, message: string, fields: Record<string, unknown> = {}) =>
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
+/**
+ * Writes to stderr, the lines of one event-loop turn together: stderr on a pipe is synchronous,
+ * and one write per turn instead of one per call keeps it off the hot path. Warnings and errors
+ * are written at once, and whatever is buffered goes out before the process exits.
+ */
+function stderrLines(): (line: string, urgent: boolean) => void {
+  let buffered = '';
+  const flush = () => {
+    if (buffered === '') return;
+    const out = buffered;
+    buffered = '';
+    process.stderr.write(out);
+  };
+  process.once('exit', flush);
+  return (line, urgent) => {
+    const first = buffered === '';
+    buffered += line;
+    if (urgent) flush();
+    else if (first) setImmediate(flush).unref();
+  };
+}
+
+export function jsonLogger(write?: (line: string) => void): Logger {
+  const out = write ? (line: string) => write(line) : stderrLines();
+  const emit = (
+    level: Level,
+    message: string,
+    fields: Record<string, unknown> = {},
+    now = level !== 'info',
+  ) => out(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`, now);
   return {
-    info: (m, f) => emit('info', m, f),
+    info: (m, f, o) => emit('info', m, f, o?.now ?? false),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
   };
