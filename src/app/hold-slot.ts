@@ -75,7 +75,7 @@ export async function holdSlot(
         // transaction of its own (inside the hold it could lock against a racing hold and deadlock on
         // PostgreSQL), then try once more.
         if (!(error instanceof DomainError && error.code === 'SLOT_UNAVAILABLE')) throw error;
-        if ((await deps.store.write((tx) => tx.bookings.expireLapsed(now, principal.tenantId))) === 0)
+        if ((await deps.store.writeOne((tx) => tx.bookings.expireLapsed(now, principal.tenantId))) === 0)
           throw error;
         return placeHold(deps, principal, input, range, idempotent);
       },

@@ -38,7 +38,9 @@ export interface Store {
   write<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
   /**
    * A write that makes exactly one store call, which the engine may run as a single
-   * autocommitted statement (one round trip on PostgreSQL). Same guarantees as `write`.
+   * autocommitted statement (one round trip on PostgreSQL). Same guarantees as `write`, for
+   * the calls every engine makes atomic on their own: bookings.placeHold, bookings.expireLapsed,
+   * audit.appendAll (and any single-statement read or write).
    */
   writeOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -71,8 +71,29 @@ WITH fresh AS (
 SELECT (SELECT ok FROM fresh) AS fresh, (SELECT count(*) FROM claim) AS claimed, (SELECT count(*) FROM allocation) AS allocated`;
 }
 
-/** PostgreSQL's bookings: the shared SQL, with the hold as one statement. */
+/** PostgreSQL's bookings: the shared SQL, with the hold and the expiry of lapsed holds as one statement each. */
 export class PgBookings extends BookingsSql {
+  /** One statement, so it may run autocommitted (Store.writeOne): rows another expiry holds are skipped. */
+  override async expireLapsed(now: number, tenantId?: string): Promise<number> {
+    const [row] = await this.db.all<{ n: string }>(
+      `WITH lapsed AS (
+         UPDATE bookings SET status = 'EXPIRED', version = version + 1, updated_at = ?::bigint,
+           payment_follow_up = (price_amount IS NOT NULL)
+         WHERE (tenant_id, id) IN (
+           SELECT tenant_id, id FROM bookings WHERE status = 'HELD' AND expires_at <= ?::bigint
+             ${tenantId === undefined ? '' : 'AND tenant_id = ?::text'} FOR UPDATE SKIP LOCKED)
+         RETURNING tenant_id, id
+       ), freed AS (
+         UPDATE allocations a SET active = false FROM lapsed l
+         WHERE a.tenant_id = l.tenant_id AND a.booking_id = l.id
+         RETURNING 1
+       )
+       SELECT count(*) AS n FROM lapsed`,
+      tenantId === undefined ? [now, now] : [now, now, tenantId],
+    );
+    return Number(row?.n ?? 0);
+  }
+
   override async placeHold(plan: HoldPlan): Promise<HoldPlacement> {
     const b = plan.booking;
     const calendars = [...b.calendarIds].sort();
