@@ -10,6 +10,8 @@ import { jcsDigest } from '../dist/adapters/ids/jcs-digest.js';
 import { KeyedDigest } from '../dist/adapters/ids/keyed-digest.js';
 import { KeyedPageTokens } from '../dist/adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../dist/adapters/ids/random-ids.js';
+import { nodeCredentials } from '../dist/adapters/ids/node-credentials.js';
+import { FlexibleRateLimits } from '../dist/adapters/limits/flexible-rate-limits.js';
 import { bookingToRow, idempotencyValues } from '../dist/adapters/storage/rows.js';
 import { PgStore } from '../dist/adapters/storage/postgres/pg-store.js';
 import { migrate, openSqlite } from '../dist/adapters/storage/sqlite/sqlite-database.js';
@@ -28,7 +30,9 @@ const principal = {
   tenantId: 'bench',
   subject: 'bench',
   clientId: 'bench',
-  scopes: ['bookings:read', 'bookings:write', 'calendars:admin'],
+  connectionId: 'test-connection',
+  scopes: ['read', 'draft', 'write', 'sensitive'],
+  limits: { callsPerMinute: 1e9, activeHoldsPerPerson: 1e9, activeHoldsPerConnection: 1e9, openApprovalsPerPerson: 1e9 },
   writePolicy: 'direct',
 };
 const allDay = Object.fromEntries(
@@ -54,6 +58,8 @@ function depsFor(store) {
     },
     slotCache: noSlotCache,
     calendarCache: new CalendarCache(),
+    credentials: nodeCredentials,
+    rateLimits: FlexibleRateLimits.memory(),
     config: defaultAppConfig,
   };
 }
@@ -77,7 +83,7 @@ function rowsFor(calendarId, start) {
     label: null,
     price: null,
     payment: null,
-    owner: { subject: 'bench', clientId: 'bench' },
+    owner: { subject: 'bench', clientId: 'bench', connectionId: 'bench' },
     externalKeys: {},
     paymentFollowUp: false,
   };

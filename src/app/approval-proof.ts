@@ -1,7 +1,13 @@
 import type { Approval, HostAttestation } from '../domain/approval/approval.js';
-import { attestationRefusal, burn, consume, decide, refusalOf } from '../domain/approval/approval.js';
+import {
+  attestationMessage,
+  attestationRefusal,
+  burn,
+  consume,
+  decide,
+  refusalOf,
+} from '../domain/approval/approval.js';
 import type { GatedAction, Intent } from '../domain/approval/intent.js';
-import { sameIntent } from '../domain/approval/intent.js';
 import type { Booking } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
 import { DomainError } from '../domain/errors.js';
@@ -112,6 +118,21 @@ export async function spend(
   }
 }
 
+/** Signed by a host registered in this tenant and not revoked; nothing else attests. */
+async function requireHostSignature(deps: AppDeps, principal: Principal, attestation: HostAttestation) {
+  const host = await deps.store.read((tx) => tx.identity.getHost(principal.tenantId, attestation.hostId));
+  const signed =
+    host !== null &&
+    host.revokedAt === null &&
+    deps.credentials.verifySignature(host.publicKey, attestationMessage(attestation), attestation.signature);
+  if (!signed)
+    throw new DomainError(
+      'APPROVAL_MISMATCH',
+      'humanApproval is not signed by a registered host: only the host application can attest, never the model.',
+      { approvalId: attestation.approvalId },
+    );
+}
+
 export async function authorize(
   deps: AppDeps,
   principal: Principal,
@@ -147,14 +168,9 @@ export async function authorize(
 
   if (input.humanApproval && policy === 'attested') {
     const attestation = input.humanApproval;
+    await requireHostSignature(deps, principal, attestation);
     const approvedAt = parseInstant(attestation.approvedAt, 'humanApproval.approvedAt');
-    const refusal =
-      attestationRefusal(attestation, current, deps.digest.ofJson(attestation.intent), approvedAt, now) ??
-      (sameIntent(attestation.intent, current.intent)
-        ? null
-        : new DomainError('APPROVAL_MISMATCH', 'The attested intent differs from the current one.', {
-            approvalId: attestation.approvalId,
-          }));
+    const refusal = attestationRefusal(attestation, current, approvedAt, now);
     if (refusal) throw refusal;
     if (
       await deps.store.read((tx) => tx.approvals.attestationSeen(principal.tenantId, attestation.approvalId))
@@ -167,13 +183,16 @@ export async function authorize(
   }
 
   const answer = call.elicitation?.answer;
-  if (policy === 'attested' && answer)
+  // The user's answer to an elicitation the host put to them (the transport offers one only
+  // where the host, not the model, answers it: stdio).
+  const asksUser = policy === 'attested' || policy === 'draft';
+  if (asksUser && answer)
     return {
       kind: 'approval',
       approval: await recordUserAnswer(deps, principal, action, booking, current, answer),
     };
 
-  const elicit = policy === 'attested' && call.elicitation !== undefined && !input.humanApproval;
+  const elicit = asksUser && call.elicitation !== undefined && !input.humanApproval;
   const required = (pending: PendingApproval) =>
     new DomainError(
       'APPROVAL_REQUIRED',

@@ -4,6 +4,8 @@ import type { GatedAction, Intent, IntentSummary } from '../domain/approval/inte
 import { intentOf } from '../domain/approval/intent.js';
 import type { Booking } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
+import type { Person } from '../domain/identity/identity.js';
+import { mayApprove } from '../domain/identity/identity.js';
 import { DomainError } from '../domain/errors.js';
 import type { Instant } from '../domain/time/instant.js';
 import { formatLocal, parseInstant } from '../domain/time/instant.js';
@@ -12,7 +14,7 @@ import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
 import type { Outcome, ResultStorage, WriteCall } from './idempotent.js';
 import { idempotent } from './idempotent.js';
-import { loadBooking } from './snapshot.js';
+import { loadBooking, loadOwnBooking } from './snapshot.js';
 
 /**
  * The intent as a person reads it: names, local times, money — taken from the intent being
@@ -96,6 +98,15 @@ export async function openApproval(
       'Wait for pending approvals to be decided or to expire (ten minutes), then ask again.',
     );
   }
+  const perPerson = principal.limits.openApprovalsPerPerson;
+  if ((await tx.approvals.countOpen(principal.tenantId, now, principal.subject)) >= perPerson) {
+    throw new DomainError(
+      'QUOTA_EXCEEDED',
+      `This person already has ${perPerson} approvals waiting, their limit.`,
+      { quota: 'openApprovalsPerPerson', limit: perPerson },
+      'Wait for pending approvals to be decided or to expire (ten minutes), then ask again.',
+    );
+  }
   await tx.approvals.insert(approval, deps.digest.ofJson(deps.pageTokens.tokenFor(approval.id)));
   return pendingOf(approval, await describeIntent(tx, principal.tenantId, intent, booking));
 }
@@ -138,7 +149,7 @@ export async function requestApproval(
   input: { bookingId: string; action: GatedAction; idempotencyKey: string },
   call: WriteCall = {},
 ): Promise<Outcome<PendingApproval>> {
-  requireWriter(principal);
+  requireWriter(principal, 'draft');
   const record = {
     principal,
     tool: 'request_approval',
@@ -149,13 +160,7 @@ export async function requestApproval(
   };
   return deps.store.write((tx) =>
     idempotent(deps, tx, record, async () =>
-      openApproval(
-        deps,
-        tx,
-        principal,
-        input.action,
-        await loadBooking(tx, principal.tenantId, input.bookingId),
-      ),
+      openApproval(deps, tx, principal, input.action, await loadOwnBooking(tx, principal, input.bookingId)),
     ),
   );
 }
@@ -195,11 +200,20 @@ export async function decideByPageToken(
   deps: AppDeps,
   token: string,
   decision: Decision,
+  decider: Decider,
   call: WriteCall = {},
 ): Promise<Approval> {
   return deps.store.write(async (tx) => {
     const approval = await tx.approvals.getByPageToken(deps.digest.ofJson(token));
-    if (!approval) throw new DomainError('NOT_FOUND', 'This approval link is unknown or was already used.');
+    // Another tenant's approval is as unknown to this person as a made-up link.
+    if (!approval || approval.tenantId !== decider.person.tenantId)
+      throw new DomainError('NOT_FOUND', 'This approval link is unknown or was already used.');
+    if (!mayApprove(decider.person))
+      throw new DomainError(
+        'FORBIDDEN',
+        'Only an owner or approver of this tenant may decide approvals.',
+        {},
+      );
     const booking = await loadBooking(tx, approval.tenantId, approval.bookingId);
     if (decision === 'APPROVE' && booking.version !== approval.intent.version) {
       throw new DomainError(
@@ -211,7 +225,7 @@ export async function decideByPageToken(
         },
       );
     }
-    const next = decide(approval, decision, 'approval-page', deps.clock.now());
+    const next = decide(approval, decision, deciderName(decider), deps.clock.now());
     if (!(await tx.approvals.update(next, 'PENDING')))
       throw new DomainError('INVALID_STATE', 'The approval changed meanwhile.');
     await tx.approvals.spendPageToken(approval.tenantId, approval.id);
@@ -232,12 +246,27 @@ async function viewOf(deps: AppDeps, tx: StoreTx, approval: Approval) {
 
 export type ApprovalView = Awaited<ReturnType<typeof viewOf>>;
 
-/** Reads what the page shows, without deciding. */
-export async function approvalForPage(deps: AppDeps, token: string): Promise<ApprovalView | null> {
+/** Reads what the page shows a signed-in person of the approval's tenant, without deciding. */
+export async function approvalForPage(
+  deps: AppDeps,
+  token: string,
+  person: Person,
+): Promise<ApprovalView | null> {
   return deps.store.read(async (tx) => {
     const approval = await tx.approvals.getByPageToken(deps.digest.ofJson(token));
-    return approval ? viewOf(deps, tx, approval) : null;
+    return approval && approval.tenantId === person.tenantId ? viewOf(deps, tx, approval) : null;
   });
+}
+
+/** A signed-in person deciding, and how they proved who they are. */
+export interface Decider {
+  readonly person: Person;
+  readonly method: string;
+}
+
+/** What the approval records as its decider: the person, their email and the sign-in method. */
+export function deciderName(decider: Decider): string {
+  return `${decider.person.id} ${decider.person.email} (${decider.method})`;
 }
 
 /** What an operator sees of one approval (`holdfast approvals show`). */

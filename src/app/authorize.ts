@@ -3,14 +3,15 @@ import type { Principal, Scope } from '../domain/calendar.js';
 
 export function requireScope(principal: Principal, scope: Scope): void {
   if (!principal.scopes.includes(scope)) {
-    throw new DomainError('FORBIDDEN', `This principal lacks the ${scope} scope.`, { requiredScope: scope });
+    throw new DomainError('FORBIDDEN', `This connection lacks the ${scope} scope.`, { requiredScope: scope });
   }
 }
 
-export function requireWriter(principal: Principal, scope: Scope = 'bookings:write'): void {
+/** A change: the scope, and a write policy other than read-only. */
+export function requireWriter(principal: Principal, scope: Scope): void {
   requireScope(principal, scope);
   if (principal.writePolicy === 'readonly') {
-    throw new DomainError('FORBIDDEN', 'This principal is read-only.', {
+    throw new DomainError('FORBIDDEN', 'This connection is read-only.', {
       writePolicy: principal.writePolicy,
     });
   }

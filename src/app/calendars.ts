@@ -29,7 +29,7 @@ export async function listCalendars(
   principal: Principal,
   input: ListCalendarsInput,
 ): Promise<ListCalendarsResult> {
-  requireScope(principal, 'bookings:read');
+  requireScope(principal, 'read');
   const query = { list: 'calendars' };
   const offset = decodeCursor(deps.digest, query, input.cursor) ?? 0;
   const page = await deps.store.read((tx) =>
@@ -57,7 +57,7 @@ export async function createCalendar(
   input: CreateCalendarInput,
   call: WriteCall = {},
 ): Promise<Outcome<Calendar>> {
-  requireWriter(principal, 'calendars:admin');
+  requireWriter(principal, 'sensitive');
   if (!isValidTimeZone(input.timeZone))
     throw invalidArgument('timeZone', `"${input.timeZone}" is not an IANA time zone`);
   if (input.price) validateMoney(input.price, 'price');
@@ -117,7 +117,7 @@ export async function setAvailability(
   input: SetAvailabilityInput,
   call: WriteCall = {},
 ): Promise<Outcome<Calendar>> {
-  requireWriter(principal, 'calendars:admin');
+  requireWriter(principal, 'sensitive');
   validateAvailability(input.availability);
   const record = {
     principal,

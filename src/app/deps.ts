@@ -1,4 +1,6 @@
 import type { Clock } from '../ports/clock.js';
+import type { Credentials } from '../ports/credentials.js';
+import type { RateLimits } from '../ports/rate-limits.js';
 import type { Digest } from '../ports/digest.js';
 import type { Ids } from '../ports/ids.js';
 import type { PageTokens } from '../ports/page-tokens.js';
@@ -41,5 +43,9 @@ export interface AppDeps {
   readonly slotCache: SlotCache;
   /** Calendars a hold may be planned with; checked against their stored version when it is placed. */
   readonly calendarCache: CalendarCache;
+  /** Secrets, password hashes and host signatures. */
+  readonly credentials: Credentials;
+  /** Calls per connection, sign-in attempts. */
+  readonly rateLimits: RateLimits;
   readonly config: AppConfig;
 }

@@ -33,7 +33,7 @@ export async function findSlots(
   principal: Principal,
   input: FindSlotsInput,
 ): Promise<FindSlotsResult> {
-  requireScope(principal, 'bookings:read');
+  requireScope(principal, 'read');
   const from = parseInstant(input.from, 'from');
   const to = parseInstant(input.to, 'to');
   if (to <= from) throw invalidArgument('to', 'must be after from');

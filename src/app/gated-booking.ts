@@ -21,7 +21,7 @@ import type { IdempotentCall, Outcome, ResultStorage } from './idempotent.js';
 import { findReplay, idempotent } from './idempotent.js';
 import { flagLatePayment, lateMoney, requireCleared } from './payment-gate.js';
 import type { BookingSnapshot } from './snapshot.js';
-import { loadBooking, snapshotOf, snapshotStorage } from './snapshot.js';
+import { loadOwnBooking, snapshotOf, snapshotStorage } from './snapshot.js';
 export interface GatedBookingInput extends ProofRequest {
   readonly bookingId: string;
   readonly expectedVersion: number;
@@ -51,7 +51,7 @@ export async function gatedBookingChange(
   input: GatedBookingInput,
   call: CallContext,
 ): Promise<Outcome<BookingSnapshot>> {
-  requireWriter(principal);
+  requireWriter(principal, 'write');
   const record: IdempotentCall<CommitResult> = {
     principal,
     tool: toolOf[action],
@@ -64,7 +64,7 @@ export async function gatedBookingChange(
   const replay = await deps.store.read((tx) => findReplay(deps, tx, record));
   if (replay) return settle(replay);
 
-  const booking = await deps.store.read((tx) => loadBooking(tx, principal.tenantId, input.bookingId));
+  const booking = await deps.store.read((tx) => loadOwnBooking(tx, principal, input.bookingId));
   try {
     dryRun(action, booking, input.expectedVersion, deps.clock.now());
   } catch (error) {
@@ -98,7 +98,7 @@ export async function gatedBookingChange(
   const outcome = await deps.store.write((tx) =>
     idempotent(deps, tx, record, async () => {
       const now = deps.clock.now();
-      const current = await loadBooking(tx, principal.tenantId, input.bookingId);
+      const current = await loadOwnBooking(tx, principal, input.bookingId);
       if (verdict === 'FAILED' || verdict === 'CLOSED') {
         if (current.version !== input.expectedVersion) dryRun(action, current, input.expectedVersion, now);
         const failed = failPayment(current, verdict, now);

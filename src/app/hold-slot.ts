@@ -56,7 +56,7 @@ export async function holdSlot(
   input: HoldSlotInput,
   call: WriteCall = {},
 ): Promise<Outcome<BookingSnapshot>> {
-  requireWriter(principal);
+  requireWriter(principal, 'draft');
   const now = deps.clock.now();
   const range = parseRange(input, now);
   const idempotent: IdempotentCall<BookingSnapshot> = {
@@ -127,6 +127,7 @@ async function placeHold(
       call.audit?.committed();
       return { value: snapshot, replayed: false };
     }
+    if (placement.outcome === 'full') throw holdCapReached(deps, principal);
     if (placement.outcome === 'replay') {
       const { existing } = placement;
       return deps.store.read((tx) => replayOfRecord(deps, tx, call, existing));
@@ -136,6 +137,20 @@ async function placeHold(
   throw new DomainError('INTERNAL', 'The calendars kept changing while the hold was placed; retry.', {
     retryAfterMs: 100,
   });
+}
+
+function holdCapReached(deps: AppDeps, principal: Principal): DomainError<'RATE_LIMITED'> {
+  const { activeHoldsPerPerson, activeHoldsPerConnection } = principal.limits;
+  return new DomainError(
+    'RATE_LIMITED',
+    `At most ${activeHoldsPerPerson} active holds per person and ${activeHoldsPerConnection} per connection; release one or let one lapse.`,
+    {
+      limit: 'active_holds',
+      max: Math.min(activeHoldsPerPerson, activeHoldsPerConnection),
+      // The oldest hold lapses within one hold lifetime at the latest.
+      retryAfterMs: deps.config.holdTtlMs,
+    },
+  );
 }
 
 async function calendarsToPlanWith(
@@ -192,7 +207,7 @@ async function placeWithFreshReference(
     label: input.label ?? null,
     price: sumPrices(calendars.map((c) => c.price)),
     payment: null,
-    owner: { subject: principal.subject, clientId: principal.clientId },
+    owner: { subject: principal.subject, clientId: principal.clientId, connectionId: principal.connectionId },
     externalKeys: {},
     paymentFollowUp: false,
   };
@@ -204,6 +219,10 @@ async function placeWithFreshReference(
       calendarVersions: calendars.map((c) => ({ id: c.id, version: c.version })),
       idempotency: idempotencyRecord(deps, call, snapshotStorage.persist(snapshot)),
       audit: call.audit?.signed(),
+      cap: {
+        perPerson: principal.limits.activeHoldsPerPerson,
+        perConnection: principal.limits.activeHoldsPerConnection,
+      },
     };
     try {
       return { placement: await deps.store.writeOne((tx) => tx.bookings.placeHold(plan)), snapshot };

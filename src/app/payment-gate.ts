@@ -8,7 +8,7 @@ import { PaymentUnavailableError } from '../ports/payment-query.js';
 import type { CallContext } from './call-context.js';
 import { refusedWith } from './call-context.js';
 import type { AppDeps } from './deps.js';
-import { loadBooking } from './snapshot.js';
+import { loadOwnBooking } from './snapshot.js';
 
 /**
  * The payment side of a confirmation: the provider is asked outside any transaction; a priced
@@ -67,7 +67,7 @@ export async function flagLatePayment(
   );
   if (paidAt === undefined) return;
   const flagged = await deps.store.write(async (tx) => {
-    const current = await loadBooking(tx, principal.tenantId, booking.id);
+    const current = await loadOwnBooking(tx, principal, booking.id);
     const next = flagPaidAfterLapse(current, paidAt, deps.clock.now());
     await tx.bookings.update(next);
     await call.audit?.recordIn(tx, refusedWith(lateMoney(next)));

@@ -6,15 +6,15 @@ import { requireScope } from './authorize.js';
 import type { AppDeps } from './deps.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
 import type { BookingSnapshot } from './snapshot.js';
-import { loadBooking, snapshotOf } from './snapshot.js';
+import { loadOwnBooking, snapshotOf } from './snapshot.js';
 
 export async function getBooking(
   deps: AppDeps,
   principal: Principal,
   bookingId: string,
 ): Promise<BookingSnapshot> {
-  requireScope(principal, 'bookings:read');
-  return deps.store.read(async (tx) => snapshotOf(tx, await loadBooking(tx, principal.tenantId, bookingId)));
+  requireScope(principal, 'read');
+  return deps.store.read(async (tx) => snapshotOf(tx, await loadOwnBooking(tx, principal, bookingId)));
 }
 
 export interface ListBookingsInput {
@@ -37,7 +37,7 @@ export async function listBookings(
   principal: Principal,
   input: ListBookingsInput,
 ): Promise<ListBookingsResult> {
-  requireScope(principal, 'bookings:read');
+  requireScope(principal, 'read');
   const from = input.from === undefined ? undefined : parseInstant(input.from, 'from');
   const to = input.to === undefined ? undefined : parseInstant(input.to, 'to');
   if (from !== undefined && to !== undefined && to <= from) throw invalidArgument('to', 'must be after from');
@@ -45,7 +45,15 @@ export async function listBookings(
   const offset = decodeCursor(deps.digest, filter, cursor) ?? 0;
   const now = deps.clock.now();
   return deps.store.read(async (tx) => {
-    const page = await tx.bookings.list(principal.tenantId, { ...filter, from, to, now, offset, limit });
+    const page = await tx.bookings.list(principal.tenantId, {
+      ...filter,
+      owner: principal.subject,
+      from,
+      to,
+      now,
+      offset,
+      limit,
+    });
     const bookings = await Promise.all(page.items.map((b) => snapshotOf(tx, b)));
     const next = offset + page.items.length;
     return {

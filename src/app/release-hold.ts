@@ -5,7 +5,7 @@ import type { AppDeps } from './deps.js';
 import type { Outcome, WriteCall } from './idempotent.js';
 import { idempotent } from './idempotent.js';
 import type { BookingSnapshot } from './snapshot.js';
-import { loadBooking, snapshotOf, snapshotStorage } from './snapshot.js';
+import { loadOwnBooking, snapshotOf, snapshotStorage } from './snapshot.js';
 
 export interface ReleaseHoldInput {
   readonly bookingId: string;
@@ -20,7 +20,7 @@ export async function releaseHold(
   input: ReleaseHoldInput,
   call: WriteCall = {},
 ): Promise<Outcome<BookingSnapshot>> {
-  requireWriter(principal);
+  requireWriter(principal, 'draft');
   const outcome = await deps.store.write((tx) =>
     idempotent(
       deps,
@@ -34,7 +34,7 @@ export async function releaseHold(
         storage: snapshotStorage,
       },
       async () => {
-        const booking = await loadBooking(tx, principal.tenantId, input.bookingId);
+        const booking = await loadOwnBooking(tx, principal, input.bookingId);
         const next = releaseDomain(booking, input.expectedVersion, deps.clock.now());
         await tx.bookings.update(next);
         return snapshotOf(tx, next);

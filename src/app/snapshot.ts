@@ -1,6 +1,6 @@
 import { DomainError } from '../domain/errors.js';
 import type { Booking } from '../domain/booking/booking.js';
-import type { Calendar } from '../domain/calendar.js';
+import type { Calendar, Principal } from '../domain/calendar.js';
 import type { StoreTx } from '../ports/store/index.js';
 import type { ResultStorage } from './idempotent.js';
 
@@ -23,6 +23,17 @@ export function calendarRef(calendar: Calendar): CalendarRef {
 export async function loadBooking(tx: StoreTx, tenantId: string, bookingId: string): Promise<Booking> {
   const booking = await tx.bookings.get(tenantId, bookingId);
   if (!booking) throw new DomainError('NOT_FOUND', `No booking ${bookingId}.`, { bookingId });
+  return booking;
+}
+
+/**
+ * A booking as an agent connection may see it: only those made for the person it acts for.
+ * Anyone else's is indistinguishable from one that does not exist.
+ */
+export async function loadOwnBooking(tx: StoreTx, principal: Principal, bookingId: string): Promise<Booking> {
+  const booking = await tx.bookings.get(principal.tenantId, bookingId);
+  if (!booking || booking.owner.subject !== principal.subject)
+    throw new DomainError('NOT_FOUND', `No booking ${bookingId}.`, { bookingId });
   return booking;
 }
 

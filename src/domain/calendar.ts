@@ -1,5 +1,6 @@
 import type { Availability } from './availability/availability.js';
 import type { Money } from './booking/money.js';
+import type { Scope, TenantLimits, WritePolicy } from './identity/identity.js';
 
 /** Anything bookable: a person, a room, a camera body. */
 export interface Calendar {
@@ -17,11 +18,15 @@ export interface Calendar {
 /** Who is calling; every read and write is scoped by it. */
 export interface Principal {
   readonly tenantId: string;
+  /** The person the call acts for (their id): bookings and approvals belong to them. */
   readonly subject: string;
+  /** The connection as the audit names it: credential, its name, the client it declared. */
   readonly clientId: string;
+  /** The credential the call came with (a token id, or `stdio`): quotas count per connection. */
+  readonly connectionId: string;
   readonly scopes: readonly Scope[];
   readonly writePolicy: WritePolicy;
+  readonly limits: TenantLimits;
 }
 
-export type Scope = 'bookings:read' | 'bookings:write' | 'calendars:admin';
-export type WritePolicy = 'readonly' | 'draft' | 'attested' | 'direct';
+export type { Scope, WritePolicy } from './identity/identity.js';

@@ -65,8 +65,12 @@ export const errorCatalog = {
     retryable: false,
     recovery: 'The cursor belongs to another query. Repeat the query without a cursor.',
   },
-  FORBIDDEN: { retryable: false, recovery: 'This principal may not do this. Ask an administrator.' },
-  RATE_LIMITED: { retryable: true, recovery: 'Too many calls. Wait a moment, then retry.' },
+  FORBIDDEN: { retryable: false, recovery: 'This connection may not do this. Ask the person it acts for.' },
+  RATE_LIMITED: {
+    retryable: true,
+    recovery:
+      'A limit was reached (details.limit). Wait details.retryAfterMs, or release holds you no longer need.',
+  },
   QUOTA_EXCEEDED: {
     retryable: false,
     recovery:
@@ -163,7 +167,12 @@ export interface ErrorDetailsByCode {
     readonly writePolicy?: string;
     readonly steps?: readonly string[];
   };
-  RATE_LIMITED: { readonly retryAfterMs?: number };
+  RATE_LIMITED: {
+    readonly retryAfterMs?: number;
+    /** Which limit: calls_per_minute, active_holds_per_person, active_holds_per_connection, login. */
+    readonly limit?: string;
+    readonly max?: number;
+  };
   QUOTA_EXCEEDED: { readonly quota: string; readonly limit: number };
   INTERNAL: { readonly retryAfterMs?: number };
 }

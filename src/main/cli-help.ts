@@ -17,7 +17,7 @@ export const optionDocs: Record<string, string> = {
   db: '--db PATH               SQLite file (env HOLDFAST_DB; default ./data/holdfast.db)',
   database:
     '--database URL          postgres://… to use PostgreSQL; ?schema=NAME picks a schema (env HOLDFAST_DATABASE_URL, then DATABASE_URL)',
-  host: '--host ADDR             address to bind (env HOLDFAST_HOST; default 127.0.0.1; loopback only until authentication exists)',
+  host: '--host ADDR             address to bind (env HOLDFAST_HOST; default 127.0.0.1; off loopback needs --public-url https://… and --trust-proxy)',
   port: '--port N                HTTP port, 0 picks a free one (env HOLDFAST_PORT, then PORT; default 3000)',
   'public-url':
     '--public-url URL        where people reach this server, for approval links (env HOLDFAST_PUBLIC_URL)',
@@ -28,16 +28,27 @@ export const optionDocs: Record<string, string> = {
   legacy:
     '--legacy MODE           stateless (default): 2026-07-28 and 2025-era clients; reject: 2026-07-28 only',
   'allowed-host': '--allowed-host HOST     another Host (and Origin) name to accept; repeatable',
-  tenant: '--tenant ID             tenant of the local operator (default local)',
-  principal: '--principal NAME        name of the local operator (default local-operator)',
+  tenant: '--tenant ID             the tenant (default local)',
+  as: "--as EMAIL              stdio: the person the connection acts for (env HOLDFAST_AS; default: the tenant's only person)",
+  'trust-proxy':
+    '--trust-proxy           a TLS-terminating proxy forwards here (its X-Forwarded-For is believed); needed off loopback',
+  dev: '--dev                   development: the simulated payment page at /pay/ID (for a signed-in person)',
   'write-policy':
-    '--write-policy P        readonly | draft | attested | direct (env HOLDFAST_WRITE_POLICY; default attested over stdio, draft over HTTP)',
+    '--write-policy P        readonly | draft | attested | direct (stdio connection, tokens create; env HOLDFAST_WRITE_POLICY; default draft)',
+  role: '--role R                owner | approver | viewer (default approver)',
+  name: '--name N                a display name (users add, tokens create, tenants add)',
+  scopes: '--scopes S              comma-separated: read, draft, write, sensitive (default read,draft,write)',
+  expires: '--expires DAYS          token lifetime in days (default 90, at most 366)',
+  'calls-per-minute': '--calls-per-minute N    tool calls per connection per minute (default 120)',
+  'max-active-holds': '--max-active-holds N    holds at once per person (default 10)',
+  'max-holds-per-connection': '--max-holds-per-connection N  holds at once per connection (default 10)',
+  'max-open-approvals-per-person':
+    '--max-open-approvals-per-person N  approvals waiting per person (default 20)',
   payments:
     '--payments KIND         simulator (default) | http (needs HOLDFAST_PAYMENT_QUERY_BASE_URL or PAYMENT_QUERY_BASE_URL)',
   'payment-url-base':
     '--payment-url-base U    payment page base for priced bookings (env HOLDFAST_PAYMENT_URL_BASE)',
-  production:
-    '--production            no development payment form (also HOLDFAST_PRODUCTION=1 or NODE_ENV=production)',
+  production: '--production            refuse --dev (also HOLDFAST_PRODUCTION=1 or NODE_ENV=production)',
   'audit-key-file':
     '--audit-key-file PATH   the audit HMAC key (env HOLDFAST_AUDIT_KEY_FILE, or the key itself in HOLDFAST_AUDIT_KEY; default audit.key beside the SQLite file, ./data/audit.key for PostgreSQL)',
   'checkpoint-every':
@@ -63,12 +74,12 @@ const SERVER = [
   'hold-ttl',
   'legacy',
   'tenant',
-  'principal',
   'write-policy',
   'payments',
   'public-url',
   'payment-url-base',
   'production',
+  'dev',
   'audit-key-file',
   'checkpoint-every',
   'max-calendars',
@@ -80,8 +91,11 @@ export const commands: readonly CommandDoc[] = [
     name: 'serve',
     usage: ['holdfast serve [options]'],
     summary: 'Serve MCP over Streamable HTTP at /mcp, with the approval page (the default command).',
-    details: ['Creates the database on first start.'],
-    options: ['host', 'port', 'allowed-host', ...SERVER],
+    details: [
+      'Creates the database on first start; with nobody to sign in yet, prints a one-time link to create the owner.',
+      'Agents call /mcp with "Authorization: Bearer <token>" (holdfast tokens create).',
+    ],
+    options: ['host', 'port', 'allowed-host', 'trust-proxy', ...SERVER],
     examples: ['holdfast serve --port 3000 --db ./data/holdfast.db'],
   },
   {
@@ -92,8 +106,8 @@ export const commands: readonly CommandDoc[] = [
       'stdout carries protocol only; logs go to stderr. Creates the database on first start.',
       'approveUrl points at the page this process serves, so nothing else needs to run.',
     ],
-    options: ['console-port', ...SERVER],
-    examples: ['holdfast stdio --db /absolute/path/holdfast.db'],
+    options: ['console-port', 'as', ...SERVER],
+    examples: ['holdfast stdio --db /absolute/path/holdfast.db --as me@example.com'],
   },
   {
     name: 'db',
@@ -134,6 +148,61 @@ export const commands: readonly CommandDoc[] = [
     summary: 'Run a sweep, then list bookings paid after their hold lapsed (money without time).',
     options: [...DATABASE, 'json'],
     examples: ['holdfast reconciliation --json'],
+  },
+  {
+    name: 'tenants',
+    usage: ['holdfast tenants list [--json]', 'holdfast tenants add|set ID [--name N] [limits]'],
+    summary: 'List tenants, add one, or change its limits (calls per minute, holds, approvals).',
+    options: [
+      'db',
+      'database',
+      'audit-key-file',
+      'name',
+      'calls-per-minute',
+      'max-active-holds',
+      'max-holds-per-connection',
+      'max-open-approvals-per-person',
+      'json',
+    ],
+    examples: ['holdfast tenants set local --calls-per-minute 600 --max-active-holds 20'],
+  },
+  {
+    name: 'users',
+    usage: [
+      'holdfast users list [--json]',
+      'holdfast users add EMAIL [--role owner|approver|viewer] [--name N]',
+      'holdfast users setup-link EMAIL',
+      'holdfast users reset-password EMAIL',
+      'holdfast users disable EMAIL',
+    ],
+    summary: 'People who sign in to approve: add them, send a one-time setup link, reset, disable.',
+    details: ['No password is ever set from the command line: each person sets their own through the link.'],
+    options: [...DATABASE, 'role', 'name', 'json'],
+    examples: ['holdfast users add ana@example.com --role approver'],
+  },
+  {
+    name: 'tokens',
+    usage: [
+      'holdfast tokens create EMAIL [--name N] [--scopes S] [--write-policy P] [--expires DAYS] [--json]',
+      'holdfast tokens list [--json]',
+      'holdfast tokens revoke TOKEN_ID',
+    ],
+    summary: 'Personal access tokens (hf_pat_…) an agent host uses on /mcp, acting for one person.',
+    details: ['The token is printed once and stored only as a digest.'],
+    options: [...DATABASE, 'name', 'scopes', 'write-policy', 'expires', 'json'],
+    examples: ['holdfast tokens create ana@example.com --name "Claude on laptop" --scopes read,draft'],
+  },
+  {
+    name: 'hosts',
+    usage: [
+      'holdfast hosts add NAME [--json]',
+      'holdfast hosts list [--json]',
+      'holdfast hosts revoke HOST_ID',
+    ],
+    summary: 'Host applications that may attest approvals (policy attested) by signing them with their key.',
+    details: ['The private key is printed once; Holdfast keeps only the public key.'],
+    options: [...DATABASE, 'json'],
+    examples: ['holdfast hosts add "Acme desktop"'],
   },
   {
     name: 'audit',

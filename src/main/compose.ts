@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { RequestStateCodec } from '@modelcontextprotocol/server';
+import type { RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
 import { createRequestStateCodec } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../app/deps.js';
 import { defaultAppConfig } from '../app/deps.js';
@@ -20,7 +20,9 @@ import type { ApprovalState, ToolContext } from '../adapters/mcp/tool-kit.js';
 import { HttpPayments } from '../adapters/payment/http-payments.js';
 import { SimulatedPayments } from '../adapters/payment/simulated-payments.js';
 import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
-import type { Principal, WritePolicy } from '../domain/calendar.js';
+import type { Principal } from '../domain/calendar.js';
+import { nodeCredentials } from '../adapters/ids/node-credentials.js';
+import { FlexibleRateLimits } from '../adapters/limits/flexible-rate-limits.js';
 import type { SlotCache } from '../ports/slot-cache.js';
 import type { Store } from '../ports/store/index.js';
 import type { ServerConfig } from './config.js';
@@ -111,6 +113,11 @@ export async function buildRuntime(
     // Writes invalidate at once (on every instance); the age bound covers holds lapsing meanwhile.
     slotCache,
     calendarCache: new CalendarCache(),
+    credentials: nodeCredentials,
+    rateLimits:
+      store instanceof PgStore
+        ? FlexibleRateLimits.postgres(store.pool, store.schema)
+        : FlexibleRateLimits.memory(),
     config: {
       ...defaultAppConfig,
       holdTtlMs: config.holdTtlMs,
@@ -148,27 +155,24 @@ export async function buildRuntime(
   };
 }
 
-/** Until authentication exists, whoever reaches the loopback port or stdio is the local operator. */
-export function localOperator(
-  tenantId: string,
-  writePolicy: WritePolicy,
-  subject = 'local-operator',
-): Principal {
-  return {
-    tenantId,
-    subject,
-    clientId: 'local',
-    scopes: ['bookings:read', 'bookings:write', 'calendars:admin'],
-    writePolicy,
-  };
+/** Who a request acts for, as the authentication gate left it on the request (HTTP). */
+export function bearerPrincipal(request: ServerContext): Principal | null {
+  const principal = request.http?.authInfo?.extra?.principal;
+  return principal ? (principal as Principal) : null;
 }
 
 /** Sealed MRTR state, bound to the principal it was minted for: another principal's echo fails to verify. */
-export function approvalStateCodec(key: string, principal: Principal): RequestStateCodec<ApprovalState> {
+export function approvalStateCodec(
+  key: string,
+  principalOf: (request: ServerContext) => Principal | null,
+): RequestStateCodec<ApprovalState> {
   return createRequestStateCodec<ApprovalState>({
     key,
     ttlSeconds: 600,
-    bind: () => `${principal.tenantId}\u0000${principal.subject}`,
+    bind: (request) => {
+      const principal = principalOf(request);
+      return principal ? `${principal.tenantId}\u0000${principal.subject}` : '\u0000nobody';
+    },
   });
 }
 
@@ -182,22 +186,25 @@ export function auditDigests(runtime: Runtime): ToolContext['digests'] {
   };
 }
 
+/**
+ * What every tool call of a transport shares. HTTP: the principal of each request comes from its
+ * bearer token; stdio: the one connection acts for the person it was started for.
+ */
 export function toolContext(
   runtime: Runtime,
-  config: ServerConfig,
   logger: Logger,
   transport: 'stdio' | 'http',
+  stdioPrincipal?: Principal,
 ): ToolContext {
-  const policy = config.writePolicy ?? (transport === 'stdio' ? 'attested' : 'draft');
-  const principal = localOperator(config.tenantId, policy, config.principal);
+  const principalOf = stdioPrincipal ? () => stdioPrincipal : bearerPrincipal;
   return {
     deps: runtime.deps,
-    principal,
+    principalOf,
     logger,
     transport,
     audit: runtime.audit,
     digests: auditDigests(runtime),
-    stateCodec: approvalStateCodec(runtime.stateKey, principal),
+    stateCodec: approvalStateCodec(runtime.stateKey, principalOf),
     links: runtime.links,
   };
 }

@@ -21,8 +21,12 @@ export interface ServerConfig {
   readonly legacy: 'stateless' | 'reject';
   readonly allowedHosts: readonly string[];
   readonly tenantId: string;
-  /** Who the local operator is in bookings, approvals and the audit trail (`--principal`; its subject). */
-  readonly principal: string;
+  /** stdio: the email of the person the local connection acts for (`--as`). */
+  readonly as: string | null;
+  /** A TLS-terminating proxy forwards to this server (`--trust-proxy`): needed off loopback. */
+  readonly trustProxy: boolean;
+  /** The development payment form (`--dev`); never in production. */
+  readonly dev: boolean;
   readonly maxBodyBytes: number;
   readonly sweepIntervalMs: number;
   readonly slotCacheMaxAgeMs: number;
@@ -55,6 +59,16 @@ export interface ServerConfig {
     readonly out?: string;
     /** audit verify --allow-unkeyed: accept the unkeyed records of a database older than keyed audit. */
     readonly allowUnkeyed?: boolean;
+    /** users add --role, --name; tokens create --name, --scopes, --expires (days). */
+    readonly role?: string;
+    readonly name?: string;
+    readonly scopes?: string;
+    readonly expires?: string;
+    /** tenants add|set: limits. */
+    readonly callsPerMinute?: string;
+    readonly maxActiveHolds?: string;
+    readonly maxHoldsPerConnection?: string;
+    readonly maxOpenApprovalsPerPerson?: string;
   };
 }
 
@@ -92,7 +106,17 @@ function parse(argv: readonly string[]) {
         legacy: { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
         tenant: { type: 'string' },
-        principal: { type: 'string' },
+        as: { type: 'string' },
+        'trust-proxy': { type: 'boolean' },
+        dev: { type: 'boolean' },
+        role: { type: 'string' },
+        name: { type: 'string' },
+        scopes: { type: 'string' },
+        expires: { type: 'string' },
+        'calls-per-minute': { type: 'string' },
+        'max-active-holds': { type: 'string' },
+        'max-holds-per-connection': { type: 'string' },
+        'max-open-approvals-per-person': { type: 'string' },
         'write-policy': { type: 'string' },
         payments: { type: 'string' },
         'public-url': { type: 'string' },
@@ -173,6 +197,10 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     env.DATABASE_URL ??
     'data/holdfast.db';
   if (database.trim() === '') throw new UsageError('--db needs a path');
+  const production = values.production ?? (env.HOLDFAST_PRODUCTION === '1' || env.NODE_ENV === 'production');
+  const dev = values.dev ?? false;
+  if (dev && production)
+    throw new UsageError('--dev (the development payment form) cannot run in production');
   return {
     command,
     rest: positionals.slice(1),
@@ -187,7 +215,9 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     legacy,
     allowedHosts: values['allowed-host'] ?? [],
     tenantId: values.tenant ?? 'local',
-    principal: values.principal ?? 'local-operator',
+    as: values.as ?? env.HOLDFAST_AS ?? null,
+    trustProxy: values['trust-proxy'] ?? false,
+    dev,
     maxBodyBytes: 256 * 1024,
     sweepIntervalMs: 15_000,
     slotCacheMaxAgeMs: 2_000,
@@ -199,7 +229,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       values['payment-url-base'] ?? env.HOLDFAST_PAYMENT_URL_BASE ?? null,
       '--payment-url-base',
     ),
-    production: values.production ?? (env.HOLDFAST_PRODUCTION === '1' || env.NODE_ENV === 'production'),
+    production,
     stateKey: env.HOLDFAST_STATE_KEY ?? null,
     json: values.json ?? false,
     debug: values.debug ?? false,
@@ -218,6 +248,14 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       checkpoint: values.checkpoint,
       out: values.out,
       allowUnkeyed: values['allow-unkeyed'],
+      role: values.role,
+      name: values.name,
+      scopes: values.scopes,
+      expires: values.expires,
+      callsPerMinute: values['calls-per-minute'],
+      maxActiveHolds: values['max-active-holds'],
+      maxHoldsPerConnection: values['max-holds-per-connection'],
+      maxOpenApprovalsPerPerson: values['max-open-approvals-per-person'],
     },
   };
 }

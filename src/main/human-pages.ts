@@ -1,26 +1,75 @@
 import type { Hono } from 'hono';
 import { approvalForPage, decideByPageToken } from '../app/approvals.js';
+import { completeSetup, setupLinkTarget } from '../app/identity/people.js';
+import type { SignedIn } from '../app/identity/sessions.js';
+import { sessionOf, signIn, signOut } from '../app/identity/sessions.js';
 import { mountApprovalPage } from '../adapters/http/approval-page.js';
+import type { HumanSessions } from '../adapters/http/human-session.js';
+import { sessionCookieName } from '../adapters/http/human-session.js';
 import { mountDevPaymentForm } from '../adapters/http/payment-form.js';
+import { mountSignInPages } from '../adapters/http/sign-in-pages.js';
 import { isDomainError } from '../domain/errors.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
 import { operatorCall } from './operator-audit.js';
 
-/** The pages a person uses: the approval page, and the simulated checkout in development. */
+/**
+ * The pages a person uses: sign-in and setup links, the approval page, and the simulated
+ * checkout with --dev. Every page action leaves an audit record naming the person.
+ */
 export function mountHumanPages(app: Hono, runtime: Runtime, config: ServerConfig): void {
   const { deps } = runtime;
-  // The same on every instance, so a page served by one can be posted to another.
-  const csrfKey = runtime.auditKey.derive('page-csrf').toString('base64url');
-  const pageCall = (args: unknown, tool = 'approval_page', tenantId = config.tenantId) =>
-    operatorCall(runtime, { tool, kind: 'approval', tenantId, transport: 'http', args });
+  const secure = runtime.publicBaseUrl.startsWith('https://');
+  const sessions: HumanSessions = {
+    cookieName: sessionCookieName(secure),
+    secure,
+    trustProxy: config.trustProxy,
+    current: (secret) => sessionOf(deps, secret),
+  };
+  const pageCall = (tool: string, signed: SignedIn | null, args: unknown, tenantId?: string) =>
+    operatorCall(runtime, {
+      tool,
+      kind: tool === 'dev_payment_form' ? 'admin' : 'approval',
+      tenantId: tenantId ?? signed?.person.tenantId ?? config.tenantId,
+      transport: 'http',
+      args,
+      subject: signed?.person.id ?? 'anonymous-page',
+      clientId: signed ? `session (${signed.session.method})` : 'no session',
+    });
+
+  mountSignInPages(app, {
+    sessions,
+    signIn: (input) => signIn(deps, input),
+    signOut: (secret) => signOut(deps, secret),
+    setupTarget: (secret) => setupLinkTarget(deps, secret),
+    completeSetup: (secret, password, owner) => completeSetup(deps, secret, password, owner),
+    record: async ({ tool, ok, code, personId }) => {
+      const audit = operatorCall(runtime, {
+        tool,
+        kind: 'admin',
+        tenantId: config.tenantId,
+        transport: 'http',
+        args: { ok },
+        subject: personId ?? 'anonymous-page',
+        clientId: 'human page',
+      });
+      await audit.finish(ok ? undefined : { outcome: 'error', code: code ?? 'FORBIDDEN', message: '' });
+    },
+  });
+
   mountApprovalPage(app, {
-    csrfKey,
-    load: (token) => approvalForPage(deps, token),
-    decide: async (token, decision) => {
-      const audit = pageCall({ decision });
+    sessions,
+    load: (token, person) => approvalForPage(deps, token, person),
+    decide: async (token, decision, signed) => {
+      const audit = pageCall('approval_page', signed, { decision });
       try {
-        const decided = await decideByPageToken(deps, token, decision, { audit });
+        const decided = await decideByPageToken(
+          deps,
+          token,
+          decision,
+          { person: signed.person, method: signed.session.method },
+          { audit },
+        );
         await audit.finish();
         return decided;
       } catch (error) {
@@ -29,28 +78,27 @@ export function mountHumanPages(app: Hono, runtime: Runtime, config: ServerConfi
         throw error;
       }
     },
-    refused: (reason) =>
-      pageCall({ decision: 'refused' }).finish({ outcome: 'error', code: 'FORBIDDEN', message: reason }),
+    refused: (reason, signed) =>
+      pageCall('approval_page', signed, { decision: 'refused' }).finish({
+        outcome: 'error',
+        code: 'FORBIDDEN',
+        message: reason,
+      }),
   });
-  if (!config.production && config.payments === 'simulator') {
+
+  if (config.dev && config.payments === 'simulator') {
     mountDevPaymentForm(app, {
-      csrfKey,
-      describe: (id) =>
+      sessions,
+      describe: (id, signed) =>
         deps.store.read(async (tx) => {
-          const booking = await tx.bookings.get(config.tenantId, id);
+          const booking = await tx.bookings.get(signed.person.tenantId, id);
           return (
             booking && { amount: booking.price?.amount ?? null, currency: booking.price?.currency ?? null }
           );
         }),
-      set: async (id, status) => {
-        const audit = operatorCall(runtime, {
-          tool: 'dev_payment_form',
-          kind: 'admin',
-          tenantId: config.tenantId,
-          transport: 'http',
-          args: { bookingId: id, status },
-        });
-        await runtime.simulator.set(id, status, deps.clock.now(), undefined, audit);
+      set: async (id, status, signed) => {
+        const audit = pageCall('dev_payment_form', signed, { bookingId: id, status });
+        await runtime.simulator.set(id, status, deps.clock.now(), undefined, audit, signed.person.tenantId);
         await audit.finish();
       },
     });

@@ -11,6 +11,10 @@ export interface OperatorAction {
   /** 'cli' for the command line; 'http' for a page a person used. */
   readonly transport: 'cli' | 'http';
   readonly args: unknown;
+  /** Who acted: the signed-in person on a page (their id); the CLI's operator by default. */
+  readonly subject?: string;
+  /** How: 'session (password)' for a page, the command line's name otherwise. */
+  readonly clientId?: string;
 }
 
 /**
@@ -23,8 +27,8 @@ export function operatorCall(runtime: Runtime, action: OperatorAction): CallAudi
   return new CallAudit(
     {
       tenantId: action.tenantId,
-      subject: action.transport === 'cli' ? 'operator-cli' : 'approval-page',
-      clientId: action.transport,
+      subject: action.subject ?? (action.transport === 'cli' ? 'operator-cli' : 'anonymous-page'),
+      clientId: action.clientId ?? action.transport,
       transport: action.transport,
       tool: action.tool,
       kind: action.kind,

@@ -21,6 +21,7 @@ import type { ServerConfig } from './config.js';
 import { UsageError } from './config.js';
 import { cliDatabaseArgs, describeDatabase } from './database-url.js';
 import { operatorCall } from './operator-audit.js';
+import { hosts, tenants, tokens, users } from './identity-commands.js';
 import type { EffectAudit } from '../ports/audit.js';
 import type { WriteCall } from '../app/idempotent.js';
 
@@ -70,6 +71,10 @@ const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   sweep: 'admin',
   reconciliation: 'read',
   db: 'admin',
+  tenants: 'admin',
+  users: 'admin',
+  tokens: 'admin',
+  hosts: 'admin',
 };
 
 function run(
@@ -90,6 +95,14 @@ function run(
       return sweepOnce(runtime, config, print);
     case 'reconciliation':
       return reconciliation(runtime, config, print);
+    case 'tenants':
+      return tenants(runtime, config, print);
+    case 'users':
+      return users(runtime, config, print);
+    case 'tokens':
+      return tokens(runtime, config, print);
+    case 'hosts':
+      return hosts(runtime, config, print);
     default:
       return auditCommand(runtime, config, print);
   }

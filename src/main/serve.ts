@@ -1,23 +1,33 @@
 import { isLoopbackAddress, serverNames } from '../adapters/http/request-guards.js';
+import { bearerGate } from '../adapters/http/bearer-gate.js';
 import { createHttpApp } from '../adapters/http/http-app.js';
 import type { Logger } from '../adapters/log/json-logger.js';
 import { pooledServerFactory, SERVER_VERSION } from '../adapters/mcp/server-factory.js';
+import { hasPeople } from '../app/identity/people.js';
+import { authenticateToken } from '../app/identity/tokens.js';
 import type { ServerConfig } from './config.js';
 import { buildRuntime, describeDatabase, toolContext } from './compose.js';
+import { firstOwnerLink } from './first-owner.js';
 import { mountHumanPages } from './human-pages.js';
 import { listen } from './listen.js';
 import { seedIfEmpty } from './seed.js';
 import { StartupError } from './startup-error.js';
 import { startSweeper } from './sweeper.js';
 
+/** Off loopback only behind TLS, said explicitly: a proxy terminates https and forwards here. */
+function checkExposure(config: ServerConfig): void {
+  if (isLoopbackAddress(config.host)) return;
+  const https = config.publicBaseUrl?.startsWith('https://') ?? false;
+  if (!https || !config.trustProxy)
+    throw new StartupError(
+      `Refusing to bind ${config.host}: plain HTTP off loopback would send tokens and passwords in the clear. ` +
+        'Put a TLS-terminating proxy in front and say so with --public-url https://… and --trust-proxy, or bind 127.0.0.1.',
+    );
+}
+
 /** holdfast serve: MCP over Streamable HTTP at /mcp, with the human pages. Resolves with a stop function. */
 export async function runHttpServer(config: ServerConfig, logger: Logger): Promise<() => Promise<void>> {
-  if (!isLoopbackAddress(config.host)) {
-    throw new StartupError(
-      `Refusing to bind ${config.host}: Holdfast has no authentication configured, so it only listens on loopback ` +
-        '(127.0.0.1, ::1). Bind 127.0.0.1 and put an authenticating proxy in front, or wait for OAuth support.',
-    );
-  }
+  checkExposure(config);
   const bound = await listen(config.host, config.port);
   const runtime = await buildRuntime(config, logger, {
     boundOrigin: bound.origin,
@@ -33,10 +43,19 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     const created = await seedIfEmpty(deps, config.tenantId);
     if (created > 0) logger.info('seeded demo calendars', { tenantId: config.tenantId, created });
   }
-  const ctx = toolContext(runtime, config, logger, 'http');
+  if (!isLoopbackAddress(config.host) && !(await hasPeople(deps, config.tenantId))) {
+    await bound.close();
+    await runtime.close();
+    throw new StartupError(
+      `Refusing to bind ${config.host}: nobody can sign in yet. Create the first owner on loopback first ` +
+        '(holdfast serve prints a setup link, or holdfast users add EMAIL --role owner).',
+    );
+  }
+  const ctx = toolContext(runtime, logger, 'http');
   const app = createHttpApp({
     mcp: {
       factory: pooledServerFactory(ctx),
+      authenticate: bearerGate((secret) => authenticateToken(deps, secret)),
       legacy: config.legacy,
       maxBodyBytes: config.maxBodyBytes,
     },
@@ -54,9 +73,10 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/approvals/…`,
     database: describeDatabase(config.database),
     legacy: config.legacy,
-    writePolicy: ctx.principal.writePolicy,
     payments: config.payments,
+    devPaymentForm: config.dev,
   });
+  await firstOwnerLink(runtime, config);
   return async () => {
     stopSweeper();
     await bound.close();

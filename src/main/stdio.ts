@@ -5,11 +5,33 @@ import type { Logger } from '../adapters/log/json-logger.js';
 import { createHoldfastServer, SERVER_VERSION } from '../adapters/mcp/server-factory.js';
 import { LineLimit, oversizeError } from '../adapters/mcp/stdio-line-limit.js';
 import type { ServerConfig } from './config.js';
+import type { Runtime } from './compose.js';
 import { buildRuntime, describeDatabase, toolContext } from './compose.js';
+import { localConnection } from '../app/identity/tokens.js';
+import type { Principal } from '../domain/calendar.js';
+import { StartupError } from './startup-error.js';
 import { mountHumanPages } from './human-pages.js';
 import { listen } from './listen.js';
 import { seedIfEmpty } from './seed.js';
 import { startSweeper } from './sweeper.js';
+
+/**
+ * The person the local connection acts for: `--as EMAIL`, or the tenant's only person. Nobody
+ * else can reach this process (it speaks only to the host that started it), so that choice is
+ * the operator's; approvals still need that person signed in on the page (policy draft).
+ */
+async function stdioPrincipal(runtime: Runtime, config: ServerConfig): Promise<Principal> {
+  const { deps } = runtime;
+  const policy = config.writePolicy ?? 'draft';
+  if (config.as !== null) return localConnection(deps, config.as, policy);
+  const people = await deps.store.read((tx) => tx.identity.listPeople(config.tenantId));
+  if (people.length === 1) return localConnection(deps, people[0]!.email, policy);
+  throw new StartupError(
+    people.length === 0
+      ? 'holdfast stdio acts for a person, and there is none yet: holdfast users add EMAIL --role owner, then --as EMAIL'
+      : `holdfast stdio acts for one person: say which with --as EMAIL (${people.length} people in tenant ${config.tenantId})`,
+  );
+}
 
 /**
  * holdfast stdio: one MCP connection on stdin/stdout (protocol only; logs go to stderr), and
@@ -22,7 +44,12 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   const { deps } = runtime;
   await runtime.audit.flush();
   if (config.seed) await seedIfEmpty(deps, config.tenantId);
-  const ctx = toolContext(runtime, config, logger, 'stdio');
+  const principal = await stdioPrincipal(runtime, config).catch(async (error: unknown) => {
+    await pages.close();
+    await runtime.close();
+    throw error;
+  });
+  const ctx = toolContext(runtime, logger, 'stdio', principal);
   const app = createHttpApp({
     names: serverNames(pages.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
     logger,

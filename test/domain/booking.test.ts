@@ -28,7 +28,7 @@ const held: Booking = {
   label: null,
   price: null,
   payment: null,
-  owner: { subject: 's', clientId: 'c' },
+  owner: { subject: 's', clientId: 'c', connectionId: 'k' },
   externalKeys: {},
   paymentFollowUp: false,
 };

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { nodeCredentials } from '../../src/adapters/ids/node-credentials.js';
+import { FlexibleRateLimits } from '../../src/adapters/limits/flexible-rate-limits.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemorySlotCache } from '../../src/adapters/cache/memory-slot-cache.js';
@@ -204,7 +206,14 @@ describe.each(backends)('model-based lifecycle on $name', ({ name, open }) => {
           tenantId: `model-${randomUUID()}`,
           subject: 'model',
           clientId: 'fast-check',
-          scopes: ['bookings:read', 'bookings:write', 'calendars:admin'],
+          connectionId: 'test-connection',
+          scopes: ['read', 'draft', 'write', 'sensitive'],
+          limits: {
+            callsPerMinute: 1e9,
+            activeHoldsPerPerson: 1e9,
+            activeHoldsPerConnection: 1e9,
+            openApprovalsPerPerson: 1e9,
+          },
           writePolicy: 'direct',
         };
         const deps: AppDeps = {
@@ -221,6 +230,8 @@ describe.each(backends)('model-based lifecycle on $name', ({ name, open }) => {
           },
           slotCache: new MemorySlotCache(2_000),
           calendarCache: new CalendarCache(),
+          credentials: nodeCredentials,
+          rateLimits: FlexibleRateLimits.memory(),
           config: { ...defaultAppConfig, holdTtlMs: TTL },
         };
         const allDay = [{ start: '00:00', end: '24:00' }];

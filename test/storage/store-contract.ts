@@ -7,6 +7,8 @@ import type { Calendar } from '../../src/domain/calendar.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { HoldPlan, Store, StoreTx } from '../../src/ports/store/index.js';
 import { ReferenceTakenError } from '../../src/ports/store/index.js';
+import type { Person } from '../../src/domain/identity/identity.js';
+import { defaultTenantLimits } from '../../src/domain/identity/identity.js';
 
 /** What each store adapter provides to run the shared contract. */
 export interface StoreHarness {
@@ -30,6 +32,17 @@ export const calendar = (id: string): Calendar => ({
   availability: { weekly: {}, overrides: [] },
   createdAt: T0,
   version: 1,
+});
+
+const person = (id: string, email: string): Person => ({
+  id,
+  tenantId: 't1',
+  email,
+  displayName: email,
+  role: 'approver',
+  passwordHash: 'scrypt$x',
+  disabledAt: null,
+  createdAt: T0,
 });
 
 let seq = 0;
@@ -56,7 +69,7 @@ export function hold(
     label: null,
     price: null,
     payment: null,
-    owner: { subject: 'sub', clientId: 'cli' },
+    owner: { subject: 'sub', clientId: 'cli', connectionId: 'conn' },
     externalKeys: {},
     paymentFollowUp: false,
     ...overrides,
@@ -78,6 +91,7 @@ export function planFor(booking: Booking, overrides: Partial<HoldPlan> = {}): Ho
       createdAt: T0,
       expiresAt: T0 + 24 * H,
     },
+    cap: { perPerson: 1_000, perConnection: 1_000 },
     ...overrides,
   };
 }
@@ -668,6 +682,139 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       });
       await expect(twice).rejects.toBeInstanceOf(NotSingleCallError);
       expect(await store.writeOne((tx) => tx.calendars.count('t1'))).toBe(2);
+    });
+
+    it('identity: tenants, people (one account per email), setup links spent once', async () => {
+      const tenant = { id: 't1', name: 'T one', limits: defaultTenantLimits, createdAt: T0 };
+      await store.write((tx) => tx.identity.putTenant(tenant));
+      await store.write((tx) =>
+        tx.identity.putTenant({ ...tenant, limits: { ...tenant.limits, callsPerMinute: 7 } }),
+      );
+      expect((await store.read((tx) => tx.identity.getTenant('t1')))!.limits.callsPerMinute).toBe(7);
+      expect(await store.read((tx) => tx.identity.listTenants())).toHaveLength(1);
+      const ana = person('usr_ana', 'ana@example.com');
+      expect(await store.write((tx) => tx.identity.insertPerson(ana))).toBe(true);
+      expect(await store.write((tx) => tx.identity.insertPerson({ ...ana, id: 'usr_other' }))).toBe(false);
+      expect(await store.read((tx) => tx.identity.getPersonByEmail('ana@example.com'))).toEqual(ana);
+      await store.write((tx) => tx.identity.updatePerson({ ...ana, role: 'viewer', disabledAt: T0 }));
+      expect((await store.read((tx) => tx.identity.getPerson('usr_ana')))!.role).toBe('viewer');
+      expect(await store.read((tx) => tx.identity.listPeople('t1'))).toHaveLength(1);
+
+      const link = { secretHash: 'h1', tenantId: 't1', personId: null, expiresAt: T0 + H };
+      await store.write((tx) => tx.identity.insertSetupLink(link));
+      expect(await store.read((tx) => tx.identity.peekSetupLink('h1', T0))).toEqual(link);
+      expect(await store.read((tx) => tx.identity.peekSetupLink('h1', T0 + H))).toBeNull(); // expired
+      const spent = await Promise.all([
+        store.write((tx) => tx.identity.spendSetupLink('h1', T0)),
+        store.write((tx) => tx.identity.spendSetupLink('h1', T0)),
+      ]);
+      expect(spent.filter(Boolean)).toHaveLength(1);
+      expect(await store.read((tx) => tx.identity.peekSetupLink('h1', T0))).toBeNull();
+    });
+
+    it('identity: sessions, tokens with their person and tenant in one read, hosts', async () => {
+      await store.write(async (tx) => {
+        await tx.identity.putTenant({ id: 't1', name: 't1', limits: defaultTenantLimits, createdAt: T0 });
+        await tx.identity.insertPerson(person('usr_ana', 'ana@example.com'));
+      });
+      const session = {
+        idHash: 's1',
+        tenantId: 't1',
+        personId: 'usr_ana',
+        method: 'password',
+        createdAt: T0,
+        lastSeenAt: T0,
+        csrfSecret: 'c',
+      };
+      await store.write((tx) => tx.identity.insertSession(session));
+      await store.write((tx) => tx.identity.touchSession('s1', T0 + 5));
+      expect(await store.read((tx) => tx.identity.getSession('s1'))).toEqual({
+        ...session,
+        lastSeenAt: T0 + 5,
+      });
+      await store.write((tx) => tx.identity.insertSession({ ...session, idHash: 's2' }));
+      await store.write((tx) => tx.identity.deleteSession('s1'));
+      expect(await store.read((tx) => tx.identity.getSession('s1'))).toBeNull();
+      await store.write((tx) => tx.identity.deleteSessionsOf('usr_ana'));
+      expect(await store.read((tx) => tx.identity.getSession('s2'))).toBeNull();
+
+      const token = {
+        id: 'tok_1',
+        tenantId: 't1',
+        personId: 'usr_ana',
+        name: 'laptop',
+        scopes: ['read', 'draft'] as const,
+        writePolicy: 'draft' as const,
+        secretHash: 'th',
+        createdAt: T0,
+        expiresAt: T0 + H,
+        revokedAt: null,
+        lastUsedAt: null,
+      };
+      await store.write((tx) => tx.identity.insertToken({ ...token, scopes: [...token.scopes] }));
+      const credential = await store.readOne((tx) => tx.identity.credentialOf('th'));
+      expect(credential!.token).toEqual(token);
+      expect(credential!.person.email).toBe('ana@example.com');
+      expect(credential!.tenant.id).toBe('t1');
+      expect(await store.readOne((tx) => tx.identity.credentialOf('nope'))).toBeNull();
+      await store.write((tx) => tx.identity.touchToken('tok_1', T0 + 9));
+      expect((await store.read((tx) => tx.identity.getTokenBySecretHash('th')))!.lastUsedAt).toBe(T0 + 9);
+      expect(await store.write((tx) => tx.identity.revokeToken('other', 'tok_1', T0))).toBe(false);
+      expect(await store.write((tx) => tx.identity.revokeToken('t1', 'tok_1', T0))).toBe(true);
+      expect(await store.write((tx) => tx.identity.revokeToken('t1', 'tok_1', T0))).toBe(false);
+      expect((await store.read((tx) => tx.identity.listTokens('t1')))[0]!.revokedAt).toBe(T0);
+
+      const host = {
+        id: 'host_1',
+        tenantId: 't1',
+        name: 'desk',
+        publicKey: 'pk',
+        createdAt: T0,
+        revokedAt: null,
+      };
+      await store.write((tx) => tx.identity.insertHost(host));
+      expect(await store.read((tx) => tx.identity.getHost('t1', 'host_1'))).toEqual(host);
+      expect(await store.read((tx) => tx.identity.getHost('other', 'host_1'))).toBeNull();
+      expect(await store.write((tx) => tx.identity.revokeHost('t1', 'host_1', T0))).toBe(true);
+      expect((await store.read((tx) => tx.identity.listHosts('t1')))[0]!.revokedAt).toBe(T0);
+    });
+
+    it('a hold beyond the cap of its person or its connection is `full` and writes nothing; a retry replays', async () => {
+      const cap = { perPerson: 2, perConnection: 1 };
+      const first = hold(['cal_a'], T0 + H, T0 + 2 * H);
+      expect((await store.writeOne((tx) => tx.bookings.placeHold(planFor(first, { cap })))).outcome).toBe(
+        'placed',
+      );
+      const sameConnection = hold(['cal_a'], T0 + 3 * H, T0 + 4 * H);
+      expect(
+        (await store.writeOne((tx) => tx.bookings.placeHold(planFor(sameConnection, { cap })))).outcome,
+      ).toBe('full');
+      expect(await store.read((tx) => tx.bookings.get('t1', sameConnection.id))).toBeNull();
+      // The retry of the placed one replays even at the cap.
+      expect((await store.writeOne((tx) => tx.bookings.placeHold(planFor(first, { cap })))).outcome).toBe(
+        'replay',
+      );
+      const otherConnection = hold(['cal_a'], T0 + 5 * H, T0 + 6 * H, {
+        owner: { subject: 'sub', clientId: 'cli', connectionId: 'conn-2' },
+      });
+      expect(
+        (await store.writeOne((tx) => tx.bookings.placeHold(planFor(otherConnection, { cap })))).outcome,
+      ).toBe('placed');
+      const third = hold(['cal_a'], T0 + 7 * H, T0 + 8 * H, {
+        owner: { subject: 'sub', clientId: 'cli', connectionId: 'conn-3' },
+      });
+      expect((await store.writeOne((tx) => tx.bookings.placeHold(planFor(third, { cap })))).outcome).toBe(
+        'full',
+      );
+      // An hour later the earlier holds (five minutes each) have lapsed and no longer count.
+      const later = hold(['cal_a'], T0 + 9 * H, T0 + 10 * H, { createdAt: T0 + H, expiresAt: T0 + 2 * H });
+      expect(
+        (
+          await store.writeOne((tx) =>
+            tx.bookings.placeHold(planFor(later, { cap: { perPerson: 2, perConnection: 9 } })),
+          )
+        ).outcome,
+      ).toBe('placed');
     });
 
     it('reads never see a write that has not committed', async () => {

@@ -13,6 +13,8 @@ import type { Principal } from '../../src/domain/calendar.js';
 import { tempDbPath } from './spawn-server.js';
 import { MemorySlotCache } from '../../src/adapters/cache/memory-slot-cache.js';
 import { CalendarCache } from '../../src/app/calendar-cache.js';
+import { nodeCredentials } from '../../src/adapters/ids/node-credentials.js';
+import { FlexibleRateLimits } from '../../src/adapters/limits/flexible-rate-limits.js';
 
 /** A clock the test moves by hand. */
 export function manualClock(start: number) {
@@ -24,7 +26,14 @@ export const operator: Principal = {
   tenantId: 't1',
   subject: 'tester',
   clientId: 'vitest',
-  scopes: ['bookings:read', 'bookings:write', 'calendars:admin'],
+  connectionId: 'test-connection',
+  scopes: ['read', 'draft', 'write', 'sensitive'],
+  limits: {
+    callsPerMinute: 1e9,
+    activeHoldsPerPerson: 1e9,
+    activeHoldsPerConnection: 1e9,
+    openApprovalsPerPerson: 1e9,
+  },
   writePolicy: 'direct',
 };
 
@@ -52,6 +61,8 @@ export function appHarness(start: number, config: Partial<AppConfig> = {}) {
     },
     slotCache: new MemorySlotCache(2_000),
     calendarCache: new CalendarCache(),
+    credentials: nodeCredentials,
+    rateLimits: FlexibleRateLimits.memory(),
     config: { ...defaultAppConfig, ...config },
   };
   return {

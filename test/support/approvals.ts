@@ -1,27 +1,53 @@
-import { createHash, randomUUID } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { createPrivateKey, randomUUID, sign } from 'node:crypto';
+import { attestationMessage } from '../../src/domain/approval/approval.js';
+import { addHost } from '../../src/app/identity/hosts.js';
+import { identityDeps } from './provision.js';
 
-/** What a host computes: sha256 over the RFC 8785 form of the intent. */
-export function hashIntent(intent: unknown): string {
-  return `sha256:${createHash('sha256').update(canonicalize(intent)!).digest('hex')}`;
+export interface HostKey {
+  readonly id: string;
+  readonly privateKey: string;
 }
 
-/** A host attestation copied from booking.confirmationIntent, optionally tampered. */
+/** Registers a host on a database, as `holdfast hosts add` does; returns its id and private key. */
+export async function registerHost(database: string, tenant = 'local', name = 'test host'): Promise<HostKey> {
+  const { deps, close } = await identityDeps(database);
+  try {
+    const { host, privateKey } = await addHost(deps, tenant, name);
+    return { id: host.id, privateKey };
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * A host attestation for booking.confirmationIntent, signed with `host`'s key unless told
+ * otherwise: what a registered host application sends after its user said yes.
+ */
 export function attest(
-  confirmationIntent: { intent: Record<string, unknown>; intentHash: string },
+  confirmationIntent: { intentHash: string },
+  host: HostKey | null,
   options: {
-    intent?: Record<string, unknown>;
     intentHash?: string;
     approvedAt?: Date;
     approvalId?: string;
+    signature?: string;
+    hostId?: string;
   } = {},
 ) {
-  const intent = options.intent ?? confirmationIntent.intent;
-  return {
+  const unsigned = {
+    hostId: options.hostId ?? host?.id ?? 'host_unregistered',
     approvalId: options.approvalId ?? randomUUID(),
-    decision: 'APPROVE',
     approvedAt: (options.approvedAt ?? new Date()).toISOString(),
-    intent,
-    intentHash: options.intentHash ?? (options.intent ? hashIntent(intent) : confirmationIntent.intentHash),
+    intentHash: options.intentHash ?? confirmationIntent.intentHash,
   };
+  const signature =
+    options.signature ??
+    (host
+      ? sign(
+          null,
+          Buffer.from(attestationMessage(unsigned)),
+          createPrivateKey({ key: Buffer.from(host.privateKey, 'base64url'), format: 'der', type: 'pkcs8' }),
+        ).toString('base64url')
+      : 'AAAA');
+  return { ...unsigned, signature };
 }

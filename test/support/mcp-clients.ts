@@ -1,6 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CLI } from './spawn-server.js';
+import { CLI, provisionOnce, tokensByUrl } from './spawn-server.js';
 
 export type Era = 'modern' | 'legacy';
 
@@ -24,17 +24,29 @@ function newClient(era: Era): Client {
   );
 }
 
+/**
+ * The official client over HTTP, with a bearer token: the one provisioned for the server at
+ * `url` unless `token` says otherwise (null: none at all).
+ */
 export async function connectHttp(
   url: string,
   era: Era,
-  options: { fetch?: typeof fetch } = {},
+  options: { fetch?: typeof fetch; token?: string | null } = {},
 ): Promise<Client> {
   const client = newClient(era);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: options.fetch }));
+  const token = options.token === undefined ? tokensByUrl.get(url.replace(/\/+$/, '')) : options.token;
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      fetch: options.fetch,
+      requestInit: token ? { headers: { Authorization: `Bearer ${token}` } } : undefined,
+    }),
+  );
   return client;
 }
 
+/** The official client over stdio; the database gets its owner first (stdio acts for them). */
 export async function connectStdio(dbPath: string, era: Era, extraArgs: string[] = []): Promise<Client> {
+  await provisionOnce(dbPath);
   const client = newClient(era);
   await client.connect(
     new StdioClientTransport({

@@ -4,11 +4,16 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TenantLimits } from '../../src/domain/identity/identity.js';
+import type { Agent } from './provision.js';
+import { provision } from './provision.js';
 
 export const CLI = join(process.cwd(), 'dist/main/cli.js');
 
 export interface RunningServer {
   readonly url: string;
+  /** The owner provisioned on its database, with a token of every scope and a password. */
+  readonly agent: Agent & { password: string };
   readonly port: number;
   readonly dbPath: string;
   readonly process: ChildProcess;
@@ -21,13 +26,42 @@ export function tempDbPath(): { path: string; cleanup: () => void } {
   return { path: join(dir, 'holdfast.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Spawns the real entry point on a free port and waits until it listens. */
+const provisioned = new Map<string, Promise<Agent & { password: string }>>();
+
+/** One owner per database, shared by every instance on it (as one person's token would be). */
+export function provisionOnce(database: string, limits?: Partial<TenantLimits>) {
+  let agent = provisioned.get(database);
+  if (!agent) provisioned.set(database, (agent = provision(database, { limits })));
+  return agent;
+}
+
+/** Which token a test client sends to which server by default. */
+export const tokensByUrl = new Map<string, string>();
+
+/**
+ * Spawns the real entry point on a free port and waits until it listens. Its database first
+ * gets an owner with a token (see provision), unless `provision` is false.
+ */
 export async function spawnServer(
   args: string[] = [],
-  options: { env?: Record<string, string>; dbPath?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    dbPath?: string;
+    provision?: boolean;
+    limits?: Partial<TenantLimits>;
+  } = {},
 ): Promise<RunningServer> {
   const db = options.dbPath ? { path: options.dbPath, cleanup: () => undefined } : tempDbPath();
-  const where = args.includes('--database') ? [] : ['--db', db.path];
+  const database = args.includes('--database')
+    ? args[args.indexOf('--database') + 1]!
+    : args.includes('--db')
+      ? args[args.indexOf('--db') + 1]!
+      : db.path;
+  const agent =
+    options.provision === false
+      ? { email: '', personId: '', token: '', tokenId: '', password: '' }
+      : await provisionOnce(database, options.limits);
+  const where = args.includes('--database') || args.includes('--db') ? [] : ['--db', db.path];
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...where, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...options.env },
@@ -47,8 +81,10 @@ export async function spawnServer(
     child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${logs.join('')}`)));
   });
   const port = Number(new URL(url).port);
+  if (agent.token) tokensByUrl.set(url, agent.token);
   return {
     url,
+    agent,
     port,
     dbPath: db.path,
     process: child,

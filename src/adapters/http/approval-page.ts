@@ -1,103 +1,43 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { approvalForPage, Decision } from '../../app/approvals.js';
+import type { SignedIn } from '../../app/identity/sessions.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { mayApprove } from '../../domain/identity/identity.js';
+import type { HumanSessions } from './human-session.js';
+import { csrfOk, csrfToken, signedInOf } from './human-session.js';
+import { signOutForm } from './sign-in-pages.js';
 import type { Approval } from '../../domain/approval/approval.js';
 import { isDomainError } from '../../domain/errors.js';
 import { PAGE_HEADERS } from './page-headers.js';
+import { layout } from './page-layout.js';
 
 export interface ApprovalPageOptions {
-  readonly load: (token: string) => ReturnType<typeof approvalForPage>;
-  readonly decide: (token: string, decision: Decision) => Promise<Approval>;
-  /** A POST refused before any decision (no CSRF token, no decision): kept in the audit trail. */
-  readonly refused: (reason: string) => Promise<void>;
-  /** Secret for CSRF tokens, the same on every instance; never leaves the server. */
-  readonly csrfKey: string;
+  readonly sessions: HumanSessions;
+  /** The approval a link names, if it is of the signed-in person's tenant. */
+  readonly load: (token: string, person: Person) => ReturnType<typeof approvalForPage>;
+  readonly decide: (token: string, decision: Decision, signed: SignedIn) => Promise<Approval>;
+  /** A POST refused before any decision (no session, no CSRF token, no decision): kept in the audit trail. */
+  readonly refused: (reason: string, signed: SignedIn | null) => Promise<void>;
 }
 
-function csrfFor(key: string, token: string): string {
-  return createHmac('sha256', key).update(`approval-csrf:${token}`).digest('base64url');
-}
-
-function csrfMatches(key: string, token: string, given: unknown): boolean {
-  if (typeof given !== 'string') return false;
-  const expected = Buffer.from(csrfFor(key, token));
-  const actual = Buffer.from(given);
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
-}
-
-function layout(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · Holdfast</title>
-        <style>
-          body {
-            font:
-              16px/1.5 system-ui,
-              sans-serif;
-            max-width: 40rem;
-            margin: 2rem auto;
-            padding: 0 1rem;
-            color: #1b1b1b;
-          }
-          table {
-            border-collapse: collapse;
-            width: 100%;
-          }
-          td,
-          th {
-            text-align: left;
-            padding: 0.35rem 0.5rem;
-            border-bottom: 1px solid #ddd;
-            vertical-align: top;
-          }
-          button {
-            font: inherit;
-            padding: 0.6rem 1.4rem;
-            margin-right: 0.8rem;
-            border-radius: 0.4rem;
-            border: 1px solid #555;
-            cursor: pointer;
-          }
-          .approve {
-            background: #1d6b38;
-            color: #fff;
-            border-color: #1d6b38;
-          }
-          .deny {
-            background: #fff;
-          }
-          .stale {
-            background: #fff4d6;
-            padding: 0.6rem;
-            border-left: 4px solid #b7791f;
-          }
-          .muted {
-            color: #666;
-            font-size: 0.9rem;
-          }
-          code {
-            word-break: break-all;
-          }
-        </style>
-      </head>
-      <body>
-        ${body}
-      </body>
-    </html>`;
-}
-
+/**
+ * The one-time link only says which approval to show; deciding takes a signed-in person who
+ * may approve in its tenant, and a CSRF token bound to their session.
+ */
 export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void {
   const send = (c: Context, status: 200 | 403 | 404 | 409, page: ReturnType<typeof layout>) =>
     c.html(page, status, PAGE_HEADERS);
 
+  const toLogin = (c: Context, token: string) =>
+    c.redirect(`/login?next=${encodeURIComponent(`/approvals/${token}`)}`, 303);
+
   app.get('/approvals/:token', async (c) => {
     const token = c.req.param('token');
-    const view = await options.load(token);
+    const signed = await signedInOf(c, options.sessions);
+    if (!signed) return toLogin(c, token);
+    const view = await options.load(token, signed.person);
     if (!view)
       return send(
         c,
@@ -115,12 +55,15 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
     const money = summary.amount === null ? html`none` : html`${summary.amount} ${summary.currency}`;
     const form = (buttons: HtmlEscapedString | Promise<HtmlEscapedString>) =>
       html`<form method="post" action="/approvals/${token}">
-        <input type="hidden" name="csrf" value="${csrfFor(options.csrfKey, token)}" />
+        <input type="hidden" name="csrf" value="${csrfToken(signed.session, `approval:${token}`)}" />
         ${buttons}
       </form>`;
     const deny = html`<button class="deny" name="decision" value="deny" type="submit">Deny</button>`;
-    const actions =
-      status !== 'PENDING'
+    const actions = !mayApprove(signed.person)
+      ? html`<p id="not-allowed">
+          <strong>You (${signed.person.role}) may look, but only an owner or approver decides.</strong>
+        </p>`
+      : status !== 'PENDING'
         ? html`<p><strong>This approval is ${status}.</strong></p>`
         : summary.stale
           ? html`<p id="stale" class="stale">
@@ -138,7 +81,8 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
       200,
       layout(
         'Approve',
-        html`<h1>${summary.action} ${summary.reference}</h1>
+        html`${signOutForm(signed)}
+          <h1>${summary.action} ${summary.reference}</h1>
           <p>An agent asks you to approve exactly this. Nothing happens unless you approve.</p>
           <table>
             <tr>
@@ -189,9 +133,14 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
 
   app.post('/approvals/:token', async (c) => {
     const token = c.req.param('token');
+    const signed = await signedInOf(c, options.sessions);
+    if (!signed) {
+      await options.refused('nobody is signed in', null);
+      return toLogin(c, token);
+    }
     const form = await c.req.parseBody();
-    if (!csrfMatches(options.csrfKey, token, form.csrf)) {
-      await options.refused('the form carried no valid CSRF token');
+    if (!csrfOk(signed.session, `approval:${token}`, form.csrf)) {
+      await options.refused('the form carried no valid CSRF token', signed);
       return send(
         c,
         403,
@@ -200,11 +149,11 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
     }
     const decision = form.decision === 'approve' ? 'APPROVE' : form.decision === 'deny' ? 'DENY' : null;
     if (!decision) {
-      await options.refused('the form carried no decision');
+      await options.refused('the form carried no decision', signed);
       return send(c, 403, layout('Refused', html`<h1>Refused: no decision.</h1>`));
     }
     try {
-      const decided = await options.decide(token, decision);
+      const decided = await options.decide(token, decision, signed);
       return send(
         c,
         200,
@@ -217,6 +166,8 @@ export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void
         ),
       );
     } catch (error) {
+      if (isDomainError(error, 'FORBIDDEN'))
+        return send(c, 403, layout('Refused', html`<h1 id="result">Refused: ${error.message}</h1>`));
       const stale = isDomainError(error) && error.details.stale === true;
       return send(
         c,

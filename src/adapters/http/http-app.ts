@@ -1,4 +1,4 @@
-import type { McpServerFactory } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpServerFactory } from '@modelcontextprotocol/server';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
@@ -8,6 +8,8 @@ import { hostGuard, jsonOnly } from './request-guards.js';
 
 export interface McpMount {
   readonly factory: McpServerFactory;
+  /** The bearer gate: the verified token's AuthInfo, or the 401/403 answer to send instead. */
+  readonly authenticate: (request: Request) => Promise<AuthInfo | Response>;
   readonly legacy: 'stateless' | 'reject';
   readonly maxBodyBytes: number;
 }
@@ -48,7 +50,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   if (mcp) {
     // The SDK handler enforces maxBodyBytes itself (413 before parsing), without re-streaming the body.
-    app.post('/mcp', jsonOnly, (c) => mcp.fetch(c.req.raw));
+    const gate = options.mcp!.authenticate;
+    app.post('/mcp', jsonOnly, async (c) => {
+      // Agents only: a person's session cookie is no credential here, only a bearer token is.
+      const auth = await gate(c.req.raw);
+      return auth instanceof Response ? auth : mcp.fetch(c.req.raw, { authInfo: auth });
+    });
     // Stateless server: no SSE stream to resume and no session to delete.
     app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
       c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),

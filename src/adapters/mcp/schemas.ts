@@ -158,19 +158,19 @@ export const approvalProof = z
 
 export const humanApprovalInput = z
   .strictObject({
-    approvalId: z.uuid().describe('A fresh UUID from the host, never reused.'),
-    decision: z.string().max(16).describe('"APPROVE"'),
+    hostId: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^host_[A-Za-z0-9_-]+$/),
+    approvalId: z.uuid(),
     approvedAt: instantInput,
-    intent: z
-      .record(
-        z.string().max(40),
-        z.union([z.string().max(200), z.number(), z.null(), z.array(z.string().max(100)).max(10)]),
-      )
-      .refine((o) => Object.keys(o).length <= 12, 'at most 12 fields')
-      .meta({ maxProperties: 12 })
-      .describe('Copied verbatim from booking.confirmationIntent.intent.'),
-    intentHash: z.string().max(80).describe('Copied verbatim from booking.confirmationIntent.intentHash.'),
+    intentHash: z.string().max(80),
+    signature: z
+      .string()
+      .max(200)
+      .regex(/^[A-Za-z0-9_-]+$/),
   })
   .describe(
-    'Only for hosts trusted to attest (write policy "attested"): the user approved this exact intent within the last 120 s.',
+    'Set only by the host application, never by the model: an Ed25519 signature made with the key of a host registered with holdfast hosts add. Anything else is refused.',
   );

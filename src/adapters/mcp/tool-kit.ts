@@ -6,10 +6,10 @@ import type {
   ServerContext,
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
-import { CLIENT_INFO_META_KEY, TRACEPARENT_META_KEY } from '@modelcontextprotocol/server';
+import { CLIENT_INFO_META_KEY, requireScopes, TRACEPARENT_META_KEY } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal, Scope } from '../../domain/calendar.js';
 import { formatInstant } from '../../domain/time/instant.js';
 import type { AuditEntry, AuditLog, EffectAudit } from '../../ports/audit.js';
 import { DomainError } from '../../domain/errors.js';
@@ -31,7 +31,11 @@ export interface ApprovalState {
 
 export interface ToolContext {
   readonly deps: AppDeps;
-  readonly principal: Principal;
+  /**
+   * Who a request acts for: from its verified bearer token over HTTP (the SDK hands the
+   * authentication gate's result to the handler), fixed for the one stdio connection. Null: nobody.
+   */
+  principalOf(request: ServerContext): Principal | null;
   readonly logger: Logger;
   readonly transport: 'stdio' | 'http';
   readonly audit: AuditLog;
@@ -65,15 +69,22 @@ export interface ToolInputRequired {
   readonly inputRequired: InputRequiredResult;
 }
 
+/** What a tool runs with: the context, and the principal of this very call. */
+export interface RunContext extends ToolContext {
+  readonly principal: Principal;
+}
+
 export interface ToolDefinition<I, D> {
   readonly name: string;
+  /** The scope a connection needs to call it (over HTTP a call without it gets 403 insufficient_scope). */
+  readonly scope: Scope;
   readonly title: string;
   readonly description: string;
   readonly kind: AuditEntry['kind'];
   readonly input: z.ZodType<I>;
   readonly data: z.ZodType;
   readonly annotations: ToolAnnotations;
-  run(ctx: ToolContext, input: I, call: ToolCall): Promise<ToolRun<D> | ToolInputRequired>;
+  run(ctx: RunContext, input: I, call: ToolCall): Promise<ToolRun<D> | ToolInputRequired>;
 }
 
 export function defineTool<I, D>(definition: ToolDefinition<I, D>): ToolDefinition<I, D> {
@@ -204,6 +215,7 @@ export function registerTool<I, D>(
       inputSchema: schemas.input,
       outputSchema: schemas.output,
       annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
+      scopeChallenge: requireScopes(tool.scope),
     },
     async (args: unknown, request: ServerContext) => {
       const started = performance.now();
@@ -219,8 +231,12 @@ export function registerTool<I, D>(
         transport: ctx.transport,
       };
       const admission = admit(ctx, tool.input, schemas.fieldNames, args ?? {});
-      // Bookings, approvals and the audit name the client as it declared itself (untrusted, printable).
-      const principal = { ...ctx.principal, clientId: declaredClient(request, server, identity) };
+      // The audit names the connection (credential and its name) and the client as it declared
+      // itself (untrusted, printable). Nobody: only possible if a transport skipped authentication.
+      const caller = ctx.principalOf(request);
+      const principal: Principal = caller
+        ? { ...caller, clientId: `${caller.clientId} · ${declaredClient(request, server, identity)}` }
+        : ANONYMOUS;
       const base: EntryBase = {
         tenantId: principal.tenantId,
         subject: principal.subject,
@@ -241,7 +257,9 @@ export function registerTool<I, D>(
             ctx.logger.error('audit append failed', { ...log, error: String(error) }),
           );
       try {
+        if (!caller) throw new DomainError('FORBIDDEN', 'No credential: this call acts for nobody.', {});
         if (admission.rejection !== undefined) throw admission.rejection;
+        await withinCallBudget(ctx, principal);
         const result = await tool.run({ ...ctx, principal }, admission.input as I, {
           traceId: meta.traceId,
           request,
@@ -290,6 +308,33 @@ export function registerTool<I, D>(
   // The SDK converts the output schema lazily per registration; hand it the conversion done once.
   if (schemas.outputJson === undefined) schemas.outputJson = registered.outputSchemaJson;
   else registered.outputSchemaJson = schemas.outputJson;
+}
+
+const ANONYMOUS: Principal = {
+  tenantId: '-',
+  subject: 'anonymous',
+  clientId: 'anonymous',
+  connectionId: 'anonymous',
+  scopes: [],
+  writePolicy: 'readonly',
+  limits: {
+    callsPerMinute: 0,
+    activeHoldsPerPerson: 0,
+    activeHoldsPerConnection: 0,
+    openApprovalsPerPerson: 0,
+  },
+};
+
+/** Calls per connection per minute, counted across every instance sharing the database. */
+async function withinCallBudget(ctx: ToolContext, principal: Principal): Promise<void> {
+  const max = principal.limits.callsPerMinute;
+  const taken = await ctx.deps.rateLimits.take(`calls:${principal.connectionId}`, max, 60_000);
+  if (!taken.ok)
+    throw new DomainError('RATE_LIMITED', `At most ${max} calls per minute on this connection.`, {
+      limit: 'calls_per_minute',
+      max,
+      retryAfterMs: taken.retryAfterMs,
+    });
 }
 
 function elapsed(started: number): number {

@@ -1,4 +1,6 @@
 import type { PendingApproval } from '../../app/approvals.js';
+import type { Customer } from '../../domain/booking/booking.js';
+import type { Principal } from '../../domain/calendar.js';
 import type { FindSlotsResult } from '../../app/find-slots.js';
 import type { BookingSnapshot, CalendarRef } from '../../app/snapshot.js';
 import type { AppDeps } from '../../app/deps.js';
@@ -37,9 +39,22 @@ function confirmationIntentOf(booking: Booking, deps: Pick<AppDeps, 'digest'>, n
   return { intent, intentHash: deps.digest.ofJson(intent) };
 }
 
+/** Contact data is shown whole only to a connection with the `sensitive` scope. */
+function customerFor(customer: Customer | null, principal: Principal | undefined): Customer | null {
+  if (customer === null || principal?.scopes.includes('sensitive')) return customer;
+  const masked = { ...customer };
+  if (masked.email !== undefined) masked.email = masked.email.replace(/^(.).*(@.*)$/, '$1***$2');
+  if (masked.phone !== undefined) masked.phone = `***${masked.phone.slice(-2)}`;
+  return masked;
+}
+
 export function bookingView(
   { booking, calendars }: BookingSnapshot,
-  { deps, links }: { deps: Pick<AppDeps, 'clock' | 'digest'>; links: Links },
+  {
+    deps,
+    links,
+    principal,
+  }: { deps: Pick<AppDeps, 'clock' | 'digest'>; links: Links; principal?: Principal },
 ) {
   const now = deps.clock.now();
   return {
@@ -53,7 +68,7 @@ export function bookingView(
     end: formatInstant(booking.end),
     local: localForms(calendars, booking.start, booking.end),
     expiresAt: booking.expiresAt === null ? null : formatInstant(booking.expiresAt),
-    customer: booking.customer,
+    customer: customerFor(booking.customer, principal),
     label: booking.label,
     price: booking.price,
     payment: booking.payment && {
@@ -63,7 +78,7 @@ export function bookingView(
     },
     paymentUrl: booking.price === null ? null : links.paymentUrl(booking.id),
     confirmationIntent: confirmationIntentOf(booking, deps, now),
-    owner: booking.owner,
+    owner: { subject: booking.owner.subject, clientId: booking.owner.clientId },
     externalKeys: { ...booking.externalKeys },
     createdAt: formatInstant(booking.createdAt),
     updatedAt: formatInstant(booking.updatedAt),

@@ -26,9 +26,10 @@ export class SimulatedPayments implements PaymentQuery {
     now: number,
     money?: { amount?: string; currency?: string },
     audit?: EffectAudit,
+    tenantId: string = this.tenantId,
   ): Promise<PaymentReport> {
     return this.store.write(async (tx) => {
-      const booking = await tx.bookings.get(this.tenantId, bookingId);
+      const booking = await tx.bookings.get(tenantId, bookingId);
       if (!booking) throw new DomainError('NOT_FOUND', `No booking ${bookingId}.`, { bookingId });
       const report: PaymentReport = {
         bookingId,

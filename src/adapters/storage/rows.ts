@@ -36,6 +36,7 @@ export interface BookingRow {
   payment: string | null;
   owner_subject: string;
   owner_client: string;
+  owner_connection: string;
   external_keys: string;
   /** 0/1 on both engines (PostgreSQL reads '1' as true). */
   payment_follow_up: number | boolean;
@@ -104,7 +105,7 @@ export function bookingFromRow(row: BookingRow): Booking {
         ? { amount: row.price_amount, currency: row.price_currency }
         : null,
     payment: row.payment === null ? null : (JSON.parse(row.payment) as PaymentState),
-    owner: { subject: row.owner_subject, clientId: row.owner_client },
+    owner: { subject: row.owner_subject, clientId: row.owner_client, connectionId: row.owner_connection },
     externalKeys: JSON.parse(row.external_keys) as Booking['externalKeys'],
     paymentFollowUp: Boolean(row.payment_follow_up),
   };
@@ -130,6 +131,7 @@ export function bookingToRow(b: Booking): BookingRow {
     payment: b.payment === null ? null : JSON.stringify(b.payment),
     owner_subject: b.owner.subject,
     owner_client: b.owner.clientId,
+    owner_connection: b.owner.connectionId,
     external_keys: JSON.stringify(b.externalKeys),
     payment_follow_up: b.paymentFollowUp ? 1 : 0,
   };

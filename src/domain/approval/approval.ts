@@ -125,13 +125,22 @@ export function consume(approval: Approval): Approval {
   return { ...approval, status: 'USED' };
 }
 
-/** Host-attested approval (write policy `attested`): the host swears the user said yes to this intent. */
+/**
+ * Host-attested approval (write policy `attested`): a registered host signs, with its own key,
+ * that its user approved this intent. The model cannot make one: it has no key.
+ */
 export interface HostAttestation {
+  readonly hostId: string;
   readonly approvalId: string;
-  readonly decision: string;
   readonly approvedAt: string;
-  readonly intent: unknown;
   readonly intentHash: string;
+  /** Ed25519 signature (base64url) of attestationMessage(...). */
+  readonly signature: string;
+}
+
+/** Exactly what a host signs: one field per line, none of which can hold a line break. */
+export function attestationMessage(a: Omit<HostAttestation, 'signature'>): string {
+  return `holdfast-attestation-v1\n${a.hostId}\n${a.approvalId}\n${a.intentHash}\n${a.approvedAt}`;
 }
 
 export const ATTESTATION_MAX_AGE_MS = 120_000;
@@ -143,14 +152,11 @@ export const ATTESTATION_MAX_SKEW_MS = 5_000;
  */
 export function attestationRefusal(
   attestation: HostAttestation,
-  current: { readonly intent: Intent; readonly intentHash: string },
-  recomputedHash: string,
+  current: { readonly intentHash: string },
   approvedAt: Instant,
   now: Instant,
 ): DomainError | null {
   const details = { approvalId: attestation.approvalId };
-  if (attestation.decision !== 'APPROVE')
-    return new DomainError('APPROVAL_DENIED', 'The attested decision is not APPROVE.', details);
   if (approvedAt > now + ATTESTATION_MAX_SKEW_MS) {
     return new DomainError(
       'APPROVAL_MISMATCH',
@@ -161,7 +167,7 @@ export function attestationRefusal(
   if (approvedAt < now - ATTESTATION_MAX_AGE_MS) {
     return new DomainError('APPROVAL_EXPIRED', 'The attested approval is older than 120 seconds.', details);
   }
-  if (recomputedHash !== attestation.intentHash || attestation.intentHash !== current.intentHash) {
+  if (attestation.intentHash !== current.intentHash) {
     return new DomainError(
       'APPROVAL_MISMATCH',
       'The attested intentHash does not match the current intent.',

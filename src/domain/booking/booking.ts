@@ -24,8 +24,11 @@ export interface Customer {
 }
 
 export interface Owner {
+  /** The person the booking was made for. */
   readonly subject: string;
   readonly clientId: string;
+  /** The connection that made it (a token id, `stdio`); '' for bookings older than connections. */
+  readonly connectionId: string;
 }
 
 export interface PaymentState {

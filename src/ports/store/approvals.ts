@@ -14,8 +14,8 @@ export interface ApprovalStore {
   spendPageToken(tenantId: string, approvalId: string): Promise<void>;
   /** The newest 200 approvals, of one tenant or all, optionally of one status. */
   list(tenantId: string | null, status?: ApprovalStatus): Promise<Approval[]>;
-  /** Approvals still PENDING and not expired at `now` in the tenant (the open-approval quota). */
-  countOpen(tenantId: string, now: Instant): Promise<number>;
+  /** Approvals still PENDING and not expired at `now` in the tenant, or of one person in it (quotas). */
+  countOpen(tenantId: string, now: Instant, subject?: string): Promise<number>;
   /** Remembers a host-attested approval id; false when it was seen before (a replay). */
   recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean>;
   /** Whether a host-attested approval id was used before. */

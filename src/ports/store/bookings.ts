@@ -5,6 +5,8 @@ import type { AuditEntry } from '../audit.js';
 import type { IdempotencyRecord } from './idempotency.js';
 
 export interface BookingQuery {
+  /** Only the bookings made for this person. */
+  readonly owner?: string;
   readonly calendarId?: string;
   readonly status?: BookingStatus;
   /** Bookings that end after `from` and start before `to`. */
@@ -29,6 +31,13 @@ export interface HoldPlan {
   readonly calendarVersions: readonly CalendarVersion[];
   /** The call's audit entry and its MAC, committed with the hold. */
   readonly audit?: { readonly entry: AuditEntry; readonly mac: string };
+  /** Active holds the booking's person and connection may have at once, counting this one. */
+  readonly cap: HoldCap;
+}
+
+export interface HoldCap {
+  readonly perPerson: number;
+  readonly perConnection: number;
 }
 
 export interface CalendarVersion {
@@ -39,9 +48,11 @@ export interface CalendarVersion {
 /**
  * `placed`: written. `replay`: a live record of the key won and nothing was written.
  * `stale`: a calendar is gone or changed since the plan read it; nothing was written.
+ * `full`: the person or the connection already has as many active holds as the cap allows.
  */
 export type HoldPlacement =
   | { readonly outcome: 'placed' }
+  | { readonly outcome: 'full' }
   | { readonly outcome: 'replay'; readonly existing: IdempotencyRecord }
   | { readonly outcome: 'stale' };
 

@@ -3,15 +3,17 @@ import type { AuditStore } from './audit.js';
 import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
 import type { IdempotencyStore } from './idempotency.js';
+import type { IdentityStore } from './identity.js';
 import type { SimulatedPaymentStore } from './simulated-payments.js';
 
 export type { ApprovalStore } from './approvals.js';
 export type { AuditStore } from './audit.js';
-export type { BookingQuery, BookingStore, HoldPlacement, HoldPlan } from './bookings.js';
+export type { BookingQuery, BookingStore, HoldCap, HoldPlacement, HoldPlan } from './bookings.js';
 export { ReferenceTakenError } from './bookings.js';
 export type { CalendarStore, Page } from './calendars.js';
 export type { IdempotencyRecord, IdempotencyScope, IdempotencyStore } from './idempotency.js';
 export type { SimulatedPaymentStore } from './simulated-payments.js';
+export type { Credential, IdentityStore, SetupLink } from './identity.js';
 
 /** One transaction over every aggregate: what a use case reads and writes commits together. */
 export interface StoreTx {
@@ -21,6 +23,7 @@ export interface StoreTx {
   readonly approvals: ApprovalStore;
   readonly simulatedPayments: SimulatedPaymentStore;
   readonly audit: AuditStore;
+  readonly identity: IdentityStore;
   /** Runs `callback` once this transaction has committed; never if it rolls back. */
   afterCommit(callback: () => void): void;
   /**
@@ -43,5 +46,7 @@ export interface Store {
    * audit.appendAll (and any single-statement read or write).
    */
   writeOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /** A read of exactly one store call: one statement without a transaction where that is cheaper. */
+  readOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { calendarView } from '../views.js';
 
 export const createCalendarTool = defineTool({
   name: 'create_calendar',
+  scope: 'sensitive',
   title: 'Create a calendar (admin)',
   description:
     'Creates a bookable calendar with an IANA time zone (e.g. "Europe/Berlin"), optional price per booking and weekly hours. Admin only.',
@@ -34,6 +35,7 @@ export const createCalendarTool = defineTool({
 
 export const setAvailabilityTool = defineTool({
   name: 'set_availability',
+  scope: 'sensitive',
   title: 'Set calendar availability (admin)',
   description:
     'Replaces a calendar whole week of opening hours and all its date overrides (closed days or other hours). Wall-clock times in the calendar time zone. Existing bookings are kept. Admin only.',

@@ -8,6 +8,7 @@ import { pendingApprovalView } from '../views.js';
 
 export const requestApprovalTool = defineTool({
   name: 'request_approval',
+  scope: 'draft',
   title: 'Ask a person to approve an action',
   description:
     'Opens an approval for the current state of a booking and one action (confirm_booking or cancel_booking); retry with the same idempotencyKey to get the same approval back. Show the returned summary and approveUrl to the user; after they decide, call the action with approval: { approvalId }. The approval is void if the booking changes meanwhile.',
@@ -36,6 +37,7 @@ export const requestApprovalTool = defineTool({
 
 export const getApprovalTool = defineTool({
   name: 'get_approval',
+  scope: 'read',
   title: 'Read an approval decision',
   description:
     'Reads whether a person approved. Answers ok when APPROVED (then retry the action with approval: { approvalId }); APPROVAL_PENDING while undecided (wait and ask again), APPROVAL_DENIED, APPROVAL_EXPIRED or APPROVAL_USED otherwise.',

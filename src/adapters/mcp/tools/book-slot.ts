@@ -5,6 +5,7 @@ import { defineTool } from '../tool-kit.js';
 /** Models reach for a one-step verb; this one never books and teaches the two steps instead. */
 export const bookSlotTool = defineTool({
   name: 'book_slot',
+  scope: 'read',
   title: 'Book a slot (explains; never books)',
   description:
     'Does NOT book anything. Holdfast books in two steps: hold_slot reserves the time for a few minutes, then confirm_booking makes it final after the user approves. Calling this returns those instructions as an error.',

@@ -6,6 +6,7 @@ import { slotsView } from '../views.js';
 
 export const findSlotsTool = defineTool({
   name: 'find_slots',
+  scope: 'read',
   title: 'Find free slots',
   description:
     'Finds start times when ALL given calendars are open and free for durationMinutes, between from and to (RFC 3339 with offset). Returns at most limit slots, the total, and nextCursor for the next page (reuse the cursor only with the same query). Nothing is reserved: hold a slot with hold_slot.',

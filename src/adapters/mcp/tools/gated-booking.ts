@@ -13,7 +13,7 @@ import {
   humanApprovalInput,
   idempotencyKey,
 } from '../schemas.js';
-import type { ApprovalState, ToolContext } from '../tool-kit.js';
+import type { ApprovalState, RunContext } from '../tool-kit.js';
 import { defineTool } from '../tool-kit.js';
 import { bookingView } from '../views.js';
 
@@ -40,6 +40,7 @@ function elicitationOf(request: ServerContext): CallContext['elicitation'] {
 function gatedTool(action: GatedAction, title: string, description: string, annotations: ToolAnnotations) {
   return defineTool({
     name: action,
+    scope: 'write',
     title,
     description,
     kind: 'write',
@@ -52,13 +53,15 @@ function gatedTool(action: GatedAction, title: string, description: string, anno
     }),
     data: z.object({ booking: bookingOut }),
     annotations: { readOnlyHint: false, idempotentHint: true, ...annotations },
-    async run(ctx: ToolContext, input, call) {
+    async run(ctx: RunContext, input, call) {
       const { deps, principal } = ctx;
       try {
         const outcome = await gatedBookingChange(deps, principal, action, input, {
           traceId: call.traceId,
           audit: call.audit,
-          elicitation: elicitationOf(call.request),
+          // Over HTTP the client is whoever holds a token — the agent itself could answer; only
+          // the host that started a stdio server stands between the model and the person.
+          elicitation: ctx.transport === 'stdio' ? elicitationOf(call.request) : undefined,
         });
         return { data: { booking: bookingView(outcome.value, ctx) }, replayed: outcome.replayed };
       } catch (error) {

@@ -6,6 +6,7 @@ import { bookingView } from '../views.js';
 
 export const holdSlotTool = defineTool({
   name: 'hold_slot',
+  scope: 'draft',
   title: 'Hold a slot',
   description:
     'Reserves [start, end) on every listed calendar at once, or on none, for a few minutes (see expiresAt) while you confirm with the user. Not a booking yet: call confirm_booking with the returned version. If the time is taken you get SLOT_UNAVAILABLE with up to 3 alternatives (not reserved). Send a fresh UUID idempotencyKey; retry with the same key to be safe.',

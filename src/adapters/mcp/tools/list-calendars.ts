@@ -6,6 +6,7 @@ import { calendarView } from '../views.js';
 
 export const listCalendarsTool = defineTool({
   name: 'list_calendars',
+  scope: 'read',
   title: 'List calendars',
   description:
     'Lists the bookable calendars (people, rooms, equipment) with their ids, time zones, weekly hours and price per booking, oldest first, a page at a time (limit, default 50; pass nextCursor back for the next page). Start here to get calendar ids.',

@@ -7,6 +7,7 @@ import { bookingView } from '../views.js';
 
 export const getBookingTool = defineTool({
   name: 'get_booking',
+  scope: 'read',
   title: 'Get a booking',
   description: 'Reads one booking: status, version, times (UTC and local), hold expiry, customer, price.',
   input: z.strictObject({ bookingId: bookingIdInput }),
@@ -22,6 +23,7 @@ export const getBookingTool = defineTool({
 
 export const listBookingsTool = defineTool({
   name: 'list_bookings',
+  scope: 'read',
   title: 'List bookings',
   description:
     'Lists bookings ordered by start time, optionally filtered by calendar, status and a time range (bookings overlapping [from, to)). Paginated: pass nextCursor back with the same filters.',

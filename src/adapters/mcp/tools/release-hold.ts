@@ -6,6 +6,7 @@ import { bookingView } from '../views.js';
 
 export const releaseHoldTool = defineTool({
   name: 'release_hold',
+  scope: 'draft',
   title: 'Release a hold',
   description:
     'Gives back the time of a HELD booking you no longer want (status becomes RELEASED). Pass the version you last read and a fresh UUID idempotencyKey.',

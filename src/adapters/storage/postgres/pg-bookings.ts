@@ -43,9 +43,11 @@ function placeHoldSql(calendars: number, versionsChecked: number, audited: boole
   return `
 WITH fresh AS (
   SELECT count(*) = ${versionsChecked} AS ok FROM calendars WHERE tenant_id = ?::text AND (id, version) IN (VALUES ${versions})
+), room AS (
+  SELECT holdfast_hold_room(?::text, ?::text, ?::text, ?::bigint, ?::int, ?::int) AS ok
 ), claim AS (
   INSERT INTO idempotency (${IDEMPOTENCY_COLUMNS.join(', ')})
-  SELECT ${typed(IDEMPOTENCY_COLUMNS)} WHERE (SELECT ok FROM fresh)
+  SELECT ${typed(IDEMPOTENCY_COLUMNS)} WHERE (SELECT ok FROM fresh) AND (SELECT ok FROM room)
   ON CONFLICT (tenant_id, subject, tool, key) DO UPDATE SET arguments_digest = excluded.arguments_digest,
     result = excluded.result, created_at = excluded.created_at, expires_at = excluded.expires_at
   WHERE idempotency.expires_at <= excluded.created_at
@@ -68,7 +70,7 @@ WITH fresh AS (
 )`
       : ''
   }
-SELECT (SELECT ok FROM fresh) AS fresh, (SELECT count(*) FROM claim) AS claimed, (SELECT count(*) FROM allocation) AS allocated`;
+SELECT (SELECT ok FROM fresh) AS fresh, (SELECT ok FROM room) AS room, (SELECT count(*) FROM claim) AS claimed, (SELECT count(*) FROM allocation) AS allocated`;
 }
 
 /** PostgreSQL's bookings: the shared SQL, with the hold and the expiry of lapsed holds as one statement each. */
@@ -97,11 +99,17 @@ export class PgBookings extends BookingsSql {
   override async placeHold(plan: HoldPlan): Promise<HoldPlacement> {
     const b = plan.booking;
     const calendars = [...b.calendarIds].sort();
-    const [row] = await this.db.all<{ fresh: boolean; claimed: string }>(
+    const [row] = await this.db.all<{ fresh: boolean; room: boolean; claimed: string }>(
       placeHoldSql(calendars.length, plan.calendarVersions.length, plan.audit !== undefined),
       [
         b.tenantId,
         ...plan.calendarVersions.flatMap((v) => [v.id, v.version]),
+        b.tenantId,
+        b.owner.subject,
+        b.owner.connectionId,
+        b.createdAt,
+        plan.cap.perPerson,
+        plan.cap.perConnection,
         ...idempotencyValues(plan.idempotency),
         ...bookingValues(b),
         ...calendars,
@@ -111,6 +119,8 @@ export class PgBookings extends BookingsSql {
     if (!row?.fresh) return { outcome: 'stale' };
     if (Number(row.claimed) === 1) return { outcome: 'placed' };
     const existing = await new IdempotencySql(this.db).get(plan.idempotency);
+    if (!row.room && !(existing && existing.expiresAt > plan.idempotency.createdAt))
+      return { outcome: 'full' };
     // Claimed by nobody and recorded nowhere cannot happen in one statement; answer as if stale and let the caller retry.
     return existing ? { outcome: 'replay', existing } : { outcome: 'stale' };
   }

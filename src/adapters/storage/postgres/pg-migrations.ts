@@ -194,4 +194,89 @@ ALTER TABLE allocations ADD CONSTRAINT allocations_no_overlap EXCLUDE USING gist
 CREATE INDEX allocations_active ON allocations (tenant_id, calendar_id, start_at) WHERE active;
 `,
   },
+  {
+    version: 6,
+    name: 'tenants, people, sessions, setup links, access tokens, hosts; bookings name their connection',
+    sql: `
+CREATE TABLE tenants (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  limits text NOT NULL,
+  created_at bigint NOT NULL
+);
+CREATE TABLE people (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL REFERENCES tenants (id),
+  email text NOT NULL UNIQUE,
+  display_name text NOT NULL,
+  role text NOT NULL CHECK (role IN ('owner', 'approver', 'viewer')),
+  password_hash text,
+  disabled_at bigint,
+  created_at bigint NOT NULL
+);
+CREATE INDEX people_tenant ON people (tenant_id);
+-- One-time links to set a password (or create the first owner); only their digest is kept.
+CREATE TABLE setup_links (
+  secret_hash text PRIMARY KEY,
+  tenant_id text NOT NULL REFERENCES tenants (id),
+  -- Null: the link creates the tenant's first owner.
+  person_id text REFERENCES people (id),
+  expires_at bigint NOT NULL,
+  spent_at bigint
+);
+CREATE TABLE sessions (
+  id_hash text PRIMARY KEY,
+  tenant_id text NOT NULL,
+  person_id text NOT NULL REFERENCES people (id),
+  method text NOT NULL,
+  created_at bigint NOT NULL,
+  last_seen_at bigint NOT NULL,
+  csrf_secret text NOT NULL
+);
+CREATE INDEX sessions_person ON sessions (person_id);
+CREATE TABLE access_tokens (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL REFERENCES tenants (id),
+  person_id text NOT NULL REFERENCES people (id),
+  name text NOT NULL,
+  scopes text NOT NULL,
+  write_policy text NOT NULL,
+  secret_hash text NOT NULL UNIQUE,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  revoked_at bigint,
+  last_used_at bigint
+);
+CREATE TABLE hosts (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL REFERENCES tenants (id),
+  name text NOT NULL,
+  public_key text NOT NULL,
+  created_at bigint NOT NULL,
+  revoked_at bigint
+);
+-- Which connection made a booking; the person is owner_subject. Active holds are counted per both.
+ALTER TABLE bookings ADD COLUMN owner_connection text NOT NULL DEFAULT '';
+CREATE INDEX bookings_held_by_owner ON bookings (tenant_id, owner_subject) WHERE status = 'HELD';
+-- rate-limiter-flexible's table (its own shape), shared by every instance.
+CREATE TABLE rate_limits (
+  key varchar(255) PRIMARY KEY,
+  points integer NOT NULL DEFAULT 0,
+  expire bigint
+);
+-- Room for one more hold: serialised per person (a transaction-scoped lock), then counted with a
+-- fresh snapshot, so concurrent holds of one person cannot all see the same count.
+CREATE FUNCTION holdfast_hold_room(p_tenant text, p_subject text, p_connection text, p_now bigint,
+  p_per_person int, p_per_connection int) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  by_person int;
+  by_connection int;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('holdfast-holds:' || p_tenant || ':' || p_subject, 0));
+  SELECT count(*), count(*) FILTER (WHERE owner_connection = p_connection) INTO by_person, by_connection
+    FROM bookings WHERE tenant_id = p_tenant AND owner_subject = p_subject AND status = 'HELD' AND expires_at > p_now;
+  RETURN by_person < p_per_person AND by_connection < p_per_connection;
+END $$;
+`,
+  },
 ];

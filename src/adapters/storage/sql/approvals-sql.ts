@@ -78,10 +78,12 @@ export class ApprovalsSql implements ApprovalStore {
     return rows.map(approvalFromRow);
   }
 
-  async countOpen(tenantId: string, now: Instant): Promise<number> {
+  async countOpen(tenantId: string, now: Instant, subject?: string): Promise<number> {
     const [row] = await this.db.all<{ n: number | string }>(
-      "SELECT count(*) AS n FROM approvals WHERE tenant_id = ? AND status = 'PENDING' AND expires_at > ?",
-      [tenantId, now],
+      `SELECT count(*) AS n FROM approvals WHERE tenant_id = ? AND status = 'PENDING' AND expires_at > ?${
+        subject === undefined ? '' : ' AND subject = ?'
+      }`,
+      subject === undefined ? [tenantId, now] : [tenantId, now, subject],
     );
     return Number(row?.n ?? 0);
   }

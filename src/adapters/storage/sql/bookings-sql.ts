@@ -34,6 +34,7 @@ export const bookingColumns: readonly (keyof BookingRow)[] = [
   'payment',
   'owner_subject',
   'owner_client',
+  'owner_connection',
   'external_keys',
   'payment_follow_up',
 ];
@@ -66,6 +67,12 @@ export class BookingsSql implements BookingStore {
   async placeHold(plan: HoldPlan): Promise<HoldPlacement> {
     const b = plan.booking;
     if (!(await this.calendarsUnchanged(b.tenantId, plan.calendarVersions))) return { outcome: 'stale' };
+    // One writer at a time (SQLite): counted here, the cap cannot be raced. A retry still replays.
+    if (!(await this.roomForHold(b, plan.cap))) {
+      const existing = await new IdempotencySql(this.db).get(plan.idempotency);
+      if (existing && existing.expiresAt > plan.idempotency.createdAt) return { outcome: 'replay', existing };
+      return { outcome: 'full' };
+    }
     if ((await this.db.run(CLAIM, idempotencyValues(plan.idempotency))) !== 1) {
       const existing = await new IdempotencySql(this.db).get(plan.idempotency);
       if (existing) return { outcome: 'replay', existing };
@@ -80,6 +87,15 @@ export class BookingsSql implements BookingStore {
     if (plan.audit)
       await this.db.run(APPEND_PENDING, [...auditEntryValues(plan.audit.entry), plan.audit.mac]);
     return { outcome: 'placed' };
+  }
+
+  private async roomForHold(b: Booking, cap: HoldPlan['cap']): Promise<boolean> {
+    const [row] = await this.db.all<{ person: number | string; connection: number | string | null }>(
+      `SELECT count(*) AS person, sum(CASE WHEN owner_connection = ? THEN 1 ELSE 0 END) AS connection
+       FROM bookings WHERE tenant_id = ? AND owner_subject = ? AND status = 'HELD' AND expires_at > ?`,
+      [b.owner.connectionId, b.tenantId, b.owner.subject, b.createdAt],
+    );
+    return Number(row?.person ?? 0) < cap.perPerson && Number(row?.connection ?? 0) < cap.perConnection;
   }
 
   private async calendarsUnchanged(
@@ -131,6 +147,10 @@ export class BookingsSql implements BookingStore {
   async list(tenantId: string, query: BookingQuery): Promise<{ items: Booking[]; total: number }> {
     const where = ['b.tenant_id = ?'];
     const params: unknown[] = [tenantId];
+    if (query.owner !== undefined) {
+      where.push('b.owner_subject = ?');
+      params.push(query.owner);
+    }
     if (query.calendarId !== undefined) {
       where.push(
         'EXISTS (SELECT 1 FROM allocations a WHERE a.tenant_id = b.tenant_id AND a.booking_id = b.id AND a.calendar_id = ?)',

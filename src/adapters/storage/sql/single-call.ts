@@ -29,6 +29,7 @@ export function singleCall(tx: StoreTx): StoreTx {
     approvals: guard(tx.approvals),
     simulatedPayments: guard(tx.simulatedPayments),
     audit: guard(tx.audit),
+    identity: guard(tx.identity),
     afterCommit: (callback) => tx.afterCommit(callback),
     serialize: () =>
       Promise.reject(new NotSingleCallError('writeOne cannot serialise: it has no transaction')),

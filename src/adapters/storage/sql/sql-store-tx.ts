@@ -4,6 +4,7 @@ import type {
   BookingStore,
   CalendarStore,
   IdempotencyStore,
+  IdentityStore,
   SimulatedPaymentStore,
   StoreTx,
 } from '../../../ports/store/index.js';
@@ -12,6 +13,7 @@ import { AuditSql } from './audit-sql.js';
 import { BookingsSql } from './bookings-sql.js';
 import { CalendarsSql } from './calendars-sql.js';
 import { IdempotencySql } from './idempotency-sql.js';
+import { IdentitySql } from './identity-sql.js';
 import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 
@@ -28,6 +30,7 @@ export class SqlStoreTx implements StoreTx {
   readonly approvals: ApprovalStore;
   readonly simulatedPayments: SimulatedPaymentStore;
   readonly audit: AuditStore;
+  readonly identity: IdentityStore;
   /** Run by the store once the transaction committed. */
   readonly committed: (() => void)[] = [];
 
@@ -42,6 +45,7 @@ export class SqlStoreTx implements StoreTx {
     this.approvals = new ApprovalsSql(db);
     this.simulatedPayments = new SimulatedPaymentsSql(db);
     this.audit = new AuditSql(db);
+    this.identity = new IdentitySql(db);
   }
 
   afterCommit(callback: () => void): void {

@@ -213,4 +213,70 @@ CREATE INDEX bookings_payment_follow_up ON bookings (updated_at) WHERE payment_f
 ALTER TABLE calendars ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
 `,
   },
+  {
+    version: 6,
+    name: 'tenants, people, sessions, setup links, access tokens, hosts; bookings name their connection',
+    sql: `
+CREATE TABLE tenants (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  limits TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE TABLE people (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants (id),
+  email TEXT NOT NULL UNIQUE,
+  display_name TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('owner', 'approver', 'viewer')),
+  password_hash TEXT,
+  disabled_at INTEGER,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX people_tenant ON people (tenant_id);
+-- One-time links to set a password (or create the first owner); only their digest is kept.
+CREATE TABLE setup_links (
+  secret_hash TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants (id),
+  -- Null: the link creates the tenant's first owner.
+  person_id TEXT REFERENCES people (id),
+  expires_at INTEGER NOT NULL,
+  spent_at INTEGER
+) STRICT;
+CREATE TABLE sessions (
+  id_hash TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  person_id TEXT NOT NULL REFERENCES people (id),
+  method TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  last_seen_at INTEGER NOT NULL,
+  csrf_secret TEXT NOT NULL
+) STRICT;
+CREATE INDEX sessions_person ON sessions (person_id);
+CREATE TABLE access_tokens (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants (id),
+  person_id TEXT NOT NULL REFERENCES people (id),
+  name TEXT NOT NULL,
+  scopes TEXT NOT NULL,
+  write_policy TEXT NOT NULL,
+  secret_hash TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  revoked_at INTEGER,
+  last_used_at INTEGER
+) STRICT;
+CREATE TABLE hosts (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants (id),
+  name TEXT NOT NULL,
+  public_key TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+) STRICT;
+-- Which connection made a booking; the person is owner_subject. Active holds are counted per both.
+ALTER TABLE bookings ADD COLUMN owner_connection TEXT NOT NULL DEFAULT '';
+CREATE INDEX bookings_held_by_owner ON bookings (tenant_id, owner_subject) WHERE status = 'HELD';
+`,
+  },
 ];

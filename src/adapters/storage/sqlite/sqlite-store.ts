@@ -18,6 +18,7 @@ import type { WriterPlacement } from './writer-client.js';
 import { callingAggregates, WriterClient } from './writer-client.js';
 import type { AggregateName, StoreCall } from './writer-protocol.js';
 import { AGGREGATES } from './writer-protocol.js';
+import { IdentitySql } from '../sql/identity-sql.js';
 
 export interface SqliteStoreOptions {
   /** false: a missing file is an error, not a new database (operator commands). */
@@ -33,6 +34,7 @@ const prototypes: Record<AggregateName, object> = {
   approvals: ApprovalsSql.prototype,
   simulatedPayments: SimulatedPaymentsSql.prototype,
   audit: AuditSql.prototype,
+  identity: IdentitySql.prototype,
 };
 const methods = new Map(
   AGGREGATES.map((name) => [
@@ -122,6 +124,11 @@ export class SqliteStore implements Store {
   }
 
   /** One message to the writer, answered once its batch committed. */
+  /** The reader connection already answers without a round trip. */
+  readOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.read(work);
+  }
+
   async writeOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
     const committed: (() => void)[] = [];
     const value = await work(singleCall({ ...this.oneCallAggregates, ...transactionHooks(committed) }));

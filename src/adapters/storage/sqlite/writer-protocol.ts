@@ -17,6 +17,7 @@ export const AGGREGATES = [
   'approvals',
   'simulatedPayments',
   'audit',
+  'identity',
 ] as const;
 export type AggregateName = (typeof AGGREGATES)[number];
 

@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import type { Context, Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { html } from 'hono/html';
+import type { SignedIn } from '../../app/identity/sessions.js';
+import type { SetupTarget } from '../../app/identity/people.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { SESSION_ABSOLUTE_MS } from '../../domain/identity/identity.js';
+import { isDomainError } from '../../domain/errors.js';
+import type { HumanSessions } from './human-session.js';
+import { clientAddress, csrfOk, csrfToken, safeNext, signedInOf } from './human-session.js';
+import { PAGE_HEADERS } from './page-headers.js';
+import { layout } from './page-layout.js';
+
+export interface SignInPagesOptions {
+  readonly sessions: HumanSessions;
+  signIn(input: { email: string; password: string; address: string }): Promise<SignedIn & { secret: string }>;
+  signOut(secret: string | undefined): Promise<void>;
+  setupTarget(secret: string): Promise<SetupTarget | null>;
+  completeSetup(
+    secret: string,
+    password: string,
+    owner?: { email: string; displayName?: string },
+  ): Promise<Person>;
+  /** Kept in the audit trail: who signed in or out, or failed to. */
+  record(event: { tool: string; ok: boolean; code?: string; personId?: string }): Promise<void>;
+}
+
+const LOGIN_CSRF = 'holdfast_login_csrf';
+
+/** Sign-in, sign-out and the one-time setup link: the only ways to become a signed-in person. */
+export function mountSignInPages(app: Hono, options: SignInPagesOptions): void {
+  const { sessions } = options;
+  const cookie = (c: Context, name: string, value: string, maxAgeMs: number) =>
+    setCookie(c, name, value, {
+      httpOnly: true,
+      secure: sessions.secure,
+      sameSite: 'Strict',
+      path: '/',
+      maxAge: Math.floor(maxAgeMs / 1000),
+    });
+
+  const loginPage = async (
+    c: Context,
+    next: string,
+    message: string | null,
+    status: 200 | 403 | 429 = 200,
+  ) => {
+    const signed = await signedInOf(c, sessions);
+    // Login CSRF: a double-submit token, so another site cannot sign a browser in as somebody else.
+    const token = randomBytes(24).toString('base64url');
+    cookie(c, LOGIN_CSRF, token, 10 * 60_000);
+    return c.html(
+      layout(
+        'Sign in',
+        html`${signed ? signOutForm(signed) : ''}
+          <h1>Sign in to Holdfast</h1>
+          ${message ? html`<p id="message" class="stale">${message}</p>` : ''}
+          <form method="post" action="/login">
+            <input type="hidden" name="csrf" value="${token}" />
+            <input type="hidden" name="next" value="${next}" />
+            <p>
+              <label>Email<br /><input name="email" type="email" autocomplete="username" required /></label>
+            </p>
+            <p>
+              <label
+                >Password<br /><input
+                  name="password"
+                  type="password"
+                  autocomplete="current-password"
+                  required
+              /></label>
+            </p>
+            <button class="approve" type="submit">Sign in</button>
+          </form>`,
+      ),
+      status,
+      PAGE_HEADERS,
+    );
+  };
+
+  app.get('/login', (c) => loginPage(c, safeNext(c.req.query('next')), null));
+
+  app.post('/login', async (c) => {
+    const form = await c.req.parseBody();
+    const next = safeNext(form.next);
+    const expected = getCookie(c, LOGIN_CSRF);
+    if (!expected || form.csrf !== expected)
+      return loginPage(c, next, 'The form expired; sign in again.', 403);
+    try {
+      const signed = await options.signIn({
+        email: String(form.email ?? '').slice(0, 300),
+        password: String(form.password ?? ''),
+        address: clientAddress(c, sessions.trustProxy),
+      });
+      // A fresh session id at every sign-in: a cookie planted before cannot ride along.
+      cookie(c, sessions.cookieName, signed.secret, SESSION_ABSOLUTE_MS);
+      deleteCookie(c, LOGIN_CSRF, { path: '/', secure: sessions.secure });
+      await options.record({ tool: 'sign_in', ok: true, personId: signed.person.id });
+      return c.redirect(next, 303);
+    } catch (error) {
+      const code = isDomainError(error) ? error.code : 'INTERNAL';
+      await options.record({ tool: 'sign_in', ok: false, code });
+      if (isDomainError(error, 'RATE_LIMITED')) {
+        const seconds = Math.max(1, Math.ceil((error.details.retryAfterMs ?? 60_000) / 1000));
+        c.header('Retry-After', String(seconds));
+        return loginPage(c, next, `Too many failed attempts. Try again in ${seconds} s.`, 429);
+      }
+      if (!isDomainError(error)) throw error;
+      return loginPage(c, next, 'Email or password is wrong.', 403);
+    }
+  });
+
+  app.post('/logout', async (c) => {
+    const signed = await signedInOf(c, sessions);
+    const form = await c.req.parseBody();
+    if (!signed || !csrfOk(signed.session, 'logout', form.csrf))
+      return c.html(layout('Refused', html`<h1>Refused.</h1>`), 403, PAGE_HEADERS);
+    await options.signOut(getCookie(c, sessions.cookieName));
+    deleteCookie(c, sessions.cookieName, { path: '/', secure: sessions.secure });
+    await options.record({ tool: 'sign_out', ok: true, personId: signed.person.id });
+    return c.html(layout('Signed out', html`<h1 id="result">Signed out.</h1>`), 200, PAGE_HEADERS);
+  });
+
+  const unknownLink = (c: Context) =>
+    c.html(
+      layout('Unknown link', html`<h1>This setup link is unknown, used or expired.</h1>`),
+      404,
+      PAGE_HEADERS,
+    );
+
+  app.get('/setup/:secret', async (c) => {
+    const secret = c.req.param('secret');
+    const target = await options.setupTarget(secret);
+    if (!target) return unknownLink(c);
+    const first = target.kind === 'first-owner';
+    return c.html(
+      layout(
+        'Set up',
+        html`<h1>${first ? 'Create the owner account' : `Set the password of ${target.person.email}`}</h1>
+          <form method="post" action="/setup/${secret}">
+            ${
+              first
+                ? html`<p>
+                      <label>Email<br /><input name="email" type="email" required /></label>
+                    </p>
+                    <p>
+                      <label>Name<br /><input name="name" /></label>
+                    </p>`
+                : ''
+            }
+            <p>
+              <label
+                >Password (at least 12 characters)<br /><input
+                  name="password"
+                  type="password"
+                  autocomplete="new-password"
+                  minlength="12"
+                  required
+              /></label>
+            </p>
+            <button class="approve" type="submit">Save</button>
+          </form>`,
+      ),
+      200,
+      PAGE_HEADERS,
+    );
+  });
+
+  app.post('/setup/:secret', async (c) => {
+    const secret = c.req.param('secret');
+    const form = await c.req.parseBody();
+    const target = await options.setupTarget(secret);
+    if (!target) return unknownLink(c);
+    try {
+      const person = await options.completeSetup(
+        secret,
+        String(form.password ?? ''),
+        target.kind === 'first-owner'
+          ? {
+              email: String(form.email ?? '').slice(0, 300),
+              displayName: String(form.name ?? '').slice(0, 80),
+            }
+          : undefined,
+      );
+      await options.record({ tool: 'setup_link', ok: true, personId: person.id });
+      return c.html(
+        layout(
+          'Ready',
+          html`<h1 id="result">Password set for ${person.email}.</h1>
+            <p><a href="/login">Sign in</a></p>`,
+        ),
+        200,
+        PAGE_HEADERS,
+      );
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      await options.record({ tool: 'setup_link', ok: false, code: error.code });
+      return c.html(
+        layout('Not saved', html`<h1 id="result">Not saved: ${error.message}</h1>`),
+        400,
+        PAGE_HEADERS,
+      );
+    }
+  });
+}
+
+/** The sign-out button, for pages a signed-in person sees. */
+export function signOutForm(signed: SignedIn) {
+  return html`<form method="post" action="/logout" class="muted">
+    Signed in as ${signed.person.email} (${signed.person.role})
+    <input type="hidden" name="csrf" value="${csrfToken(signed.session, 'logout')}" />
+    <button type="submit">Sign out</button>
+  </form>`;
+}

@@ -1,0 +1,201 @@
+import { DomainError } from '../../domain/errors.js';
+import type { Person, Role, Tenant, TenantLimits } from '../../domain/identity/identity.js';
+import {
+  checkNewPassword,
+  defaultTenantLimits,
+  normalEmail,
+  SETUP_LINK_TTL_MS,
+} from '../../domain/identity/identity.js';
+import type { StoreTx } from '../../ports/store/index.js';
+import type { AppDeps } from '../deps.js';
+
+const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export function checkTenantId(id: string): string {
+  if (!TENANT_ID.test(id))
+    throw new DomainError('INVALID_ARGUMENTS', 'tenant: 1-63 of a-z, 0-9, _ and -', { field: 'tenant' });
+  return id;
+}
+
+/** The tenant, created with default limits the first time it is named. */
+export async function ensureTenant(deps: AppDeps, tx: StoreTx, id: string): Promise<Tenant> {
+  const existing = await tx.identity.getTenant(id);
+  if (existing) return existing;
+  const tenant: Tenant = {
+    id: checkTenantId(id),
+    name: id,
+    limits: defaultTenantLimits,
+    createdAt: deps.clock.now(),
+  };
+  await tx.identity.putTenant(tenant);
+  return tenant;
+}
+
+export async function setTenant(
+  deps: AppDeps,
+  id: string,
+  change: { name?: string; limits?: Partial<TenantLimits> },
+): Promise<Tenant> {
+  return deps.store.write(async (tx) => {
+    await tx.serialize(`tenant:${id}`);
+    const current = await ensureTenant(deps, tx, id);
+    const next: Tenant = {
+      ...current,
+      name: change.name ?? current.name,
+      limits: { ...current.limits, ...change.limits },
+    };
+    await tx.identity.putTenant(next);
+    return next;
+  });
+}
+
+export interface NewPerson {
+  readonly tenantId: string;
+  readonly email: string;
+  readonly displayName?: string;
+  readonly role: Role;
+}
+
+export async function addPerson(deps: AppDeps, input: NewPerson): Promise<Person> {
+  const email = normalEmail(input.email);
+  return deps.store.write(async (tx) => {
+    await ensureTenant(deps, tx, input.tenantId);
+    const person: Person = {
+      id: deps.ids.newId('usr'),
+      tenantId: input.tenantId,
+      email,
+      displayName: (input.displayName ?? email.split('@')[0]!).slice(0, 80),
+      role: input.role,
+      passwordHash: null,
+      disabledAt: null,
+      createdAt: deps.clock.now(),
+    };
+    if (!(await tx.identity.insertPerson(person)))
+      throw new DomainError('INVALID_ARGUMENTS', `email: ${email} already has an account`, {
+        field: 'email',
+      });
+    return person;
+  });
+}
+
+export async function personByEmail(deps: AppDeps, email: string): Promise<Person> {
+  const address = normalEmail(email);
+  const person = await deps.store.read((tx) => tx.identity.getPersonByEmail(address));
+  if (!person) throw new DomainError('NOT_FOUND', `No person with email ${address}.`, { field: 'email' });
+  return person;
+}
+
+/**
+ * A one-time link to set a password: for `personId`, or (null) to create the tenant's first
+ * owner. The secret is returned once; only its digest is stored.
+ */
+export async function newSetupLink(
+  deps: AppDeps,
+  tenantId: string,
+  personId: string | null,
+): Promise<{ secret: string; expiresAt: number }> {
+  const secret = deps.credentials.newSecret('hf_setup_');
+  const expiresAt = deps.clock.now() + SETUP_LINK_TTL_MS;
+  await deps.store.write(async (tx) => {
+    await ensureTenant(deps, tx, tenantId);
+    await tx.identity.insertSetupLink({
+      secretHash: deps.credentials.hashSecret(secret),
+      tenantId,
+      personId,
+      expiresAt,
+    });
+  });
+  return { secret, expiresAt };
+}
+
+/** What a usable setup link is for: an existing person, or a new first owner of its tenant. */
+export type SetupTarget =
+  | { readonly kind: 'person'; readonly person: Person }
+  | { readonly kind: 'first-owner'; readonly tenantId: string };
+
+export async function setupLinkTarget(deps: AppDeps, secret: string): Promise<SetupTarget | null> {
+  if (!secret.startsWith('hf_setup_') || secret.length > 100) return null;
+  return deps.store.read(async (tx) => {
+    const link = await tx.identity.peekSetupLink(deps.credentials.hashSecret(secret), deps.clock.now());
+    if (!link) return null;
+    if (link.personId === null) {
+      // A first-owner link is void once the tenant has anybody.
+      const people = await tx.identity.listPeople(link.tenantId);
+      return people.length === 0 ? { kind: 'first-owner' as const, tenantId: link.tenantId } : null;
+    }
+    const person = await tx.identity.getPerson(link.personId);
+    return person && person.disabledAt === null ? { kind: 'person' as const, person } : null;
+  });
+}
+
+/**
+ * Spends the link and sets the password — of its person, or of a new owner (first-owner links,
+ * which then need `owner`). Every earlier session of the person ends.
+ */
+export async function completeSetup(
+  deps: AppDeps,
+  secret: string,
+  password: string,
+  owner?: { email: string; displayName?: string },
+): Promise<Person> {
+  checkNewPassword(password);
+  const email = owner && normalEmail(owner.email);
+  const passwordHash = await deps.credentials.hashPassword(password);
+  const unusable = () => new DomainError('NOT_FOUND', 'This setup link is unknown, used or expired.');
+  return deps.store.write(async (tx) => {
+    const link = await tx.identity.spendSetupLink(deps.credentials.hashSecret(secret), deps.clock.now());
+    if (!link) throw unusable();
+    if (link.personId === null) {
+      await tx.serialize(`tenant:${link.tenantId}`);
+      if (!email) throw new DomainError('INVALID_ARGUMENTS', 'email: required', { field: 'email' });
+      if ((await tx.identity.listPeople(link.tenantId)).length > 0) throw unusable();
+      const person: Person = {
+        id: deps.ids.newId('usr'),
+        tenantId: link.tenantId,
+        email,
+        displayName: (owner?.displayName?.trim() || email.split('@')[0]!).slice(0, 80),
+        role: 'owner',
+        passwordHash,
+        disabledAt: null,
+        createdAt: deps.clock.now(),
+      };
+      if (!(await tx.identity.insertPerson(person)))
+        throw new DomainError('INVALID_ARGUMENTS', `email: ${email} already has an account`, {
+          field: 'email',
+        });
+      return person;
+    }
+    const person = await tx.identity.getPerson(link.personId);
+    if (!person || person.disabledAt !== null) throw unusable();
+    const next = { ...person, passwordHash };
+    await tx.identity.updatePerson(next);
+    await tx.identity.deleteSessionsOf(person.id);
+    return next;
+  });
+}
+
+/** Disables a person: their sessions end and their tokens stop working (checked on every call). */
+export async function disablePerson(deps: AppDeps, email: string): Promise<Person> {
+  const person = await personByEmail(deps, email);
+  return deps.store.write(async (tx) => {
+    const next = { ...person, disabledAt: person.disabledAt ?? deps.clock.now() };
+    await tx.identity.updatePerson(next);
+    await tx.identity.deleteSessionsOf(person.id);
+    return next;
+  });
+}
+
+/** Clears the password and ends every session; returns a fresh setup link to set a new one. */
+export async function resetPassword(deps: AppDeps, email: string) {
+  const person = await personByEmail(deps, email);
+  await deps.store.write(async (tx) => {
+    await tx.identity.updatePerson({ ...person, passwordHash: null });
+    await tx.identity.deleteSessionsOf(person.id);
+  });
+  return { person, link: await newSetupLink(deps, person.tenantId, person.id) };
+}
+
+/** Whether anyone can sign in to this installation yet (someone with a role holds an account). */
+export async function hasPeople(deps: AppDeps, tenantId: string): Promise<boolean> {
+  return deps.store.read(async (tx) => (await tx.identity.listPeople(tenantId)).length > 0);
+}

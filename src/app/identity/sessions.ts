@@ -1,0 +1,94 @@
+import { DomainError } from '../../domain/errors.js';
+import type { Person, Session } from '../../domain/identity/identity.js';
+import { normalEmail, sessionAlive } from '../../domain/identity/identity.js';
+import type { AppDeps } from '../deps.js';
+
+const LOGIN_WINDOW_MS = 15 * 60_000;
+/** Failed sign-ins allowed per account and per address in the window. */
+export const LOGIN_LIMITS = { perAccount: 5, perAddress: 20 } as const;
+
+export interface SignedIn {
+  readonly session: Session;
+  readonly person: Person;
+}
+
+const loginRefused = () => new DomainError('FORBIDDEN', 'Email or password is wrong.', {});
+const tooMany = (retryAfterMs: number) =>
+  new DomainError('RATE_LIMITED', 'Too many failed sign-ins; wait before trying again.', {
+    limit: 'login',
+    retryAfterMs,
+  });
+
+/**
+ * Signs a person in with their password: a fresh session (never one the browser brought: the
+ * id rotates at every sign-in). Failures count per account and per address.
+ */
+export async function signIn(
+  deps: AppDeps,
+  input: { email: string; password: string; address: string },
+): Promise<SignedIn & { secret: string }> {
+  let email: string;
+  try {
+    email = normalEmail(input.email);
+  } catch {
+    throw loginRefused();
+  }
+  const keys = [
+    { key: `login:account:${email}`, points: LOGIN_LIMITS.perAccount },
+    { key: `login:address:${input.address}`, points: LOGIN_LIMITS.perAddress },
+  ];
+  // A locked-out account or address is refused before the password is even looked at, so
+  // guessing cannot go on behind the lockout.
+  for (const { key, points } of keys) {
+    const state = await deps.rateLimits.check(key, points, LOGIN_WINDOW_MS);
+    if (!state.ok) throw tooMany(state.retryAfterMs);
+  }
+  const person = await deps.store.read((tx) => tx.identity.getPersonByEmail(email));
+  const ok =
+    person !== null &&
+    person.disabledAt === null &&
+    person.passwordHash !== null &&
+    input.password.length <= 256 &&
+    (await deps.credentials.verifyPassword(input.password, person.passwordHash));
+  if (!ok || !person) {
+    for (const { key, points } of keys) await deps.rateLimits.take(key, points, LOGIN_WINDOW_MS);
+    throw loginRefused();
+  }
+  const secret = deps.credentials.newSecret('hf_session_');
+  const now = deps.clock.now();
+  const session: Session = {
+    idHash: deps.credentials.hashSecret(secret),
+    tenantId: person.tenantId,
+    personId: person.id,
+    method: 'password',
+    createdAt: now,
+    lastSeenAt: now,
+    csrfSecret: deps.credentials.newSecret(''),
+  };
+  await deps.store.write((tx) => tx.identity.insertSession(session));
+  await deps.rateLimits.reset(keys[0]!.key, keys[0]!.points, LOGIN_WINDOW_MS);
+  return { session, person, secret };
+}
+
+/** The live session a cookie names, touched; null when unknown, idle too long, too old, or its person disabled. */
+export async function sessionOf(deps: AppDeps, secret: string | undefined): Promise<SignedIn | null> {
+  if (!secret || !secret.startsWith('hf_session_') || secret.length > 100) return null;
+  const idHash = deps.credentials.hashSecret(secret);
+  const now = deps.clock.now();
+  const found = await deps.store.read(async (tx) => {
+    const session = await tx.identity.getSession(idHash);
+    const person = session && (await tx.identity.getPerson(session.personId));
+    return session && person ? { session, person } : null;
+  });
+  if (!found || !sessionAlive(found.session, now) || found.person.disabledAt !== null) {
+    if (found) await deps.store.write((tx) => tx.identity.deleteSession(idHash));
+    return null;
+  }
+  await deps.store.write((tx) => tx.identity.touchSession(idHash, now));
+  return { session: { ...found.session, lastSeenAt: now }, person: found.person };
+}
+
+export async function signOut(deps: AppDeps, secret: string | undefined): Promise<void> {
+  if (!secret) return;
+  await deps.store.write((tx) => tx.identity.deleteSession(deps.credentials.hashSecret(secret)));
+}

@@ -1,0 +1,134 @@
+import { DomainError } from '../errors.js';
+import type { Instant } from '../time/instant.js';
+
+/** What an agent connection may do (DESIGN.md, seeds): each tool names the one it needs. */
+export const SCOPES = ['read', 'draft', 'write', 'sensitive'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** A person's standing in their tenant: owners administer, approvers say yes, viewers look. */
+export const ROLES = ['owner', 'approver', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const WRITE_POLICIES = ['readonly', 'draft', 'attested', 'direct'] as const;
+export type WritePolicy = (typeof WRITE_POLICIES)[number];
+
+/** Per-tenant limits on what agents may take at once; every one is configurable. */
+export interface TenantLimits {
+  /** Tool calls per connection per minute. */
+  readonly callsPerMinute: number;
+  /** HELD bookings (not lapsed) per person, across all their connections. */
+  readonly activeHoldsPerPerson: number;
+  /** HELD bookings (not lapsed) per connection. */
+  readonly activeHoldsPerConnection: number;
+  /** PENDING approvals per person. */
+  readonly openApprovalsPerPerson: number;
+}
+
+export const defaultTenantLimits: TenantLimits = {
+  callsPerMinute: 120,
+  activeHoldsPerPerson: 10,
+  activeHoldsPerConnection: 10,
+  openApprovalsPerPerson: 20,
+};
+
+export interface Tenant {
+  readonly id: string;
+  readonly name: string;
+  readonly limits: TenantLimits;
+  readonly createdAt: Instant;
+}
+
+/** A person who signs in to the human surfaces; one tenant each (a second tenant is a second account). */
+export interface Person {
+  readonly id: string;
+  readonly tenantId: string;
+  /** Lower-cased; what they sign in with. */
+  readonly email: string;
+  readonly displayName: string;
+  readonly role: Role;
+  /** Null until set through a setup link or reset. */
+  readonly passwordHash: string | null;
+  readonly disabledAt: Instant | null;
+  readonly createdAt: Instant;
+}
+
+/** A personal access token: an agent connection acting for one person with chosen scopes. */
+export interface AccessToken {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly personId: string;
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+  readonly writePolicy: WritePolicy;
+  /** sha256 of the secret; the secret itself is shown once and never stored. */
+  readonly secretHash: string;
+  readonly createdAt: Instant;
+  readonly expiresAt: Instant;
+  readonly revokedAt: Instant | null;
+  readonly lastUsedAt: Instant | null;
+}
+
+/** A host application trusted to attest a user's approval, by signature with its own key. */
+export interface Host {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly name: string;
+  /** Ed25519 public key, SPKI DER base64url; the private key is given to the host once. */
+  readonly publicKey: string;
+  readonly createdAt: Instant;
+  readonly revokedAt: Instant | null;
+}
+
+/** A signed-in person on the human pages; only the digest of its cookie value is stored. */
+export interface Session {
+  readonly idHash: string;
+  readonly tenantId: string;
+  readonly personId: string;
+  /** How the person proved who they are: 'password' (passkeys later). */
+  readonly method: string;
+  readonly createdAt: Instant;
+  readonly lastSeenAt: Instant;
+  /** Signs the CSRF tokens of this session's forms. */
+  readonly csrfSecret: string;
+}
+
+export const SESSION_IDLE_MS = 30 * 60_000;
+export const SESSION_ABSOLUTE_MS = 12 * 60 * 60_000;
+export const SETUP_LINK_TTL_MS = 24 * 60 * 60_000;
+export const TOKEN_DEFAULT_TTL_MS = 90 * 24 * 60 * 60_000;
+export const TOKEN_MAX_TTL_MS = 366 * 24 * 60 * 60_000;
+
+export function sessionAlive(session: Session, now: Instant): boolean {
+  return now - session.lastSeenAt < SESSION_IDLE_MS && now - session.createdAt < SESSION_ABSOLUTE_MS;
+}
+
+export function mayApprove(person: Person): boolean {
+  return person.disabledAt === null && (person.role === 'owner' || person.role === 'approver');
+}
+
+export function tokenUsable(token: AccessToken, now: Instant): boolean {
+  return token.revokedAt === null && token.expiresAt > now;
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
+
+export function normalEmail(value: string, field = 'email'): string {
+  const email = value.trim().toLowerCase();
+  if (!EMAIL.test(email))
+    throw new DomainError('INVALID_ARGUMENTS', `${field}: not an email address`, { field });
+  return email;
+}
+
+/** Passwords: long enough to resist guessing once the login rate limit is met; no composition rules (NIST 800-63B). */
+export function checkNewPassword(password: string): void {
+  if (password.length < 12 || password.length > 256)
+    throw new DomainError('INVALID_ARGUMENTS', 'password: 12 to 256 characters', { field: 'password' });
+}
+
+export function parseScopes(value: string, field = 'scopes'): Scope[] {
+  const scopes = [...new Set(value.split(/[\s,]+/).filter(Boolean))];
+  const unknown = scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown !== undefined || scopes.length === 0)
+    throw new DomainError('INVALID_ARGUMENTS', `${field}: one or more of ${SCOPES.join(', ')}`, { field });
+  return scopes as Scope[];
+}

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { connectHttp, ok } from '../support/mcp-clients.js';
+import { runCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
+
+const readme = readFileSync('README.md', 'utf8');
+const section = readme.slice(readme.indexOf('## People, agents and what each may do'));
+/** The `holdfast …` lines of the section's bash blocks, split into arguments (quotes honoured). */
+const commands = [...section.slice(0, section.indexOf('\n## ', 5)).matchAll(/```bash\n([\s\S]*?)```/g)]
+  .flatMap((m) => m[1]!.split('\n'))
+  .map((line) => line.replace(/\s+#.*$/, '').trim())
+  .filter((line) => line.startsWith('holdfast '))
+  .map((line) => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1));
+
+describe('the README’s people and tokens commands', () => {
+  it('run as written against a fresh database', () => {
+    const db = tempDbPath();
+    try {
+      expect(runCli(['db', 'migrate', '--db', db.path]).status).toBe(0);
+      const operator = commands.filter((args) => args[0] !== 'serve');
+      expect(operator.map((a) => a.slice(0, 2).join(' '))).toEqual([
+        'users add',
+        'tokens create',
+        'tokens list',
+        'hosts add',
+        'tenants set',
+      ]);
+      const out = operator.map((args) => {
+        const run = runCli([...args, '--db', db.path]);
+        expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+        return run.stdout;
+      });
+      expect(out[0]).toMatch(/\/setup\/hf_setup_/);
+      expect(out[1]).toMatch(/hf_pat_[\w-]{40,}/);
+      expect(out[2]).toContain("Claude on Ana's laptop");
+      expect(out[3]).toMatch(/private key/);
+      expect(out[4]).toContain('"callsPerMinute":120');
+    } finally {
+      db.cleanup();
+    }
+  });
+
+  it('the deployment line serves behind a TLS proxy (on a free port here)', async () => {
+    const serve = commands.find((args) => args[0] === 'serve')!;
+    const args = serve.slice(1);
+    args.splice(args.indexOf('--port'), 2);
+    const server = await spawnServer([...args, '--no-seed']);
+    try {
+      const agent = await connectHttp(`http://127.0.0.1:${server.port}/mcp`, 'modern', {
+        token: server.agent.token,
+      });
+      expect(await ok(agent, 'list_calendars', { limit: 5 })).toHaveProperty('calendars');
+      await agent.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
