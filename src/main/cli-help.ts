@@ -74,7 +74,6 @@ const SERVER = [
   'hold-ttl',
   'legacy',
   'tenant',
-  'write-policy',
   'payments',
   'public-url',
   'payment-url-base',
@@ -106,7 +105,7 @@ export const commands: readonly CommandDoc[] = [
       'stdout carries protocol only; logs go to stderr. Creates the database on first start.',
       'approveUrl points at the page this process serves, so nothing else needs to run.',
     ],
-    options: ['console-port', 'as', ...SERVER],
+    options: ['console-port', 'as', 'write-policy', ...SERVER],
     examples: ['holdfast stdio --db /absolute/path/holdfast.db --as me@example.com'],
   },
   {

@@ -49,32 +49,111 @@ function runCli(args: string[]): string {
   return run.stdout;
 }
 
-/** What a person does in the browser: open the page, press Approve (the form carries its CSRF token). */
-async function approveOnPage(url: string): Promise<void> {
-  const page = await (await fetch(url)).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
-  if (!csrf) throw new Error('approval page has no form');
-  const answer = await fetch(url, {
+const DEMO_PERSON = 'demo@example.com';
+const DEMO_PASSWORD = 'a demo password, long enough';
+
+/**
+ * What an operator does once per person and agent, with the CLI: add the person (the command
+ * prints their one-time setup link) and give each agent a token of that person. Printed as run.
+ */
+function provision(dbPath: string): { setupUrl: string; tokens: string[] } {
+  const commands = [
+    ['db', 'migrate'],
+    ['users', 'add', DEMO_PERSON, '--role', 'owner', '--json'],
+    ['tokens', 'create', DEMO_PERSON, '--name', 'demo agent', '--scopes', 'read,draft,write', '--json'],
+    ['tokens', 'create', DEMO_PERSON, '--name', 'rival agent', '--scopes', 'read,draft,write', '--json'],
+  ];
+  const [, person, ...tokens] = commands.map((args) => runCli([...args, '--db', dbPath]));
+  say(
+    'A person and two agent tokens, made on the command line (agents send "Authorization: Bearer <token>")',
+    commands.map((args) => `holdfast ${args.map((a) => (a.includes(' ') ? `"${a}"` : a)).join(' ')}`),
+  );
+  return {
+    setupUrl: (JSON.parse(person!) as { setupUrl: string }).setupUrl,
+    tokens: tokens.map((out) => (JSON.parse(out) as { token: string }).token),
+  };
+}
+
+/** Cookie pairs (`name=value`) a response sets, as a browser keeps them. */
+const cookiesOf = (response: Response): string[] =>
+  response.headers.getSetCookie().map((c) => c.split(';')[0]!);
+
+/** A hidden form field of a page. */
+const field = (page: string, name: string, after = ''): string | undefined =>
+  new RegExp(`${after}[\\s\\S]*?name="${name}" value="([^"]+)"`).exec(page)?.[1];
+
+/** What the person does in the browser with the setup link: choose a password. */
+async function setPassword(origin: string, setupUrl: string): Promise<void> {
+  const link = new URL(new URL(setupUrl).pathname, origin);
+  const answer = await fetch(link, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+    body: new URLSearchParams({ password: DEMO_PASSWORD }),
+  });
+  if (!answer.ok) throw new Error(`setting the password failed: HTTP ${answer.status}`);
+}
+
+/**
+ * What a person does in the browser: open the link, get sent to sign in, sign in, come back
+ * to the page and press Approve (the form carries a CSRF token bound to their session).
+ */
+async function approveOnPage(url: string): Promise<void> {
+  const { origin } = new URL(url);
+  const opened = await fetch(url, { redirect: 'manual' });
+  const login = new URL(opened.headers.get('location') ?? '/login', origin);
+  const form = await fetch(login);
+  const posted = await fetch(new URL('/login', origin), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin,
+      cookie: cookiesOf(form).join('; '),
+    },
+    body: new URLSearchParams({
+      csrf: field(await form.text(), 'csrf') ?? '',
+      next: login.searchParams.get('next') ?? '/',
+      email: DEMO_PERSON,
+      password: DEMO_PASSWORD,
+    }),
+  });
+  const cookie = cookiesOf(posted).find((c) => c.includes('holdfast_session='));
+  if (posted.status !== 303 || !cookie) throw new Error(`sign-in failed: HTTP ${posted.status}`);
+  const back = new URL(posted.headers.get('location') ?? url, origin);
+  const csrf = field(
+    await (await fetch(back, { headers: { cookie } })).text(),
+    'csrf',
+    'action="/approvals/',
+  );
+  if (!csrf) throw new Error('approval page has no form');
+  const answer = await fetch(back, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin, cookie },
     body: new URLSearchParams({ csrf, decision: 'approve' }),
   });
   if (!answer.ok) throw new Error(`approval refused: HTTP ${answer.status}`);
 }
 
-async function connect(url: string, name: string): Promise<Client> {
+async function connect(url: string, name: string, token: string): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'holdfast-demo-'));
   const dbPath = join(dir, 'demo.db');
+  const { setupUrl, tokens } = provision(dbPath);
   const server = await startServer(dbPath);
   try {
-    const agent = await connect(server.url, 'demo-agent');
-    const rival = await connect(server.url, 'demo-rival-agent');
+    await setPassword(new URL(server.url).origin, setupUrl);
+    say(`${DEMO_PERSON} opens the setup link the command printed and chooses a password`);
+    const agent = await connect(server.url, 'demo-agent', tokens[0]!);
+    const rival = await connect(server.url, 'demo-rival-agent', tokens[1]!);
     say(`Connected to ${server.url} (protocol era: ${agent.getProtocolEra()})`, agent.getServerVersion());
 
     const { tools } = await agent.listTools();
@@ -155,7 +234,9 @@ async function main(): Promise<void> {
     });
 
     await approveOnPage(pending.approveUrl as string);
-    say('A person opens the link, checks the booking and clicks Approve', { approvalId: pending.approvalId });
+    say(`${DEMO_PERSON} opens the link, signs in, checks the booking and clicks Approve`, {
+      approvalId: pending.approvalId,
+    });
 
     const approval = { approvalId: pending.approvalId as string };
     const unpaid = await callTool(rival, 'confirm_booking', {
@@ -200,7 +281,9 @@ async function main(): Promise<void> {
       approvalId: cancelApproval,
     });
     runCli(['approvals', 'approve', cancelApproval, '--db', dbPath]);
-    say(`The operator approves on the command line: holdfast approvals approve ${cancelApproval}`);
+    say(
+      `The operator (whoever holds the database) approves on the command line: holdfast approvals approve ${cancelApproval}`,
+    );
     const cancelled = (
       await callTool(rival, 'cancel_booking', {
         ...cancelArgs,

@@ -50,25 +50,36 @@ describe('sessions (injected clock)', () => {
     expect(await sessionOf(harness.deps, busy.secret)).toBeNull();
   });
 
-  it('limit guessing: after the failures an account allows, even the right password is refused', async () => {
+  it('limit guessing from one address; even the right password waits there, but not the person elsewhere', async () => {
     harness = appHarness(T0);
     await person();
-    const codes: string[] = [];
-    for (let i = 0; i < LOGIN_LIMITS.perAccount + 2; i++) {
-      const attempt = signIn(harness.deps, { email: 'ana@example.com', password: `wrong ${i}`, address });
-      codes.push(
-        await attempt.then(
-          () => 'ok',
-          (e: unknown) => (isDomainError(e) ? e.code : 'thrown'),
-        ),
+    const attempt = (password: string, from = address) =>
+      signIn(harness.deps, { email: 'ana@example.com', password, address: from }).then(
+        () => 'ok',
+        (e: unknown) => (isDomainError(e) ? e.code : 'thrown'),
       );
+    const codes: string[] = [];
+    for (let i = 0; i < LOGIN_LIMITS.perAccountAndAddress + 2; i++) codes.push(await attempt(`wrong ${i}`));
+    const n = LOGIN_LIMITS.perAccountAndAddress;
+    expect(codes.slice(0, n)).toEqual(Array(n).fill('FORBIDDEN'));
+    expect(codes.slice(n)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
+    expect(await attempt(PASSWORD)).toBe('RATE_LIMITED');
+    // Whoever guesses cannot lock Ana out: from her own address she still gets in.
+    expect(await attempt(PASSWORD, '198.51.100.20')).toBe('ok');
+  });
+
+  it('guessing one account from many addresses is bounded too', async () => {
+    harness = appHarness(T0);
+    await person();
+    const codes = new Set<string>();
+    for (let i = 0; i < LOGIN_LIMITS.perAccount + 1; i++) {
+      await signIn(harness.deps, {
+        email: 'ana@example.com',
+        password: 'guess',
+        address: `10.0.${i}.1`,
+      }).catch((e: unknown) => codes.add(isDomainError(e) ? e.code : 'thrown'));
     }
-    expect(codes.slice(0, LOGIN_LIMITS.perAccount)).toEqual(Array(LOGIN_LIMITS.perAccount).fill('FORBIDDEN'));
-    expect(codes.slice(LOGIN_LIMITS.perAccount)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
-    const right = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address }).catch(
-      (e: unknown) => e,
-    );
-    expect(isDomainError(right, 'RATE_LIMITED')).toBe(true);
+    expect([...codes].sort()).toEqual(['FORBIDDEN', 'RATE_LIMITED']);
   });
 
   it('one address guessing across many accounts is limited too', async () => {
@@ -94,5 +105,22 @@ describe('sessions (injected clock)', () => {
     const late = await newSetupLink(harness.deps, 't1', p.id);
     harness.clock.advance(24 * 3_600_000);
     expect(await setupLinkTarget(harness.deps, late.secret)).toBeNull();
+  });
+
+  it('checks a password hash even for an unknown email, so timing does not tell which accounts exist', async () => {
+    harness = appHarness(T0);
+    await person();
+    let checks = 0;
+    const real = harness.deps.credentials;
+    const counted = {
+      ...harness.deps,
+      credentials: {
+        ...real,
+        verifyPassword: (p: string, h: string) => (checks++, real.verifyPassword(p, h)),
+      },
+    };
+    await signIn(counted, { email: 'nobody@example.com', password: 'guess', address }).catch(() => undefined);
+    await signIn(counted, { email: 'ana@example.com', password: 'guess', address }).catch(() => undefined);
+    expect(checks).toBe(2);
   });
 });

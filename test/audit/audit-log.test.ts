@@ -59,6 +59,7 @@ function poisonedFor(tool: string): Store {
     read: (work) => store.read((tx) => work(wrap(tx))),
     write: (work) => store.write((tx) => work(wrap(tx))),
     writeOne: (work) => store.writeOne((tx) => work(wrap(tx))),
+    readOne: (work) => store.readOne((tx) => work(wrap(tx))),
     close: () => store.close(),
   };
 }

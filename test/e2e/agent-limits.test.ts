@@ -111,6 +111,31 @@ describe('holds at once (SQLite)', () => {
   });
 });
 
+describe('open approvals per person', () => {
+  it('a person has at most their cap of approvals waiting; others are unaffected', async () => {
+    const [server] = await start(['--no-seed'], { openApprovalsPerPerson: 2 });
+    const asker = await connect(server!);
+    const room = await createOpenCalendar(asker, 'Asked about');
+    const { deps, close } = await identityDeps(server!.dbPath);
+    const other = await addAgent(deps, { email: 'patient@local.example' });
+    await close();
+    const patient = await connect(server!, other.token);
+    const ask = async (client: Client, hour: number) => {
+      const held = await hold(client, room, hour);
+      const booking = (held.data as { booking: { id: string } }).booking;
+      return call(client, 'request_approval', {
+        bookingId: booking.id,
+        action: 'confirm_booking',
+        idempotencyKey: randomUUID(),
+      });
+    };
+    const answers = [await ask(asker, 0), await ask(asker, 1), await ask(asker, 2)];
+    expect(answers.map((a) => (a.ok ? 'ok' : a.error!.code))).toEqual(['ok', 'ok', 'QUOTA_EXCEEDED']);
+    expect(answers[2]!.error!.details).toMatchObject({ quota: 'openApprovalsPerPerson', limit: 2 });
+    expect((await ask(patient, 5)).ok).toBe(true);
+  });
+});
+
 describe('limits across two PostgreSQL instances', () => {
   it('hold the same for one connection spread over both', async () => {
     const args = [...schema.args, '--no-seed'];

@@ -53,7 +53,7 @@ const confirm = (bookingId: string, humanApproval: unknown) =>
 describe('host attestations must be signed by a registered host', () => {
   it('the schema tells the model it cannot fill humanApproval', async () => {
     const { tools } = await agent.listTools();
-    const schema = tools.find((t) => t.name === 'confirm_booking')!.inputSchema as {
+    const schema = tools.find((t) => t.name === 'confirm_booking')!.inputSchema as unknown as {
       properties: { humanApproval: { description: string } };
     };
     expect(schema.properties.humanApproval.description).toContain('never by the model');

@@ -129,4 +129,28 @@ describe('the credential matrix on /mcp', () => {
     await close();
     expect(accepted).toBe(0);
   });
+
+  it('a token never reaches further than its person’s role', async () => {
+    const { deps, close } = await identityDeps(server.dbPath);
+    const viewer = await addAgent(deps, { email: 'vi@local.example', role: 'viewer' });
+    await close();
+    for (const scopes of ['read,sensitive', 'read,draft', 'write']) {
+      const made = runCli(['tokens', 'create', viewer.email, '--scopes', scopes, '--db', server.dbPath]);
+      expect(made.status, scopes).toBe(1);
+      expect(made.stderr).toContain('a viewer may give their agents read');
+    }
+    const client = await connectHttp(server.url, 'modern', { token: viewer.token });
+    const { seen, fetch: recorded } = recording();
+    const probe = await connectHttp(server.url, 'modern', { token: viewer.token, fetch: recorded });
+    const refused = await call(probe, 'set_availability', {
+      calendarId: room,
+      weekly: {},
+      overrides: [],
+      idempotencyKey: randomUUID(),
+    }).catch(() => null);
+    expect(refused?.ok ?? false).toBe(false);
+    expect(seen.at(-1)!.status).toBe(403);
+    expect((await call(client, 'list_calendars', { limit: 5 })).ok).toBe(true);
+    await Promise.all([client.close(), probe.close()]);
+  });
 });

@@ -103,6 +103,25 @@ describe('signing in on the human pages', () => {
   });
 });
 
+describe('the forms take small urlencoded bodies only', () => {
+  it('refuses multipart (415) and oversized bodies (413) on every form route, before any parsing', async () => {
+    for (const path of ['/login', '/logout', '/setup/hf_setup_x', '/approvals/x', '/pay/bk_x']) {
+      const multipart = await fetch(new URL(path, origin), {
+        method: 'POST',
+        headers: { 'content-type': 'multipart/form-data; boundary=zzz' },
+        body: 'garbage',
+      });
+      expect(multipart.status, path).toBe(415);
+      const huge = await fetch(new URL(path, origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `email=${'a'.repeat(64 * 1024)}`,
+      });
+      expect(huge.status, path).toBe(413);
+    }
+  });
+});
+
 /** A request naming another Host than the address it goes to, as a proxy in front would send it. */
 function viaProxy(
   port: number,

@@ -7,7 +7,7 @@ import type { AppDeps } from '../../src/app/deps.js';
 import { addPerson, completeSetup, newSetupLink, setTenant } from '../../src/app/identity/people.js';
 import { createToken } from '../../src/app/identity/tokens.js';
 import type { Role, Scope, TenantLimits, WritePolicy } from '../../src/domain/identity/identity.js';
-import { SCOPES } from '../../src/domain/identity/identity.js';
+import { scopesOfRole } from '../../src/domain/identity/identity.js';
 import type { Store } from '../../src/ports/store/index.js';
 
 /** Limits so high that suites written before quotas never meet them; quota tests set their own. */
@@ -64,7 +64,7 @@ export async function addAgent(deps: AppDeps, spec: PersonSpec): Promise<Agent> 
   const { token, secret } = await createToken(deps, {
     email: spec.email,
     name: 'test agent',
-    scopes: spec.scopes ?? SCOPES,
+    scopes: spec.scopes ?? scopesOfRole(spec.role ?? 'owner'),
     writePolicy: spec.writePolicy ?? 'draft',
     ttlMs: spec.tokenTtlMs,
   });

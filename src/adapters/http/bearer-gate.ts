@@ -19,7 +19,7 @@ export function bearerGate(
         return {
           token,
           clientId: found.token.id,
-          scopes: [...found.token.scopes],
+          scopes: [...found.principal.scopes],
           expiresAt: Math.floor(found.token.expiresAt / 1000),
           extra: { principal: found.principal },
         };

@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from '../log/json-logger.js';
 import type { ServerNames } from './request-guards.js';
-import { hostGuard, jsonOnly } from './request-guards.js';
+import { formOnly, hostGuard, jsonOnly } from './request-guards.js';
 
 export interface McpMount {
   readonly factory: McpServerFactory;
@@ -61,6 +61,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),
     );
   }
+  // The human pages' forms; /mcp has its own rules above.
+  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mcp' ? formOnly(c, next) : next()));
   options.mountPages?.(app);
   app.notFound((c) => c.json({ error: 'not_found' }, 404));
   app.onError((error, c) => {

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 
 /** Exactly which Host values and Origins name this server. */
 export interface ServerNames {
@@ -60,6 +61,28 @@ export const jsonOnly: MiddlewareHandler = async (c, next) => {
     return c.json({ error: 'unsupported_media_type', message: 'POST /mcp takes application/json' }, 415);
   }
   return next();
+};
+
+const FORM_MAX_BYTES = 16 * 1024;
+const formBodyLimit = bodyLimit({
+  maxSize: FORM_MAX_BYTES,
+  onError: (c) =>
+    c.json({ error: 'payload_too_large', message: `Forms take at most ${FORM_MAX_BYTES} bytes` }, 413),
+});
+
+/**
+ * Every form a person posts (sign-in, setup, approval, payment) is a small urlencoded body:
+ * anything else is refused before it is read, so no page parses a multipart upload or a huge body.
+ */
+export const formOnly: MiddlewareHandler = async (c, next) => {
+  const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    return c.json(
+      { error: 'unsupported_media_type', message: 'Forms are application/x-www-form-urlencoded' },
+      415,
+    );
+  }
+  return formBodyLimit(c, next);
 };
 
 export function isLoopbackAddress(host: string): boolean {

@@ -4,8 +4,20 @@ import { normalEmail, sessionAlive } from '../../domain/identity/identity.js';
 import type { AppDeps } from '../deps.js';
 
 const LOGIN_WINDOW_MS = 15 * 60_000;
-/** Failed sign-ins allowed per account and per address in the window. */
-export const LOGIN_LIMITS = { perAccount: 5, perAddress: 20 } as const;
+/**
+ * Failed sign-ins allowed in the window: per account from one address, per address, and per
+ * account from everywhere. Locking an account for everyone after a handful of failures would
+ * let anyone who knows an approver's email lock them out; the per-account limit across
+ * addresses is high enough not to, and still bounds guessing from many addresses.
+ */
+export const LOGIN_LIMITS = { perAccountAndAddress: 5, perAddress: 20, perAccount: 50 } as const;
+
+let decoy: Promise<string> | undefined;
+/** A hash of nothing anyone knows, made once, to check passwords of unknown accounts against. */
+function decoyHash(deps: AppDeps): Promise<string> {
+  decoy ??= deps.credentials.hashPassword(deps.credentials.newSecret('decoy-'));
+  return decoy;
+}
 
 export interface SignedIn {
   readonly session: Session;
@@ -34,8 +46,9 @@ export async function signIn(
     throw loginRefused();
   }
   const keys = [
-    { key: `login:account:${email}`, points: LOGIN_LIMITS.perAccount },
+    { key: `login:pair:${email}:${input.address}`, points: LOGIN_LIMITS.perAccountAndAddress },
     { key: `login:address:${input.address}`, points: LOGIN_LIMITS.perAddress },
+    { key: `login:account:${email}`, points: LOGIN_LIMITS.perAccount },
   ];
   // A locked-out account or address is refused before the password is even looked at, so
   // guessing cannot go on behind the lockout.
@@ -44,12 +57,17 @@ export async function signIn(
     if (!state.ok) throw tooMany(state.retryAfterMs);
   }
   const person = await deps.store.read((tx) => tx.identity.getPersonByEmail(email));
+  // A hash is checked whether or not the account exists, so timing does not tell which emails do.
+  const matches = await deps.credentials.verifyPassword(
+    input.password.slice(0, 256),
+    person?.passwordHash ?? (await decoyHash(deps)),
+  );
   const ok =
+    matches &&
     person !== null &&
     person.disabledAt === null &&
     person.passwordHash !== null &&
-    input.password.length <= 256 &&
-    (await deps.credentials.verifyPassword(input.password, person.passwordHash));
+    input.password.length <= 256;
   if (!ok || !person) {
     for (const { key, points } of keys) await deps.rateLimits.take(key, points, LOGIN_WINDOW_MS);
     throw loginRefused();

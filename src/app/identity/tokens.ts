@@ -1,7 +1,12 @@
 import type { Principal } from '../../domain/calendar.js';
 import { DomainError } from '../../domain/errors.js';
 import type { AccessToken, Person, Scope, Tenant, WritePolicy } from '../../domain/identity/identity.js';
-import { TOKEN_DEFAULT_TTL_MS, TOKEN_MAX_TTL_MS, tokenUsable } from '../../domain/identity/identity.js';
+import {
+  scopesOfRole,
+  TOKEN_DEFAULT_TTL_MS,
+  TOKEN_MAX_TTL_MS,
+  tokenUsable,
+} from '../../domain/identity/identity.js';
 import type { AppDeps } from '../deps.js';
 import { ensureTenant, personByEmail } from './people.js';
 
@@ -23,12 +28,20 @@ export async function createToken(
   const person = await personByEmail(deps, input.email);
   if (person.disabledAt !== null)
     throw new DomainError('FORBIDDEN', `${person.email} is disabled; tokens cannot be made for them.`);
+  const allowed = scopesOfRole(person.role);
+  const beyond = input.scopes.filter((s) => !allowed.includes(s));
+  if (beyond.length > 0)
+    throw new DomainError(
+      'INVALID_ARGUMENTS',
+      `scopes: a ${person.role} may give their agents ${allowed.join(', ')}, not ${beyond.join(', ')}`,
+      { field: 'scopes' },
+    );
   const ttl = input.ttlMs ?? TOKEN_DEFAULT_TTL_MS;
   if (!(ttl > 0 && ttl <= TOKEN_MAX_TTL_MS))
     throw new DomainError('INVALID_ARGUMENTS', 'expires: from 1 second to 366 days', { field: 'expires' });
   const name = input.name.trim();
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (name.length === 0 || name.length > 60 || /[\u0000-\u001f\u007f]/.test(name))
+  const control = [...name].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
+  if (name.length === 0 || name.length > 60 || control)
     throw new DomainError('INVALID_ARGUMENTS', 'name: 1-60 printable characters', { field: 'name' });
   const secret = deps.credentials.newSecret(TOKEN_PREFIX);
   const now = deps.clock.now();
@@ -86,7 +99,8 @@ export async function authenticateToken(deps: AppDeps, secret: string): Promise<
     principal: principalFor(tenant, person, {
       connectionId: token.id,
       name: token.name,
-      scopes: token.scopes,
+      // A person whose role shrank takes their tokens' reach down with them.
+      scopes: token.scopes.filter((s) => scopesOfRole(person.role).includes(s)),
       writePolicy: token.writePolicy,
     }),
   };
@@ -123,7 +137,7 @@ export async function localConnection(
   return principalFor(tenant, person, {
     connectionId: `stdio:${person.id}`,
     name: 'stdio',
-    scopes: ['read', 'draft', 'write', 'sensitive'],
+    scopes: scopesOfRole(person.role),
     writePolicy,
   });
 }

@@ -102,6 +102,14 @@ export function sessionAlive(session: Session, now: Instant): boolean {
   return now - session.lastSeenAt < SESSION_IDLE_MS && now - session.createdAt < SESSION_ABSOLUTE_MS;
 }
 
+/**
+ * What a person's agents may be given: a token never reaches further than its person. Owners
+ * administer calendars and see contact data; approvers book; viewers only look.
+ */
+export function scopesOfRole(role: Role): readonly Scope[] {
+  return role === 'owner' ? SCOPES : role === 'approver' ? ['read', 'draft', 'write'] : ['read'];
+}
+
 export function mayApprove(person: Person): boolean {
   return person.disabledAt === null && (person.role === 'owner' || person.role === 'approver');
 }
