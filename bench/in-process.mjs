@@ -32,7 +32,12 @@ const principal = {
   clientId: 'bench',
   connectionId: 'test-connection',
   scopes: ['read', 'draft', 'write', 'sensitive'],
-  limits: { callsPerMinute: 1e9, activeHoldsPerPerson: 1e9, activeHoldsPerConnection: 1e9, openApprovalsPerPerson: 1e9 },
+  limits: {
+    callsPerMinute: 1e9,
+    activeHoldsPerPerson: 1e9,
+    activeHoldsPerConnection: 1e9,
+    openApprovalsPerPerson: 1e9,
+  },
   writePolicy: 'direct',
 };
 const allDay = Object.fromEntries(

@@ -1,7 +1,7 @@
 // A small closed-loop load generator: `concurrency` workers, each sending the next request as soon as
 // the previous one answers, for a fixed number of calls. Raw JSON-RPC over keep-alive HTTP so the client
 // costs as little as possible and the ratio reflects the servers.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -11,11 +11,77 @@ const META = {
 
 let nextId = 1;
 
+/** Bearer tokens by server URL: every call to a Holdfast server carries its token (the no-op needs none). */
+const tokens = new Map();
+
+/** Far above anything a run reaches: the bench measures the server, not its quotas. */
+const UNLIMITED = '999999999';
+
+function holdfast(args) {
+  const run = spawnSync(process.execPath, ['dist/main/cli.js', ...args], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`holdfast ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout;
+}
+
+/**
+ * What an operator does once per database before agents connect: create it, lift the tenant's
+ * limits, add a person and, unless `token` is false, make that person's agent a token of every
+ * scope. `database`: the --db or --database arguments (with --audit-key-file). Returns the token.
+ */
+export function provision(database, { token = true } = {}) {
+  holdfast(['db', 'migrate', ...database]);
+  holdfast([
+    'tenants',
+    'set',
+    'local',
+    '--calls-per-minute',
+    UNLIMITED,
+    '--max-active-holds',
+    UNLIMITED,
+    '--max-holds-per-connection',
+    UNLIMITED,
+    '--max-open-approvals-per-person',
+    UNLIMITED,
+    ...database,
+  ]);
+  holdfast(['users', 'add', 'bench@example.com', '--role', 'owner', '--json', ...database]);
+  if (!token) return null;
+  const made = holdfast([
+    'tokens',
+    'create',
+    'bench@example.com',
+    '--name',
+    'bench',
+    '--scopes',
+    'read,draft,write,sensitive',
+    '--json',
+    ...database,
+  ]);
+  return JSON.parse(made).token;
+}
+
+/** `holdfast serve` on a provisioned database (node flags first, e.g. --cpu-prof); calls to it carry `token`. */
+export async function spawnHoldfast(database, token, nodeArgs = []) {
+  const server = await spawnServer(process.execPath, [
+    ...nodeArgs,
+    'dist/main/cli.js',
+    'serve',
+    '--port',
+    '0',
+    '--no-seed',
+    ...database,
+  ]);
+  tokens.set(server.url, token);
+  return server;
+}
+
 /** One 2026-07-28 tools/call; resolves with the tool's structuredContent. */
 export async function callTool(url, name, args) {
+  const token = tokens.get(url);
   const res = await fetch(url, {
     method: 'POST',
     headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { callTool, runLoad, spawnServer } from './load.mjs';
+import { callTool, provision, runLoad, spawnHoldfast } from './load.mjs';
 import { inclusiveFunctions, summarizeProfile, topFunctions } from './profile-summary.mjs';
 import { pick } from './scale.mjs';
 
@@ -25,17 +25,7 @@ export async function profileHolds({
     database === 'sqlite'
       ? ['--db', join(dir, 'p.db')]
       : ['--database', pgUrl, '--audit-key-file', join(dir, 'audit.key')];
-  const server = await spawnServer(process.execPath, [
-    '--cpu-prof',
-    '--cpu-prof-dir',
-    profiles,
-    'dist/main/cli.js',
-    'serve',
-    '--port',
-    '0',
-    '--no-seed',
-    ...db,
-  ]);
+  const server = await spawnHoldfast(db, provision(db), ['--cpu-prof', '--cpu-prof-dir', profiles]);
   try {
     const everyDay = Object.fromEntries(
       ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ start: '00:00', end: '24:00' }]]),

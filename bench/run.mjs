@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { benchHttp, CONCURRENCY, WORKLOADS } from './http.mjs';
 import { benchInProcess } from './in-process.mjs';
-import { spawnServer } from './load.mjs';
+import { provision, spawnHoldfast, spawnServer } from './load.mjs';
 import { profileHolds } from './profile.mjs';
 import { pick, SMOKE } from './scale.mjs';
 import { benchStdio } from './stdio.mjs';
@@ -82,15 +82,8 @@ try {
     `Holdfast bench${SMOKE ? ' SMOKE RUN (figures mean nothing)' : ''} (${new Date().toISOString()}, Node ${process.version}, best of ${ROUNDS} interleaved rounds)`,
   );
 
-  const sqliteServer = await spawnServer(process.execPath, [
-    'dist/main/cli.js',
-    'serve',
-    '--port',
-    '0',
-    '--no-seed',
-    '--db',
-    join(dir, 'bench.db'),
-  ]);
+  const sqliteDatabase = ['--db', join(dir, 'bench.db')];
+  const sqliteServer = await spawnHoldfast(sqliteDatabase, provision(sqliteDatabase));
   let sqlite;
   try {
     sqlite = await benchHttp({ noopUrl: noop.url, urls: [sqliteServer.url], rounds: ROUNDS });
@@ -111,20 +104,9 @@ try {
       const url = `${PG_URL}?schema=${schema}`;
       const servers = [];
       try {
-        for (let i = 0; i < instances; i++)
-          servers.push(
-            await spawnServer(process.execPath, [
-              'dist/main/cli.js',
-              'serve',
-              '--port',
-              '0',
-              '--no-seed',
-              '--database',
-              url,
-              '--audit-key-file',
-              join(dir, 'audit.key'),
-            ]),
-          );
+        const database = ['--database', url, '--audit-key-file', join(dir, 'audit.key')];
+        const token = provision(database);
+        for (let i = 0; i < instances; i++) servers.push(await spawnHoldfast(database, token));
         const results = await benchHttp({
           noopUrl: noop.url,
           urls: servers.map((s) => s.url),

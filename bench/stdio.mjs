@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { percentile } from './load.mjs';
+import { percentile, provision } from './load.mjs';
 import { pick } from './scale.mjs';
 
 const DAY = 86_400_000;
@@ -84,6 +84,9 @@ async function load(concurrency, total, makeCall) {
 export async function benchStdio({ rounds, calls = pick(2000, 60) }) {
   const dir = mkdtempSync(join(tmpdir(), 'holdfast-bench-stdio-'));
   const noop = await connect(['bench/noop-stdio.mjs']);
+  // holdfast stdio acts for the database's only person; it needs no token.
+  const database = ['--db', join(dir, 'stdio.db')];
+  provision(database, { token: false });
   const holdfast = await connect([
     ...(process.env.STDIO_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.STDIO_PROF] : []),
     'dist/main/cli.js',
@@ -91,8 +94,7 @@ export async function benchStdio({ rounds, calls = pick(2000, 60) }) {
     '--no-seed',
     '--console-port',
     '0',
-    '--db',
-    join(dir, 'stdio.db'),
+    ...database,
   ]);
   try {
     const everyDay = Object.fromEntries(

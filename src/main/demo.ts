@@ -65,7 +65,7 @@ function provision(dbPath: string): { setupUrl: string; tokens: string[] } {
   ];
   const [, person, ...tokens] = commands.map((args) => runCli([...args, '--db', dbPath]));
   say(
-    'A person and two agent tokens, made on the command line (agents send "Authorization: Bearer <token>")',
+    'A person and two agent tokens, made on the command line (each with --db; agents send "Authorization: Bearer <token>")',
     commands.map((args) => `holdfast ${args.map((a) => (a.includes(' ') ? `"${a}"` : a)).join(' ')}`),
   );
   return {

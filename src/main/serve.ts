@@ -28,6 +28,11 @@ function checkExposure(config: ServerConfig): void {
 /** holdfast serve: MCP over Streamable HTTP at /mcp, with the human pages. Resolves with a stop function. */
 export async function runHttpServer(config: ServerConfig, logger: Logger): Promise<() => Promise<void>> {
   checkExposure(config);
+  if (config.writePolicy !== null)
+    throw new StartupError(
+      'Over HTTP the write policy is each token’s, not the server’s: holdfast tokens create EMAIL --write-policy P ' +
+        '(unset --write-policy / HOLDFAST_WRITE_POLICY for serve).',
+    );
   const bound = await listen(config.host, config.port);
   const runtime = await buildRuntime(config, logger, {
     boundOrigin: bound.origin,

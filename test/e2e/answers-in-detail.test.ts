@@ -82,18 +82,28 @@ describe('what the answers say', () => {
     await untilSealed(server.dbPath);
     const db = new Database(server.dbPath, { readonly: true });
     const row = (trace: string) =>
-      db.prepare('SELECT client_id, transport FROM audit_log WHERE trace_id = ?').get(trace) as {
+      db.prepare('SELECT subject, client_id, transport FROM audit_log WHERE trace_id = ?').get(trace) as {
+        subject: string;
         client_id: string;
         transport: string;
       };
-    // A 2025-era client over stateless HTTP names itself only at initialize, to another request.
-    expect(row(viaHttp.meta.traceId)).toEqual({ client_id: 'undeclared client', transport: 'http' });
+    // Each names the person, the connection (token id and name; stdio: the process), then the
+    // client as declared. A 2025-era client over stateless HTTP names itself only at
+    // initialize, to another request.
+    const { personId, tokenId } = server.agent;
+    expect(row(viaHttp.meta.traceId)).toEqual({
+      subject: personId,
+      client_id: `${tokenId} "test agent" · undeclared client`,
+      transport: 'http',
+    });
     expect(row(viaModern.meta.traceId)).toEqual({
-      client_id: 'holdfast-test-modern 1.0.0',
+      subject: personId,
+      client_id: `${tokenId} "test agent" · holdfast-test-modern 1.0.0`,
       transport: 'http',
     });
     expect(row(viaStdio.meta.traceId)).toEqual({
-      client_id: 'holdfast-test-legacy 1.0.0',
+      subject: personId,
+      client_id: `stdio:${personId} "stdio" · holdfast-test-legacy 1.0.0`,
       transport: 'stdio',
     });
     db.close();

@@ -5,24 +5,24 @@ import type { Client } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp, connectStdio, ok } from '../support/mcp-clients.js';
-import { spawnServer, tempDbPath } from '../support/spawn-server.js';
+import { decideOnPage, signIn } from '../support/person.js';
+import { provisionOnce, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
-/** A person on the page: read it, take its CSRF token, press Approve (from the page's own origin). */
-async function approveOnPage(approveUrl: string): Promise<string> {
-  const page = await (await fetch(approveUrl)).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
-  expect(csrf, page.slice(0, 300)).toBeDefined();
-  const answer = await fetch(approveUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(approveUrl).origin },
-    body: new URLSearchParams({ csrf: csrf!, decision: 'approve' }),
-  });
-  expect(answer.status).toBe(200);
+interface Person {
+  readonly email: string;
+  readonly password: string;
+}
+
+/** A person signs in where the link points, reads the page and presses Approve. */
+async function approveOnPage(approveUrl: string, person: Person): Promise<string> {
+  const cookie = await signIn(new URL(approveUrl).origin, person.email, person.password);
+  const { page, status, result } = await decideOnPage(approveUrl, cookie, 'approve');
+  expect(status, result).toBe(200);
   return page;
 }
 
 /** Hold, ask to confirm, let a person approve at approveUrl, confirm with the approval. */
-async function approvedConfirm(agent: Client, room: string, hour: number) {
+async function approvedConfirm(agent: Client, room: string, hour: number, person: Person) {
   const { booking } = await ok(agent, 'hold_slot', {
     calendarIds: [room],
     start: futureHour(2, hour),
@@ -36,7 +36,7 @@ async function approvedConfirm(agent: Client, room: string, hour: number) {
   });
   expect(asked.error?.code).toBe('APPROVAL_REQUIRED');
   const details = asked.error!.details as { approvalId: string; approveUrl: string; cli: string };
-  const page = await approveOnPage(details.approveUrl);
+  const page = await approveOnPage(details.approveUrl, person);
   const done = await call(agent, 'confirm_booking', {
     bookingId: booking.id,
     expectedVersion: 1,
@@ -54,7 +54,7 @@ describe('approval links work wherever the server runs', () => {
       expect(server.url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/);
       const agent = await connectHttp(server.url, 'modern');
       const room = await createOpenCalendar(agent, 'IPv6 room');
-      const { details, page } = await approvedConfirm(agent, room, 1);
+      const { details, page } = await approvedConfirm(agent, room, 1, server.agent);
       expect(details.approveUrl.startsWith(`http://[::1]:${server.port}/approvals/`)).toBe(true);
       expect(page).toContain('holdfast-test-modern 1.0.0'); // the declared client, shown to the person
       // The CLI hint, run as printed (from another directory), decides a second approval.
@@ -105,13 +105,15 @@ describe('approval links work wherever the server runs', () => {
         idempotencyKey: randomUUID(),
       });
       expect(asked.approveUrl).toMatch(/^https:\/\/holdfast\.example:8443\/approvals\/[\w-]{40,}$/);
+      // Signed in on loopback (fetch cannot send another Host); the page then opens under that name.
+      const cookie = await signIn(new URL(server.url).origin, server.agent.email, server.agent.password);
       const status = await new Promise<number>((resolve, reject) => {
         const req = request(
           {
             host: '127.0.0.1',
             port: server.port,
             path: new URL(asked.approveUrl).pathname,
-            headers: { host: 'holdfast.example:8443' },
+            headers: { host: 'holdfast.example:8443', cookie },
           },
           (res) => {
             res.resume();
@@ -133,7 +135,7 @@ describe('approval links work wherever the server runs', () => {
     const agent = await connectStdio(db.path, 'modern', ['--no-seed', '--write-policy', 'draft']);
     try {
       const room = await createOpenCalendar(agent, 'Desktop room');
-      const { details } = await approvedConfirm(agent, room, 1);
+      const { details } = await approvedConfirm(agent, room, 1, await provisionOnce(db.path));
       expect(details.approveUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/approvals\//);
       expect(details.cli).toContain(`--db "${db.path}"`);
       // request_approval is retry-safe: the same key gives the same approval and the same link.

@@ -5,21 +5,35 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, ok } from '../support/mcp-clients.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { CLI, spawnServer, tempDbPath } from '../support/spawn-server.js';
+import { CLI, provisionOnce, spawnServer, tempDbPath } from '../support/spawn-server.js';
+
+// Only a host that started a stdio server stands between the model and the person, so only
+// stdio asks the user mid-call (MRTR). Over HTTP whoever holds the token could answer: no
+// elicitation, the person decides on the page or CLI.
 
 let server: RunningServer;
 const stdioDb = tempDbPath();
 let hour = 0;
 
 beforeAll(async () => {
-  server = await spawnServer(['--no-seed', '--write-policy', 'attested']);
+  server = await spawnServer(['--no-seed']);
+  await provisionOnce(stdioDb.path); // holdfast stdio acts for the database's only person
 });
 afterAll(async () => {
   await server.stop();
   stdioDb.cleanup();
 });
 
+/** The request envelope of a 2026-07-28 client that declares elicitation. */
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
+
 type Answer = { action: 'accept'; content: { approve: boolean } } | { action: 'decline' };
+
+const stdioArgs = () => [CLI, 'stdio', '--db', stdioDb.path, '--no-seed'];
 
 /** The official client, declaring elicitation; its handler plays the user. */
 async function elicitingClient(
@@ -41,12 +55,10 @@ async function elicitingClient(
   });
   const transport =
     kind === 'http'
-      ? new StreamableHTTPClientTransport(new URL(server.url))
-      : new StdioClientTransport({
-          command: process.execPath,
-          args: [CLI, 'stdio', '--db', stdioDb.path, '--no-seed'],
-          stderr: 'pipe',
-        });
+      ? new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: { Authorization: `Bearer ${server.agent.token}` } },
+        })
+      : new StdioClientTransport({ command: process.execPath, args: stdioArgs(), stderr: 'pipe' });
   await client.connect(transport);
   return client;
 }
@@ -64,11 +76,11 @@ async function heldBooking(client: Client) {
   ).booking;
 }
 
-describe.each(['http', 'stdio'] as const)('MRTR approval over %s (2026-07-28)', (kind) => {
+describe('MRTR approval over stdio (2026-07-28)', () => {
   it('asks the user through elicitation, showing the intent, and confirms on accept', async () => {
     const seen: string[] = [];
     const client = await elicitingClient(
-      kind,
+      'stdio',
       'modern',
       () => ({ action: 'accept', content: { approve: true } }),
       seen,
@@ -87,7 +99,7 @@ describe.each(['http', 'stdio'] as const)('MRTR approval over %s (2026-07-28)', 
   });
 
   it('a declined elicitation is APPROVAL_DENIED and nothing changes', async () => {
-    const client = await elicitingClient(kind, 'modern', () => ({ action: 'decline' }), []);
+    const client = await elicitingClient('stdio', 'modern', () => ({ action: 'decline' }), []);
     const booking = await heldBooking(client);
     const refused = await call(client, 'confirm_booking', {
       bookingId: booking.id,
@@ -100,40 +112,51 @@ describe.each(['http', 'stdio'] as const)('MRTR approval over %s (2026-07-28)', 
   });
 });
 
-describe('MRTR integrity and era limits', () => {
-  const META = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-  };
-  const post = async (params: Record<string, unknown>) => {
-    const response = await fetch(server.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'confirm_booking',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: randomUUID(),
-        method: 'tools/call',
-        params: { name: 'confirm_booking', _meta: META, ...params },
-      }),
+describe('MRTR integrity (stdio)', () => {
+  type Reply = { result?: Record<string, any>; error?: { code: number; message: string } };
+
+  /**
+   * A host speaking raw JSON-RPC to its own stdio process, requestState included: the state is
+   * sealed with that process's key, so every round of a test goes to the same process.
+   */
+  async function rawHost() {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: stdioArgs(),
+      stderr: 'pipe',
     });
-    return (await response.json()) as {
-      result?: Record<string, any>;
-      error?: { code: number; message: string };
+    const waiting = new Map<string, (reply: Reply) => void>();
+    transport.onmessage = (message) => {
+      const { id } = message as { id?: string };
+      waiting.get(String(id))?.(message as Reply);
+      waiting.delete(String(id));
     };
-  };
+    await transport.start();
+    const post = (params: Record<string, unknown>) =>
+      new Promise<Reply>((resolve, reject) => {
+        const id = randomUUID();
+        waiting.set(id, resolve);
+        transport
+          .send({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'confirm_booking', _meta: META, ...params },
+          })
+          .catch(reject);
+      });
+    return { post, close: () => transport.close() };
+  }
+
+  /** Reads and holds go through an ordinary client (another process, same person and database). */
+  const reader = () => elicitingClient('stdio', 'modern', () => ({ action: 'decline' }), []);
 
   it('rejects a tampered requestState and confirms nothing', async () => {
-    const client = await elicitingClient('http', 'modern', () => ({ action: 'decline' }), []);
+    const client = await reader();
+    const host = await rawHost();
     const booking = await heldBooking(client);
     const args = { bookingId: booking.id, expectedVersion: 1, idempotencyKey: randomUUID() };
-    const first = await post({ arguments: args });
+    const first = await host.post({ arguments: args });
     expect(first.result!.resultType).toBe('input_required');
     const state = first.result!.requestState as string;
     const [version, payload, mac] = state.split('.');
@@ -144,7 +167,7 @@ describe('MRTR integrity and era limits', () => {
       }),
     ).toString('base64url');
     for (const tampered of [`${version}.${forgedPayload}.${mac}`, `${state.slice(0, -2)}xx`]) {
-      const retry = await post({
+      const retry = await host.post({
         arguments: args,
         requestState: tampered,
         inputResponses: { approval: { action: 'accept', content: { approve: true } } },
@@ -154,7 +177,7 @@ describe('MRTR integrity and era limits', () => {
     }
     expect((await ok(client, 'get_booking', { bookingId: booking.id })).booking.status).toBe('HELD');
     // Control: the genuine state with the same answer goes through.
-    const genuine = await post({
+    const genuine = await host.post({
       arguments: args,
       requestState: state,
       inputResponses: { approval: { action: 'accept', content: { approve: true } } },
@@ -163,16 +186,18 @@ describe('MRTR integrity and era limits', () => {
       ok: true,
       data: { booking: { status: 'CONFIRMED' } },
     });
+    await host.close();
     await client.close();
   });
 
   it('a declined answer sticks: the same sealed request replayed as "accept" confirms nothing', async () => {
-    const client = await elicitingClient('http', 'modern', () => ({ action: 'decline' }), []);
+    const client = await reader();
+    const host = await rawHost();
     const booking = await heldBooking(client);
     const args = { bookingId: booking.id, expectedVersion: 1, idempotencyKey: randomUUID() };
-    const first = await post({ arguments: args });
+    const first = await host.post({ arguments: args });
     const state = first.result!.requestState as string;
-    const declined = await post({
+    const declined = await host.post({
       arguments: args,
       requestState: state,
       inputResponses: { approval: { action: 'decline' } },
@@ -181,32 +206,74 @@ describe('MRTR integrity and era limits', () => {
       ok: false,
       error: { code: 'APPROVAL_DENIED' },
     });
-    const replayed = await post({
+    const replayed = await host.post({
       arguments: { ...args, idempotencyKey: randomUUID() },
       requestState: state,
       inputResponses: { approval: { action: 'accept', content: { approve: true } } },
     });
     expect(replayed.result!.structuredContent?.ok).toBe(false);
     expect((await ok(client, 'get_booking', { bookingId: booking.id })).booking.status).toBe('HELD');
+    await host.close();
     await client.close();
   });
+});
 
-  it('a 2025-era HTTP client gets APPROVAL_REQUIRED instead of an elicitation', async () => {
-    const seen: string[] = [];
-    const client = await elicitingClient(
-      'http',
-      'legacy',
-      () => ({ action: 'accept', content: { approve: true } }),
-      seen,
-    );
+describe('no elicitation over HTTP', () => {
+  it.each(['modern', 'legacy'] as const)(
+    'a %s HTTP client that declares elicitation gets APPROVAL_REQUIRED; nothing asks it',
+    async (era) => {
+      const seen: string[] = [];
+      const client = await elicitingClient(
+        'http',
+        era,
+        () => ({ action: 'accept', content: { approve: true } }),
+        seen,
+      );
+      const booking = await heldBooking(client);
+      const asked = await call(client, 'confirm_booking', {
+        bookingId: booking.id,
+        expectedVersion: 1,
+        idempotencyKey: randomUUID(),
+      });
+      expect(asked.error!.code).toBe('APPROVAL_REQUIRED');
+      expect(asked.error!.details.approveUrl).toMatch(/\/approvals\//);
+      expect(seen).toEqual([]);
+      expect((await ok(client, 'get_booking', { bookingId: booking.id })).booking.status).toBe('HELD');
+      await client.close();
+    },
+  );
+
+  it('a raw 2026-07-28 call declaring elicitation gets no requestState to answer', async () => {
+    const client = await elicitingClient('http', 'modern', () => ({ action: 'decline' }), []);
     const booking = await heldBooking(client);
-    const asked = await call(client, 'confirm_booking', {
-      bookingId: booking.id,
-      expectedVersion: 1,
-      idempotencyKey: randomUUID(),
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${server.agent.token}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'confirm_booking',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: randomUUID(),
+        method: 'tools/call',
+        params: {
+          name: 'confirm_booking',
+          _meta: META,
+          arguments: { bookingId: booking.id, expectedVersion: 1, idempotencyKey: randomUUID() },
+        },
+      }),
     });
-    expect(asked.error!.code).toBe('APPROVAL_REQUIRED');
-    expect(seen).toEqual([]);
+    const answer = (await response.json()) as { result?: Record<string, any> };
+    expect(answer.result!.resultType).not.toBe('input_required');
+    expect(answer.result!.requestState).toBeUndefined();
+    expect(answer.result!.structuredContent).toMatchObject({
+      ok: false,
+      error: { code: 'APPROVAL_REQUIRED' },
+    });
     await client.close();
   });
 });

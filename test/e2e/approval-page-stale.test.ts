@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { connectHttp, ok } from '../support/mcp-clients.js';
+import { approvalCsrf, signIn } from '../support/person.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { spawnServer } from '../support/spawn-server.js';
 
@@ -28,7 +29,8 @@ describe('the approval page shows the action being approved, not the booking as 
       idempotencyKey: randomUUID(),
     });
 
-    const fresh = await (await fetch(asked.approveUrl)).text();
+    const cookie = await signIn(new URL(server.url).origin, server.agent.email, server.agent.password);
+    const fresh = await (await fetch(asked.approveUrl, { headers: { cookie } })).text();
     expect(fresh).toContain('80.00 EUR');
     expect(fresh).toContain('Quarterly review');
     expect(fresh).toMatch(/id="version">1</);
@@ -40,7 +42,7 @@ describe('the approval page shows the action being approved, not the booking as 
       expectedVersion: 1,
       idempotencyKey: randomUUID(),
     });
-    const page = await fetch(asked.approveUrl);
+    const page = await fetch(asked.approveUrl, { headers: { cookie } });
     const stale = await page.text();
     expect(stale).toMatch(/id="version">1</); // the version that was asked about
     expect(stale).toContain(asked.intentHash);
@@ -48,10 +50,14 @@ describe('the approval page shows the action being approved, not the booking as 
     expect(stale).toMatch(/now version\s+2, RELEASED/);
     expect(stale).not.toContain('value="approve"');
 
-    const csrf = /name="csrf" value="([^"]+)"/.exec(stale)![1]!;
+    const csrf = approvalCsrf(stale)!;
     const posted = await fetch(asked.approveUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(server.url).origin },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: new URL(server.url).origin,
+        cookie,
+      },
       body: new URLSearchParams({ csrf, decision: 'approve' }),
     });
     expect(posted.status).toBe(409);

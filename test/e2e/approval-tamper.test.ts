@@ -1,30 +1,46 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
+import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attest } from '../support/approvals.js';
+import type { HostKey } from '../support/approvals.js';
+import { attest, registerHost } from '../support/approvals.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
 import { startPaymentStub } from '../support/payment-stub.js';
+import { addAgent, identityDeps } from '../support/provision.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { runCli, spawnServer } from '../support/spawn-server.js';
 
 let stub: Awaited<ReturnType<typeof startPaymentStub>>;
 let alice: RunningServer;
-let bob: RunningServer;
+let host: HostKey;
 let agent: Client;
 let intruder: Client;
 let rooms: string[];
 let hour = 0;
 
+/** What a host computes: sha256 over the RFC 8785 form of the intent. */
+const hashIntent = (intent: unknown) =>
+  `sha256:${createHash('sha256').update(canonicalize(intent)!).digest('hex')}`;
+
+/** A registered host's genuine signature on an intent other than the booking's own. */
+const attestOther = (ci: { intent: Record<string, unknown> }, change: Record<string, unknown>) =>
+  attest({ intentHash: hashIntent({ ...ci.intent, ...change }) }, host);
+
 beforeAll(async () => {
   stub = await startPaymentStub();
-  const env = { PAYMENT_QUERY_BASE_URL: stub.baseUrl };
-  const common = ['--no-seed', '--write-policy', 'attested', '--payments', 'http'];
-  alice = await spawnServer([...common, '--principal', 'alice'], { env });
-  // A second principal on the same database.
-  bob = await spawnServer([...common, '--principal', 'bob'], { env, dbPath: alice.dbPath });
+  // Both people's tokens have policy attested; the host that signs is registered.
+  alice = await spawnServer(['--no-seed', '--payments', 'http'], {
+    env: { PAYMENT_QUERY_BASE_URL: stub.baseUrl },
+    writePolicy: 'attested',
+  });
+  host = await registerHost(alice.dbPath);
+  // A second person on the same database, with a token of their own.
+  const { deps, close } = await identityDeps(alice.dbPath);
+  const bob = await addAgent(deps, { email: 'bob@local.example', writePolicy: 'attested' });
+  await close();
   agent = await connectHttp(alice.url, 'modern');
-  intruder = await connectHttp(bob.url, 'modern');
+  intruder = await connectHttp(alice.url, 'modern', { token: bob.token });
   rooms = [
     await createOpenCalendar(agent, 'Priced room A', { amount: '500.00', currency: 'CNY' }),
     await createOpenCalendar(agent, 'Priced room B', { amount: '500.00', currency: 'CNY' }),
@@ -33,7 +49,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent.close();
   await intruder.close();
-  await bob.stop();
   await alice.stop();
   await stub.close();
 });
@@ -125,20 +140,23 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
 
   it('changed time', async () => {
     const b = await paidHold();
-    const intent = { ...b.confirmationIntent.intent, start: futureHour(9) };
+    // The helper hashes as the server does: unchanged, it gives the booking's own hash.
+    expect(hashIntent(b.confirmationIntent.intent)).toBe(b.confirmationIntent.intentHash);
     await attempt(
       'changed time',
-      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { intent }) }),
+      () => confirm(agent, b, { humanApproval: attestOther(b.confirmationIntent, { start: futureHour(9) }) }),
       'APPROVAL_MISMATCH',
     );
   });
 
   it('other calendar', async () => {
     const b = await paidHold();
-    const intent = { ...b.confirmationIntent.intent, calendarIds: [rooms[1]] };
     await attempt(
       'other calendar',
-      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { intent }) }),
+      () =>
+        confirm(agent, b, {
+          humanApproval: attestOther(b.confirmationIntent, { calendarIds: [rooms[1]] }),
+        }),
       'APPROVAL_MISMATCH',
     );
   });
@@ -147,7 +165,7 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
     const [a, other] = [await paidHold(), await paidHold(rooms[1])];
     await attempt(
       'other booking',
-      () => confirm(agent, a, { humanApproval: attest(other.confirmationIntent) }),
+      () => confirm(agent, a, { humanApproval: attest(other.confirmationIntent, host) }),
       'APPROVAL_MISMATCH',
     );
   });
@@ -168,10 +186,10 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
     );
   });
 
-  it('other principal: neither burns nor reveals the approval, which its owner then uses', async () => {
+  it('other person: neither burns nor reveals the approval, which its owner then uses', async () => {
     const b = await paidHold();
     const approvalId = await pageApproval(b);
-    await attempt('other principal', () => confirm(intruder, b, { approval: { approvalId } }), 'NOT_FOUND');
+    await attempt('other person', () => confirm(intruder, b, { approval: { approvalId } }), 'NOT_FOUND');
     // Same answer as for an id that never existed: the intruder learns nothing.
     const unknown = await confirm(intruder, b, { approval: { approvalId: randomUUID() } });
     expect(unknown.error!.code).toBe('NOT_FOUND');
@@ -181,10 +199,9 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
 
   it('bumped version', async () => {
     const b = await paidHold();
-    const intent = { ...b.confirmationIntent.intent, version: 2 };
     await attempt(
       'bumped version',
-      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { intent }) }),
+      () => confirm(agent, b, { humanApproval: attestOther(b.confirmationIntent, { version: 2 }) }),
       'APPROVAL_MISMATCH',
     );
   });
@@ -193,13 +210,14 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
     const first = await paidHold();
     const approvalId = randomUUID();
     const accepted = await confirm(agent, first, {
-      humanApproval: attest(first.confirmationIntent, { approvalId }),
+      humanApproval: attest(first.confirmationIntent, host, { approvalId }),
     });
     expect(accepted.ok).toBe(true);
     const second = await paidHold();
     await attempt(
       'replayed approval',
-      () => confirm(agent, second, { humanApproval: attest(second.confirmationIntent, { approvalId }) }),
+      () =>
+        confirm(agent, second, { humanApproval: attest(second.confirmationIntent, host, { approvalId }) }),
       'APPROVAL_USED',
     );
   });
@@ -227,7 +245,7 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
     const approvedAt = new Date(Date.now() - 121_000);
     await attempt(
       'expired',
-      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { approvedAt }) }),
+      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, host, { approvedAt }) }),
       'APPROVAL_EXPIRED',
     );
   });
@@ -237,7 +255,7 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
     const approvedAt = new Date(Date.now() + 60_000);
     await attempt(
       'future-dated',
-      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { approvedAt }) }),
+      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, host, { approvedAt }) }),
       'APPROVAL_MISMATCH',
     );
   });
@@ -247,7 +265,7 @@ describe('tamper matrix: no forged, stale, replayed or foreign approval confirms
     const intentHash = `sha256:${'0'.repeat(64)}`;
     await attempt(
       'forged hash',
-      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, { intentHash }) }),
+      () => confirm(agent, b, { humanApproval: attest(b.confirmationIntent, host, { intentHash }) }),
       'APPROVAL_MISMATCH',
     );
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { futureHour, openAllWeek } from '../support/fixtures.js';
 import type { Envelope } from '../support/mcp-clients.js';
 import { call, connectHttp, connectStdio } from '../support/mcp-clients.js';
+import { approvalCsrf, signIn } from '../support/person.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { runCli, spawnServer, untilSealed } from '../support/spawn-server.js';
 
@@ -18,6 +19,8 @@ afterAll(() => server.stop());
 
 interface Row {
   seq: number;
+  subject: string;
+  client_id: string;
   tool: string;
   transport: string;
   outcome: string;
@@ -96,7 +99,7 @@ describe('audit trail', () => {
     }
     expect(new Set(records.map((r) => r.transport))).toEqual(new Set(['http', 'stdio']));
     const blocked = records.filter((r) => r.error_code === 'APPROVAL_REQUIRED');
-    expect(blocked.length).toBe(3); // HTTP is draft; stdio is attested but this client declared no elicitation
+    expect(blocked.length).toBe(3); // both are draft, and the stdio client declared no elicitation
     for (const r of blocked) expect(r.blocked_reason).toMatch(/approve/i);
     const holds = records.filter((r) => r.tool === 'hold_slot').map((r) => JSON.parse(r.preview));
     expect(holds).toHaveLength(3);
@@ -170,7 +173,7 @@ describe('checkpoints in the server log', () => {
 });
 
 describe('what people do on the approval page is in the trail too', () => {
-  it('a decision is recorded with its effect; a refused post (stale, no CSRF, no decision) is recorded as refused', async () => {
+  it('a decision is recorded with its effect and the person; a refused post (no session, no CSRF, no decision) is recorded as refused', async () => {
     const agent = await connectHttp(server.url, 'modern');
     const room = (await call(agent, 'create_calendar', {
       name: 'Page audit room',
@@ -190,14 +193,21 @@ describe('what people do on the approval page is in the trail too', () => {
       idempotencyKey: randomUUID(),
     })) as Envelope<any>;
     const url = asked.data!.approveUrl as string;
+    const cookie = await signIn(new URL(url).origin, server.agent.email, server.agent.password);
     const before = (await rows()).length;
-    const form = (body: Record<string, string>) =>
+    const form = (body: Record<string, string>, session: string | null = cookie) =>
       fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(url).origin },
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: new URL(url).origin,
+          ...(session ? { cookie: session } : {}),
+        },
         body: new URLSearchParams(body),
       });
-    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(url)).text())![1]!;
+    const csrf = approvalCsrf(await (await fetch(url, { headers: { cookie } })).text())!;
+    expect((await form({ csrf, decision: 'approve' }, null)).status).toBe(303); // to sign in
     expect((await form({ decision: 'approve' })).status).toBe(403);
     expect((await form({ csrf })).status).toBe(403);
     expect((await form({ csrf, decision: 'approve' })).status).toBe(200);
@@ -206,8 +216,12 @@ describe('what people do on the approval page is in the trail too', () => {
     expect(added.map((r) => [r.outcome, r.error_code])).toEqual([
       ['error', 'FORBIDDEN'],
       ['error', 'FORBIDDEN'],
+      ['error', 'FORBIDDEN'],
       ['ok', null],
     ]);
+    expect(added[0]).toMatchObject({ subject: 'anonymous-page', client_id: 'no session' });
+    for (const r of added.slice(1))
+      expect(r).toMatchObject({ subject: server.agent.personId, client_id: 'session (password)' });
   });
 
   it('digests of arguments are keyed: the stored digest is not the plain hash of the call', async () => {

@@ -15,9 +15,10 @@ interface Transport {
 let server: RunningServer;
 const stdioDb = tempDbPath();
 
-// The core flow runs as trusted automation; approvals and payments have their own suites.
+// The core flow runs as trusted automation (a token with policy direct); approvals and
+// payments have their own suites.
 beforeAll(async () => {
-  server = await spawnServer(['--write-policy', 'direct']);
+  server = await spawnServer([], { writePolicy: 'direct' });
 });
 afterAll(async () => {
   await server.stop();

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
-import { spawnServer } from '../support/spawn-server.js';
+import { signIn } from '../support/person.js';
+import { runCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
 describe('development payment form (simulator)', () => {
-  it('pays a booking at its paymentUrl with a CSRF-checked form; absent in production mode', async () => {
-    const server = await spawnServer(['--no-seed', '--write-policy', 'direct']);
+  it('a signed-in person pays a booking at its paymentUrl with a CSRF-checked form; refused in production mode', async () => {
+    // Trusted automation (policy direct): only the payment stands between hold and confirm.
+    const server = await spawnServer(['--no-seed', '--dev'], { writePolicy: 'direct' });
     try {
       const client = await connectHttp(server.url, 'modern');
       const room = await createOpenCalendar(client, 'Kayak', { amount: '35.00', currency: 'EUR' });
@@ -16,11 +18,16 @@ describe('development payment form (simulator)', () => {
         end: futureHour(2, 1),
         idempotencyKey: randomUUID(),
       });
-      const page = await (await fetch(booking.paymentUrl)).text();
+      // Nobody signed in (an agent fetching the link): sent to sign in, no form.
+      const anonymous = await fetch(booking.paymentUrl, { redirect: 'manual' });
+      expect(anonymous.status).toBe(303);
+      expect(anonymous.headers.get('location')).toMatch(/^\/login\?next=/);
+      const cookie = await signIn(new URL(server.url).origin, server.agent.email, server.agent.password);
+      const page = await (await fetch(booking.paymentUrl, { headers: { cookie } })).text();
       expect(page).toContain('35.00 EUR');
       const forged = await fetch(booking.paymentUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
         body: 'status=PAID&csrf=nope',
       });
       expect(forged.status).toBe(403);
@@ -34,9 +41,16 @@ describe('development payment form (simulator)', () => {
         ).error!.code,
       ).toBe('PAYMENT_PENDING');
       const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-      const paid = await fetch(booking.paymentUrl, {
+      // The form's CSRF token is bound to the session: without the cookie it is refused.
+      const sessionless = await fetch(booking.paymentUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, status: 'PAID' }),
+      });
+      expect(sessionless.status).toBe(403);
+      const paid = await fetch(booking.paymentUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
         body: new URLSearchParams({ csrf, status: 'PAID' }),
       });
       expect(paid.status).toBe(200);
@@ -49,6 +63,14 @@ describe('development payment form (simulator)', () => {
       await client.close();
     } finally {
       await server.stop();
+    }
+    const db = tempDbPath();
+    try {
+      const refused = runCli(['serve', '--production', '--dev', '--port', '0', '--db', db.path]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toContain('cannot run in production');
+    } finally {
+      db.cleanup();
     }
     const production = await spawnServer(['--no-seed', '--production']);
     try {

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn } from '../support/person.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { CLI, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await spawnServer(['--no-seed']);
+  server = await spawnServer(['--no-seed', '--dev']);
 });
 afterAll(() => server.stop());
 
@@ -16,7 +17,9 @@ const initialize = {
   method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
-const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+/** A well-formed request of an agent with a token: only the guard under test may refuse it. */
+const withToken = (s: RunningServer = server) => ({ ...json, authorization: `Bearer ${s.agent.token}` });
 
 /** One POST on its own connection: fetch() cannot forge Host, and a 413 closes the socket early. */
 function rawPost(port: number, extraHeaders: Record<string, string>, body: string): Promise<number> {
@@ -28,7 +31,7 @@ function rawPost(port: number, extraHeaders: Record<string, string>, body: strin
         path: '/mcp',
         method: 'POST',
         agent: false,
-        headers: { ...headers, ...extraHeaders },
+        headers: { ...withToken(), ...extraHeaders },
       },
       (res) => {
         res.resume();
@@ -43,9 +46,20 @@ function rawPost(port: number, extraHeaders: Record<string, string>, body: strin
 }
 
 describe('HTTP safety defaults of the real server', () => {
-  it('answers a well-formed POST', async () => {
-    const res = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify(initialize) });
+  it('answers a well-formed POST with a token; without one, 401 naming the Bearer scheme', async () => {
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: withToken(),
+      body: JSON.stringify(initialize),
+    });
     expect(res.status).toBe(200);
+    const anonymous = await fetch(server.url, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify(initialize),
+    });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
   });
 
   it('refuses a foreign Host header with 403 (DNS rebinding)', async () => {
@@ -58,7 +72,7 @@ describe('HTTP safety defaults of the real server', () => {
   it('refuses a foreign Origin with 403', async () => {
     const res = await fetch(server.url, {
       method: 'POST',
-      headers: { ...headers, origin: 'https://evil.example' },
+      headers: { ...withToken(), origin: 'https://evil.example' },
       body: JSON.stringify(initialize),
     });
     expect(res.status).toBe(403);
@@ -86,7 +100,8 @@ describe('HTTP safety defaults of the real server', () => {
   });
 
   it('sends no-store, a CSP and no framing on the development payment page', async () => {
-    const res = await fetch(server.url.replace('/mcp', '/pay/bk_unknown'));
+    const cookie = await signIn(new URL(server.url).origin, server.agent.email, server.agent.password);
+    const res = await fetch(server.url.replace('/mcp', '/pay/bk_unknown'), { headers: { cookie } });
     expect(res.status).toBe(404);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
@@ -101,7 +116,7 @@ describe('HTTP safety defaults of the real server', () => {
   it('refuses non-JSON with 415 and oversized bodies with 413', async () => {
     const text = await fetch(server.url, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'text/plain' },
+      headers: { ...withToken(), 'content-type': 'text/plain' },
       body: 'hi',
     });
     expect(text.status).toBe(415);
@@ -142,7 +157,11 @@ describe('--legacy reject', () => {
   it('serves 2026-07-28 only and refuses a 2025 initialize', async () => {
     const strict = await spawnServer(['--no-seed', '--legacy', 'reject']);
     try {
-      const res = await fetch(strict.url, { method: 'POST', headers, body: JSON.stringify(initialize) });
+      const res = await fetch(strict.url, {
+        method: 'POST',
+        headers: withToken(strict),
+        body: JSON.stringify(initialize),
+      });
       const text = await res.text();
       expect(text).toMatch(/2026-07-28/);
       expect(text).toMatch(/error/i);

@@ -16,13 +16,11 @@ let hour = 0;
 
 beforeAll(async () => {
   stub = await startPaymentStub();
-  // Trusted automation: this suite is about the payment gate, not approvals.
-  server = await spawnServer(
-    ['--no-seed', '--write-policy', 'direct', '--payments', 'http', '--hold-ttl', '5'],
-    {
-      env: { PAYMENT_QUERY_BASE_URL: stub.baseUrl },
-    },
-  );
+  // Trusted automation (a token with policy direct): this suite is about the payment gate, not approvals.
+  server = await spawnServer(['--no-seed', '--payments', 'http', '--hold-ttl', '5'], {
+    env: { PAYMENT_QUERY_BASE_URL: stub.baseUrl },
+    writePolicy: 'direct',
+  });
   agent = await connectHttp(server.url, 'modern');
   other = await connectHttp(server.url, 'legacy');
   room = await createOpenCalendar(agent, 'Camera body', { amount: '500.00', currency: 'CNY' });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour, plusMinutes } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
+import { approvalCsrf, signIn } from '../support/person.js';
 import { freshSchema, withClient } from '../support/postgres.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { runCli, spawnServer } from '../support/spawn-server.js';
@@ -11,8 +12,10 @@ let a: RunningServer;
 let b: RunningServer;
 
 beforeAll(async () => {
-  const args = [...schema.args, '--no-seed', '--write-policy', 'direct'];
-  [a, b] = await Promise.all([spawnServer(args), spawnServer(args)]);
+  // One owner's token with policy direct (trusted automation), shared by both instances.
+  const args = [...schema.args, '--no-seed'];
+  const options = { writePolicy: 'direct' } as const;
+  [a, b] = await Promise.all([spawnServer(args, options), spawnServer(args, options)]);
 });
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
@@ -147,7 +150,7 @@ describe('two instances on one PostgreSQL database', () => {
 });
 
 describe('the approval page behind a load balancer', () => {
-  it('a page served by one instance can be approved on the other (the CSRF key is shared)', async () => {
+  it('a page served by one instance can be approved on the other (session and CSRF key are shared)', async () => {
     const agent = await connectHttp(a.url, 'modern');
     const room = await createOpenCalendar(agent, 'PG page room');
     const { booking } = await ok(agent, 'hold_slot', {
@@ -161,13 +164,16 @@ describe('the approval page behind a load balancer', () => {
       action: 'confirm_booking',
       idempotencyKey: randomUUID(),
     });
-    const page = await (await fetch(asked.approveUrl)).text();
-    const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+    // Signed in on one instance, the page read there, the form posted to the other.
+    const cookie = await signIn(new URL(a.url).origin, a.agent.email, a.agent.password);
+    const page = await (await fetch(asked.approveUrl, { headers: { cookie } })).text();
+    const csrf = approvalCsrf(page);
+    expect(csrf, page.slice(0, 400)).toBeDefined();
     const onB = new URL(new URL(asked.approveUrl).pathname, b.url);
     const posted = await fetch(onB, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: onB.origin },
-      body: new URLSearchParams({ csrf, decision: 'approve' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: onB.origin, cookie },
+      body: new URLSearchParams({ csrf: csrf!, decision: 'approve' }),
     });
     expect(posted.status).toBe(200);
     expect((await ok(agent, 'get_approval', { approvalId: asked.approvalId })).approval.status).toBe(

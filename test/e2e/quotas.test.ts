@@ -52,7 +52,8 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('quotas and paging on %s'
 
   it('caps approvals waiting for a person; the refusal leaves the hold as it was', async () => {
     const backend = await startBackend(kind, {
-      serverArgs: ['--max-open-approvals', '3', '--write-policy', 'draft'],
+      serverArgs: ['--max-open-approvals', '3'],
+      writePolicy: 'draft',
     });
     try {
       const [agent] = await clientsFor(backend, 1);

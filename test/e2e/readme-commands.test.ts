@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { connectHttp, ok } from '../support/mcp-clients.js';
-import { tempDbPath } from '../support/spawn-server.js';
+import { runCli, tempDbPath } from '../support/spawn-server.js';
 
 describe('the README commands', () => {
-  it('`npm start` builds, seeds the demo calendars and serves MCP', async () => {
+  it('`npm start` builds, seeds the demo calendars, prints the first-owner link and serves MCP', async () => {
     const db = tempDbPath();
     // The README's command, on a free port and a scratch database instead of 3000 and ./data.
     const child = spawn('npm', ['start', '--silent', '--', '--port', '0', '--db', db.path], {
@@ -14,18 +14,29 @@ describe('the README commands', () => {
     });
     try {
       let log = '';
-      const url = await new Promise<string>((resolve, reject) => {
+      const [url, setupUrl] = await new Promise<[string, string]>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${log}`)), 60_000);
         child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
           log += chunk;
-          const match = /"url":"(http:\/\/[^"]+)"/.exec(log);
-          if (match) {
+          const url = /"url":"(http:\/\/[^"]+)"/.exec(log)?.[1];
+          const setup = /(http:\/\/\S+\/setup\/hf_setup_\S+)/.exec(log)?.[1];
+          if (url && setup) {
             clearTimeout(timer);
-            resolve(match[1]!);
+            resolve([url, setup]);
           }
         });
       });
-      const client = await connectHttp(url, 'modern');
+      // What the README says next: open the link to create the owner, then make the agent a token.
+      const created = await fetch(setupUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(setupUrl).origin },
+        body: new URLSearchParams({ email: 'you@example.com', password: 'a long enough password' }),
+      });
+      expect(created.status, await created.clone().text()).toBe(200);
+      const made = runCli(['tokens', 'create', 'you@example.com', '--db', db.path, '--json']);
+      expect(made.status, made.stderr).toBe(0);
+      const { token } = JSON.parse(made.stdout) as { token: string };
+      const client = await connectHttp(url, 'modern', { token });
       const { calendars } = await ok(client, 'list_calendars', {});
       expect(calendars.map((c: { name: string }) => c.name)).toContain('Jade Room (meeting room)');
       await client.close();

@@ -8,7 +8,7 @@ import { spawnServer, untilSealed } from '../support/spawn-server.js';
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await spawnServer(['--no-seed', '--write-policy', 'direct']);
+  server = await spawnServer(['--no-seed'], { writePolicy: 'direct' });
 });
 afterAll(() => server.stop());
 

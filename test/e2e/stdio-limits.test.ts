@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, tempDbPath } from '../support/spawn-server.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, provisionOnce, tempDbPath } from '../support/spawn-server.js';
 
 const db = tempDbPath();
+// holdfast stdio acts for a person: the database's only one.
+beforeAll(() => provisionOnce(db.path));
 afterAll(() => db.cleanup());
 
 /** A raw stdio session: write JSON lines, collect answers by id. */
@@ -48,7 +50,7 @@ describe('stdio with an oversize line', () => {
           },
         }),
       );
-      expect((await s.answer(1))?.result).toBeDefined();
+      expect((await s.answer(1))?.result, s.stderr()).toBeDefined();
       s.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
       // 11 MiB on one line: more than the SDK reader's own 10 MiB cap, which used to end the process.
       s.send(

@@ -31,7 +31,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])(
   'fuzzing every tool as a hostile agent on %s',
   (kind) => {
     it(`${CALLS} calls: every answer an envelope, no INTERNAL, no 5xx, one audit record each`, async () => {
-      const backend = await startBackend(kind, { serverArgs: ['--write-policy', 'draft'] });
+      const backend = await startBackend(kind, { writePolicy: 'draft' });
       const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
       const statuses: number[] = [];
       const countingFetch: typeof fetch = async (input, init) => {

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectHttp } from '../support/mcp-clients.js';
 import { freshSchema, withClient } from '../support/postgres.js';
+import type { WritePolicy } from '../../src/domain/identity/identity.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { spawnServer, tempDbPath } from '../support/spawn-server.js';
 
@@ -45,6 +46,8 @@ export interface BackendOptions {
   readonly instances?: number;
   readonly serverArgs?: string[];
   readonly env?: Record<string, string>;
+  /** The write policy of the token every client uses (default direct: trusted automation). */
+  readonly writePolicy?: WritePolicy;
   /** Runs against the migrated database before the servers take traffic (e.g. to drop a guard). */
   readonly tamper?: (sql: (query: string) => Promise<void>) => Promise<void>;
 }
@@ -58,8 +61,8 @@ const OVERLAPS_PG = `SELECT count(*)::int AS n FROM allocations x JOIN allocatio
 
 export async function startBackend(kind: BackendKind, options: BackendOptions = {}): Promise<Backend> {
   const instances = options.instances ?? (kind === 'postgres' ? 2 : 1);
-  const serverArgs = ['--no-seed', '--write-policy', 'direct', ...(options.serverArgs ?? [])];
-  const spawnOptions = { env: options.env ?? {} };
+  const serverArgs = ['--no-seed', ...(options.serverArgs ?? [])];
+  const spawnOptions = { env: options.env ?? {}, writePolicy: options.writePolicy ?? 'direct' };
   if (kind === 'sqlite') {
     const db = tempDbPath();
     const sqlite = <T>(query: string, params: unknown[] = []): T[] => {

@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TenantLimits } from '../../src/domain/identity/identity.js';
+import type { TenantLimits, WritePolicy } from '../../src/domain/identity/identity.js';
 import type { Agent } from './provision.js';
 import { provision } from './provision.js';
 
@@ -28,10 +28,14 @@ export function tempDbPath(): { path: string; cleanup: () => void } {
 
 const provisioned = new Map<string, Promise<Agent & { password: string }>>();
 
-/** One owner per database, shared by every instance on it (as one person's token would be). */
-export function provisionOnce(database: string, limits?: Partial<TenantLimits>) {
+/**
+ * One owner per database, shared by every instance on it (as one person's token would be).
+ * Over HTTP the write policy is the token's: the owner's token gets `writePolicy`; the first
+ * call for a database decides.
+ */
+export function provisionOnce(database: string, limits?: Partial<TenantLimits>, writePolicy?: WritePolicy) {
   let agent = provisioned.get(database);
-  if (!agent) provisioned.set(database, (agent = provision(database, { limits })));
+  if (!agent) provisioned.set(database, (agent = provision(database, { limits, writePolicy })));
   return agent;
 }
 
@@ -49,6 +53,8 @@ export async function spawnServer(
     dbPath?: string;
     provision?: boolean;
     limits?: Partial<TenantLimits>;
+    /** The provisioned token's write policy (default draft); `serve` has none of its own. */
+    writePolicy?: WritePolicy;
   } = {},
 ): Promise<RunningServer> {
   const db = options.dbPath ? { path: options.dbPath, cleanup: () => undefined } : tempDbPath();
@@ -60,7 +66,7 @@ export async function spawnServer(
   const agent =
     options.provision === false
       ? { email: '', personId: '', token: '', tokenId: '', password: '' }
-      : await provisionOnce(database, options.limits);
+      : await provisionOnce(database, options.limits, options.writePolicy);
   const where = args.includes('--database') || args.includes('--db') ? [] : ['--db', db.path];
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...where, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
