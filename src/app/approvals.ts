@@ -5,7 +5,7 @@ import { intentOf } from '../domain/approval/intent.js';
 import type { Booking } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
 import type { Person } from '../domain/identity/identity.js';
-import { mayApprove } from '../domain/identity/identity.js';
+import { isLimited, mayApprove } from '../domain/identity/identity.js';
 import { DomainError } from '../domain/errors.js';
 import type { Instant } from '../domain/time/instant.js';
 import { formatLocal, parseInstant } from '../domain/time/instant.js';
@@ -99,7 +99,10 @@ export async function openApproval(
     );
   }
   const perPerson = principal.limits.openApprovalsPerPerson;
-  if ((await tx.approvals.countOpen(principal.tenantId, now, principal.subject)) >= perPerson) {
+  if (
+    isLimited(perPerson) &&
+    (await tx.approvals.countOpen(principal.tenantId, now, principal.subject)) >= perPerson
+  ) {
     throw new DomainError(
       'QUOTA_EXCEEDED',
       `This person already has ${perPerson} approvals waiting, their limit.`,

@@ -9,6 +9,7 @@ import { overlaps } from '../domain/time/interval.js';
 import type { Interval } from '../domain/time/interval.js';
 import type { HoldPlacement, HoldPlan } from '../ports/store/index.js';
 import { ReferenceTakenError } from '../ports/store/index.js';
+import { isLimited } from '../domain/identity/identity.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
 import type { IdempotentCall, Outcome, WriteCall } from './idempotent.js';
@@ -219,10 +220,14 @@ async function placeWithFreshReference(
       calendarVersions: calendars.map((c) => ({ id: c.id, version: c.version })),
       idempotency: idempotencyRecord(deps, call, snapshotStorage.persist(snapshot)),
       audit: call.audit?.signed(),
-      cap: {
-        perPerson: principal.limits.activeHoldsPerPerson,
-        perConnection: principal.limits.activeHoldsPerConnection,
-      },
+      cap:
+        isLimited(principal.limits.activeHoldsPerPerson) ||
+        isLimited(principal.limits.activeHoldsPerConnection)
+          ? {
+              perPerson: principal.limits.activeHoldsPerPerson,
+              perConnection: principal.limits.activeHoldsPerConnection,
+            }
+          : null,
     };
     try {
       return { placement: await deps.store.writeOne((tx) => tx.bookings.placeHold(plan)), snapshot };

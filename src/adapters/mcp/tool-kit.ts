@@ -13,6 +13,7 @@ import type { Principal, Scope } from '../../domain/calendar.js';
 import { formatInstant } from '../../domain/time/instant.js';
 import type { AuditEntry, AuditLog, EffectAudit } from '../../ports/audit.js';
 import { DomainError } from '../../domain/errors.js';
+import { isLimited } from '../../domain/identity/identity.js';
 import { previewOf, rejectedPreview } from '../audit/preview.js';
 import type { Logger } from '../log/json-logger.js';
 import type { EntryBase } from '../audit/call-audit.js';
@@ -328,6 +329,7 @@ const ANONYMOUS: Principal = {
 /** Calls per connection per minute, counted across every instance sharing the database. */
 async function withinCallBudget(ctx: ToolContext, principal: Principal): Promise<void> {
   const max = principal.limits.callsPerMinute;
+  if (!isLimited(max)) return;
   const taken = await ctx.deps.rateLimits.take(`calls:${principal.connectionId}`, max, 60_000);
   if (!taken.ok)
     throw new DomainError('RATE_LIMITED', `At most ${max} calls per minute on this connection.`, {

@@ -24,6 +24,11 @@ export interface TenantLimits {
   readonly openApprovalsPerPerson: number;
 }
 
+/** A limit this high is no limit: nothing is counted for it (automation, benchmarks). */
+export const NO_LIMIT = 1_000_000;
+
+export const isLimited = (limit: number): boolean => limit < NO_LIMIT;
+
 export const defaultTenantLimits: TenantLimits = {
   callsPerMinute: 120,
   activeHoldsPerPerson: 10,

@@ -31,8 +31,8 @@ export interface HoldPlan {
   readonly calendarVersions: readonly CalendarVersion[];
   /** The call's audit entry and its MAC, committed with the hold. */
   readonly audit?: { readonly entry: AuditEntry; readonly mac: string };
-  /** Active holds the booking's person and connection may have at once, counting this one. */
-  readonly cap: HoldCap;
+  /** Active holds the booking's person and connection may have at once, counting this one; null: no cap. */
+  readonly cap: HoldCap | null;
 }
 
 export interface HoldCap {

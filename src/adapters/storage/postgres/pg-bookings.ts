@@ -1,5 +1,6 @@
 import { auditEntryColumns, auditEntryValues } from '../audit-rows.js';
 import type { HoldPlacement, HoldPlan } from '../../../ports/store/index.js';
+import { NO_LIMIT } from '../../../domain/identity/identity.js';
 import { idempotencyValues } from '../rows.js';
 import { bookingColumns, bookingValues, BookingsSql } from '../sql/bookings-sql.js';
 import { IdempotencySql } from '../sql/idempotency-sql.js';
@@ -37,14 +38,14 @@ const typed = (columns: readonly string[]) => columns.map((c) => `?::${TYPES[c] 
  * same order) and the audit entry are written. One text per number of calendars, each prepared
  * once per connection.
  */
-function placeHoldSql(calendars: number, versionsChecked: number, audited: boolean): string {
+function placeHoldSql(calendars: number, versionsChecked: number, audited: boolean, capped: boolean): string {
   const versions = Array.from({ length: versionsChecked }, () => '(?::text, ?::int)').join(', ');
   const allocations = Array.from({ length: calendars }, () => '(?::text)').join(', ');
   return `
 WITH fresh AS (
   SELECT count(*) = ${versionsChecked} AS ok FROM calendars WHERE tenant_id = ?::text AND (id, version) IN (VALUES ${versions})
 ), room AS (
-  SELECT holdfast_hold_room(?::text, ?::text, ?::text, ?::bigint, ?::int, ?::int) AS ok
+  SELECT ${capped ? 'holdfast_hold_room(?::text, ?::text, ?::text, ?::bigint, ?::int, ?::int)' : 'true'} AS ok
 ), claim AS (
   INSERT INTO idempotency (${IDEMPOTENCY_COLUMNS.join(', ')})
   SELECT ${typed(IDEMPOTENCY_COLUMNS)} WHERE (SELECT ok FROM fresh) AND (SELECT ok FROM room)
@@ -100,16 +101,25 @@ export class PgBookings extends BookingsSql {
     const b = plan.booking;
     const calendars = [...b.calendarIds].sort();
     const [row] = await this.db.all<{ fresh: boolean; room: boolean; claimed: string }>(
-      placeHoldSql(calendars.length, plan.calendarVersions.length, plan.audit !== undefined),
+      placeHoldSql(
+        calendars.length,
+        plan.calendarVersions.length,
+        plan.audit !== undefined,
+        plan.cap !== null,
+      ),
       [
         b.tenantId,
         ...plan.calendarVersions.flatMap((v) => [v.id, v.version]),
-        b.tenantId,
-        b.owner.subject,
-        b.owner.connectionId,
-        b.createdAt,
-        plan.cap.perPerson,
-        plan.cap.perConnection,
+        ...(plan.cap
+          ? [
+              b.tenantId,
+              b.owner.subject,
+              b.owner.connectionId,
+              b.createdAt,
+              Math.min(plan.cap.perPerson, NO_LIMIT),
+              Math.min(plan.cap.perConnection, NO_LIMIT),
+            ]
+          : []),
         ...idempotencyValues(plan.idempotency),
         ...bookingValues(b),
         ...calendars,

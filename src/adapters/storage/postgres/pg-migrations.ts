@@ -273,8 +273,11 @@ DECLARE
   by_connection int;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended('holdfast-holds:' || p_tenant || ':' || p_subject, 0));
+  -- At most the person's cap of rows: below it the count is exact, at it the answer is no.
   SELECT count(*), count(*) FILTER (WHERE owner_connection = p_connection) INTO by_person, by_connection
-    FROM bookings WHERE tenant_id = p_tenant AND owner_subject = p_subject AND status = 'HELD' AND expires_at > p_now;
+    FROM (SELECT owner_connection FROM bookings
+          WHERE tenant_id = p_tenant AND owner_subject = p_subject AND status = 'HELD' AND expires_at > p_now
+          LIMIT p_per_person) AS held;
   RETURN by_person < p_per_person AND by_connection < p_per_connection;
 END $$;
 `,

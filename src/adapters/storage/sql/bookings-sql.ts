@@ -3,7 +3,14 @@ import { occupiesTime } from '../../../domain/booking/booking.js';
 import { DomainError } from '../../../domain/errors.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import type { Interval } from '../../../domain/time/interval.js';
-import type { BookingQuery, BookingStore, HoldPlacement, HoldPlan } from '../../../ports/store/index.js';
+import type {
+  BookingQuery,
+  BookingStore,
+  HoldCap,
+  HoldPlacement,
+  HoldPlan,
+} from '../../../ports/store/index.js';
+import { NO_LIMIT } from '../../../domain/identity/identity.js';
 import { auditEntryValues } from '../audit-rows.js';
 import type { BookingRow } from '../rows.js';
 import { bookingFromRow, bookingToRow, idempotencyValues } from '../rows.js';
@@ -68,7 +75,7 @@ export class BookingsSql implements BookingStore {
     const b = plan.booking;
     if (!(await this.calendarsUnchanged(b.tenantId, plan.calendarVersions))) return { outcome: 'stale' };
     // One writer at a time (SQLite): counted here, the cap cannot be raced. A retry still replays.
-    if (!(await this.roomForHold(b, plan.cap))) {
+    if (plan.cap && !(await this.roomForHold(b, plan.cap))) {
       const existing = await new IdempotencySql(this.db).get(plan.idempotency);
       if (existing && existing.expiresAt > plan.idempotency.createdAt) return { outcome: 'replay', existing };
       return { outcome: 'full' };
@@ -89,11 +96,13 @@ export class BookingsSql implements BookingStore {
     return { outcome: 'placed' };
   }
 
-  private async roomForHold(b: Booking, cap: HoldPlan['cap']): Promise<boolean> {
+  /** Counts at most the person's cap of rows: below it the count is exact, at it the answer is no. */
+  private async roomForHold(b: Booking, cap: HoldCap): Promise<boolean> {
     const [row] = await this.db.all<{ person: number | string; connection: number | string | null }>(
       `SELECT count(*) AS person, sum(CASE WHEN owner_connection = ? THEN 1 ELSE 0 END) AS connection
-       FROM bookings WHERE tenant_id = ? AND owner_subject = ? AND status = 'HELD' AND expires_at > ?`,
-      [b.owner.connectionId, b.tenantId, b.owner.subject, b.createdAt],
+       FROM (SELECT owner_connection FROM bookings
+             WHERE tenant_id = ? AND owner_subject = ? AND status = 'HELD' AND expires_at > ? LIMIT ?) AS held`,
+      [b.owner.connectionId, b.tenantId, b.owner.subject, b.createdAt, Math.min(cap.perPerson, NO_LIMIT)],
     );
     return Number(row?.person ?? 0) < cap.perPerson && Number(row?.connection ?? 0) < cap.perConnection;
   }
