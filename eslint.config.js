@@ -14,6 +14,11 @@ export default tseslint.config(
     },
   },
   {
+    // The one script pages load, in the browser.
+    files: ['assets/**'],
+    languageOptions: { globals: globals.browser },
+  },
+  {
     // Tests read tool payloads loosely; the product code may not.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -11,6 +11,7 @@ import { KeyedDigest } from '../dist/adapters/ids/keyed-digest.js';
 import { KeyedPageTokens } from '../dist/adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../dist/adapters/ids/random-ids.js';
 import { nodeCredentials } from '../dist/adapters/ids/node-credentials.js';
+import { webAuthnCeremonies } from '../dist/adapters/ids/webauthn-ceremonies.js';
 import { FlexibleRateLimits } from '../dist/adapters/limits/flexible-rate-limits.js';
 import { bookingToRow, idempotencyValues } from '../dist/adapters/storage/rows.js';
 import { PgStore } from '../dist/adapters/storage/postgres/pg-store.js';
@@ -22,6 +23,7 @@ import { defaultAppConfig } from '../dist/app/deps.js';
 import { holdSlot } from '../dist/app/hold-slot.js';
 import { noSlotCache } from '../dist/ports/slot-cache.js';
 import { pick } from './scale.mjs';
+import { NO_LIMITS } from '../dist/domain/identity/identity.js';
 
 const OPS = { 1: pick(1500, 40), 32: pick(4000, 100) };
 const SLOT = 15 * 60_000;
@@ -32,12 +34,7 @@ const principal = {
   clientId: 'bench',
   connectionId: 'test-connection',
   scopes: ['read', 'draft', 'write', 'sensitive'],
-  limits: {
-    callsPerMinute: 1e9,
-    activeHoldsPerPerson: 1e9,
-    activeHoldsPerConnection: 1e9,
-    openApprovalsPerPerson: 1e9,
-  },
+  limits: NO_LIMITS,
   writePolicy: 'direct',
 };
 const allDay = Object.fromEntries(
@@ -64,6 +61,7 @@ function depsFor(store) {
     slotCache: noSlotCache,
     calendarCache: new CalendarCache(),
     credentials: nodeCredentials,
+    webAuthn: webAuthnCeremonies,
     rateLimits: FlexibleRateLimits.memory(),
     config: defaultAppConfig,
   };

@@ -1,5 +1,6 @@
 import type { Clock } from '../ports/clock.js';
 import type { Credentials } from '../ports/credentials.js';
+import type { PasskeyCeremonies } from '../ports/passkeys.js';
 import type { RateLimits } from '../ports/rate-limits.js';
 import type { Digest } from '../ports/digest.js';
 import type { Ids } from '../ports/ids.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
   readonly calendarCache: CalendarCache;
   /** Secrets, password hashes and host signatures. */
   readonly credentials: Credentials;
+  /** WebAuthn: passkey registration and sign-in checks. */
+  readonly webAuthn: PasskeyCeremonies;
   /** Calls per connection, sign-in attempts. */
   readonly rateLimits: RateLimits;
   readonly config: AppConfig;

@@ -22,6 +22,7 @@ import { SimulatedPayments } from '../adapters/payment/simulated-payments.js';
 import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
 import type { Principal } from '../domain/calendar.js';
 import { nodeCredentials } from '../adapters/ids/node-credentials.js';
+import { webAuthnCeremonies } from '../adapters/ids/webauthn-ceremonies.js';
 import { FlexibleRateLimits } from '../adapters/limits/flexible-rate-limits.js';
 import type { SlotCache } from '../ports/slot-cache.js';
 import type { Store } from '../ports/store/index.js';
@@ -114,6 +115,7 @@ export async function buildRuntime(
     slotCache,
     calendarCache: new CalendarCache(),
     credentials: nodeCredentials,
+    webAuthn: webAuthnCeremonies,
     rateLimits:
       store instanceof PgStore
         ? FlexibleRateLimits.postgres(store.pool, store.schema)

@@ -1,17 +1,33 @@
 import type { Hono } from 'hono';
 import { approvalForPage, decideByPageToken } from '../app/approvals.js';
+import {
+  beginPasskeyRegistration,
+  beginPasskeySignIn,
+  finishPasskeyRegistration,
+  finishPasskeySignIn,
+  passkeysOf,
+  removePasskey,
+} from '../app/identity/passkeys.js';
 import { completeSetup, setupLinkTarget } from '../app/identity/people.js';
 import type { SignedIn } from '../app/identity/sessions.js';
 import { sessionOf, signIn, signOut } from '../app/identity/sessions.js';
 import { mountApprovalPage } from '../adapters/http/approval-page.js';
 import type { HumanSessions } from '../adapters/http/human-session.js';
 import { sessionCookieName } from '../adapters/http/human-session.js';
+import { mountPasskeyPages } from '../adapters/http/passkey-pages.js';
 import { mountDevPaymentForm } from '../adapters/http/payment-form.js';
 import { mountSignInPages } from '../adapters/http/sign-in-pages.js';
 import { isDomainError } from '../domain/errors.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
 import { operatorCall } from './operator-audit.js';
+
+interface PageEvent {
+  readonly tool: string;
+  readonly ok: boolean;
+  readonly code?: string;
+  readonly personId?: string;
+}
 
 /**
  * The pages a person uses: sign-in and setup links, the approval page, and the simulated
@@ -24,6 +40,7 @@ export function mountHumanPages(app: Hono, runtime: Runtime, config: ServerConfi
     cookieName: sessionCookieName(secure),
     secure,
     trustProxy: config.trustProxy,
+    publicUrl: config.publicBaseUrl,
     current: (secret) => sessionOf(deps, secret),
   };
   const pageCall = (tool: string, signed: SignedIn | null, args: unknown, tenantId?: string) =>
@@ -37,24 +54,37 @@ export function mountHumanPages(app: Hono, runtime: Runtime, config: ServerConfi
       clientId: signed ? `session (${signed.session.method})` : 'no session',
     });
 
+  const record = async ({ tool, ok, code, personId }: PageEvent) => {
+    const audit = operatorCall(runtime, {
+      tool,
+      kind: 'admin',
+      tenantId: config.tenantId,
+      transport: 'http',
+      args: { ok },
+      subject: personId ?? 'anonymous-page',
+      clientId: 'human page',
+    });
+    await audit.finish(ok ? undefined : { outcome: 'error', code: code ?? 'FORBIDDEN', message: '' });
+  };
+
   mountSignInPages(app, {
     sessions,
     signIn: (input) => signIn(deps, input),
     signOut: (secret) => signOut(deps, secret),
     setupTarget: (secret) => setupLinkTarget(deps, secret),
     completeSetup: (secret, password, owner) => completeSetup(deps, secret, password, owner),
-    record: async ({ tool, ok, code, personId }) => {
-      const audit = operatorCall(runtime, {
-        tool,
-        kind: 'admin',
-        tenantId: config.tenantId,
-        transport: 'http',
-        args: { ok },
-        subject: personId ?? 'anonymous-page',
-        clientId: 'human page',
-      });
-      await audit.finish(ok ? undefined : { outcome: 'error', code: code ?? 'FORBIDDEN', message: '' });
-    },
+    record,
+  });
+
+  mountPasskeyPages(app, {
+    sessions,
+    beginRegistration: (signed, rp) => beginPasskeyRegistration(deps, signed, rp),
+    finishRegistration: (signed, rp, input) => finishPasskeyRegistration(deps, signed, rp, input),
+    beginSignIn: (rp, address) => beginPasskeySignIn(deps, rp, address),
+    finishSignIn: (rp, input) => finishPasskeySignIn(deps, rp, input),
+    list: (personId) => passkeysOf(deps, personId),
+    remove: (signed, id) => removePasskey(deps, signed, id),
+    record,
   });
 
   mountApprovalPage(app, {

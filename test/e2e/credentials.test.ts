@@ -7,7 +7,7 @@ import { call, connectHttp } from '../support/mcp-clients.js';
 import { signIn } from '../support/person.js';
 import { addAgent, identityDeps } from '../support/provision.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { runCli, spawnServer } from '../support/spawn-server.js';
+import { runCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
 // Agents only get in with a live bearer token of a live person, and only as far as its scopes.
 
@@ -54,7 +54,16 @@ async function tryList(authorization: string | null, cookie?: string) {
 }
 
 describe('the credential matrix on /mcp', () => {
-  it('none, malformed, unknown, expired, revoked, a disabled person, a person’s session cookie: 401, accepted 0', async () => {
+  it('none, malformed, unknown, expired, revoked, a disabled person, another deployment’s tenant, a person’s session cookie: 401, accepted 0', async () => {
+    // A tenant of another Holdfast (its own database): its token, valid there, means nothing here.
+    const elsewhere = tempDbPath();
+    const foreignDeployment = await identityDeps(elsewhere.path);
+    const foreign = await addAgent(foreignDeployment.deps, {
+      email: 'far@elsewhere.example',
+      tenant: 'elsewhere',
+    });
+    await foreignDeployment.close();
+    elsewhere.cleanup();
     const { deps, close } = await identityDeps(server.dbPath);
     const expired = await addAgent(deps, { email: 'exp@local.example', tokenTtlMs: 1 });
     const revoked = await addAgent(deps, { email: 'rev@local.example' });
@@ -73,6 +82,7 @@ describe('the credential matrix on /mcp', () => {
       ['expired token', `Bearer ${expired.token}`],
       ['revoked token', `Bearer ${revoked.token}`],
       ['token of a disabled person', `Bearer ${disabled.token}`],
+      ['token of another deployment’s tenant', `Bearer ${foreign.token}`],
       ['a signed-in person’s session cookie, no token', null, cookie],
     ];
     const results = [];

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { nodeCredentials } from '../../src/adapters/ids/node-credentials.js';
+import { webAuthnCeremonies } from '../../src/adapters/ids/webauthn-ceremonies.js';
 import { FlexibleRateLimits } from '../../src/adapters/limits/flexible-rate-limits.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,7 @@ import { freshSchema } from '../support/postgres.js';
 import { tempDbPath } from '../support/spawn-server.js';
 import { record, scale } from './harness.js';
 import { CalendarCache } from '../../src/app/calendar-cache.js';
+import { NO_LIMITS } from '../../src/domain/identity/identity.js';
 
 /** The lifecycle as a plain in-memory model: what a booking system must do, nothing else. */
 interface ModelBooking {
@@ -208,12 +210,7 @@ describe.each(backends)('model-based lifecycle on $name', ({ name, open }) => {
           clientId: 'fast-check',
           connectionId: 'test-connection',
           scopes: ['read', 'draft', 'write', 'sensitive'],
-          limits: {
-            callsPerMinute: 1e9,
-            activeHoldsPerPerson: 1e9,
-            activeHoldsPerConnection: 1e9,
-            openApprovalsPerPerson: 1e9,
-          },
+          limits: NO_LIMITS,
           writePolicy: 'direct',
         };
         const deps: AppDeps = {
@@ -231,6 +228,7 @@ describe.each(backends)('model-based lifecycle on $name', ({ name, open }) => {
           slotCache: new MemorySlotCache(2_000),
           calendarCache: new CalendarCache(),
           credentials: nodeCredentials,
+          webAuthn: webAuthnCeremonies,
           rateLimits: FlexibleRateLimits.memory(),
           config: { ...defaultAppConfig, holdTtlMs: TTL },
         };

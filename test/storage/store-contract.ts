@@ -779,6 +779,64 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect((await store.read((tx) => tx.identity.listHosts('t1')))[0]!.revokedAt).toBe(T0);
     });
 
+    it('passkeys: one per credential id, listed per person, counters kept; challenges spent once, expired ones swept', async () => {
+      await store.write(async (tx) => {
+        await tx.identity.putTenant({ id: 't1', name: 't1', limits: defaultTenantLimits, createdAt: T0 });
+        await tx.identity.insertPerson(person('usr_ana', 'ana@example.com'));
+        await tx.identity.insertPerson(person('usr_bob', 'bob@example.com'));
+      });
+      const key = {
+        id: 'cred-1',
+        tenantId: 't1',
+        personId: 'usr_ana',
+        name: 'laptop',
+        publicKey: 'pk',
+        counter: 0,
+        transports: ['internal'],
+        rpId: 'localhost',
+        createdAt: T0,
+        lastUsedAt: null,
+      };
+      expect(await store.write((tx) => tx.passkeys.insert(key))).toBe(true);
+      expect(await store.write((tx) => tx.passkeys.insert({ ...key, personId: 'usr_bob' }))).toBe(false);
+      await store.write((tx) => tx.passkeys.recordUse('cred-1', 7, T0 + 5));
+      expect(await store.read((tx) => tx.passkeys.get('cred-1'))).toEqual({
+        ...key,
+        counter: 7,
+        lastUsedAt: T0 + 5,
+      });
+      expect(await store.read((tx) => tx.passkeys.listOf('usr_bob'))).toEqual([]);
+      expect(await store.write((tx) => tx.passkeys.remove('usr_bob', 'cred-1'))).toBe(false);
+      expect(await store.write((tx) => tx.passkeys.remove('usr_ana', 'cred-1'))).toBe(true);
+      expect(await store.read((tx) => tx.passkeys.listOf('usr_ana'))).toEqual([]);
+
+      const challenge = {
+        challenge: 'ch-1',
+        purpose: 'sign-in' as const,
+        personId: null,
+        rpId: 'localhost',
+        expiresAt: T0 + 60_000,
+      };
+      await store.write((tx) => tx.passkeys.insertChallenge(challenge, T0));
+      expect(await store.write((tx) => tx.passkeys.spendChallenge('ch-1', 'register', T0))).toBeNull();
+      const spent = await Promise.all([
+        store.write((tx) => tx.passkeys.spendChallenge('ch-1', 'sign-in', T0)),
+        store.write((tx) => tx.passkeys.spendChallenge('ch-1', 'sign-in', T0)),
+      ]);
+      expect(spent.filter(Boolean)).toEqual([challenge]);
+      // Expired: refused when answered, and swept when the next ceremony starts.
+      await store.write((tx) => tx.passkeys.insertChallenge({ ...challenge, challenge: 'ch-2' }, T0));
+      expect(
+        await store.write((tx) => tx.passkeys.spendChallenge('ch-2', 'sign-in', T0 + 60_000)),
+      ).toBeNull();
+      await store.write((tx) => tx.passkeys.insertChallenge({ ...challenge, challenge: 'ch-3' }, T0));
+      await store.write((tx) =>
+        tx.passkeys.insertChallenge({ ...challenge, challenge: 'ch-4', expiresAt: T0 + 3 * H }, T0 + H),
+      );
+      expect(await store.write((tx) => tx.passkeys.spendChallenge('ch-3', 'sign-in', T0))).toBeNull();
+      expect(await store.write((tx) => tx.passkeys.spendChallenge('ch-4', 'sign-in', T0 + H))).not.toBeNull();
+    });
+
     it('a hold beyond the cap of its person or its connection is `full` and writes nothing; a retry replays', async () => {
       const cap = { perPerson: 2, perConnection: 1 };
       const first = hold(['cal_a'], T0 + H, T0 + 2 * H);

@@ -14,7 +14,9 @@ import { tempDbPath } from './spawn-server.js';
 import { MemorySlotCache } from '../../src/adapters/cache/memory-slot-cache.js';
 import { CalendarCache } from '../../src/app/calendar-cache.js';
 import { nodeCredentials } from '../../src/adapters/ids/node-credentials.js';
+import { webAuthnCeremonies } from '../../src/adapters/ids/webauthn-ceremonies.js';
 import { FlexibleRateLimits } from '../../src/adapters/limits/flexible-rate-limits.js';
+import { NO_LIMITS } from '../../src/domain/identity/identity.js';
 
 /** A clock the test moves by hand. */
 export function manualClock(start: number) {
@@ -28,12 +30,7 @@ export const operator: Principal = {
   clientId: 'vitest',
   connectionId: 'test-connection',
   scopes: ['read', 'draft', 'write', 'sensitive'],
-  limits: {
-    callsPerMinute: 1e9,
-    activeHoldsPerPerson: 1e9,
-    activeHoldsPerConnection: 1e9,
-    openApprovalsPerPerson: 1e9,
-  },
+  limits: NO_LIMITS,
   writePolicy: 'direct',
 };
 
@@ -62,6 +59,7 @@ export function appHarness(start: number, config: Partial<AppConfig> = {}) {
     slotCache: new MemorySlotCache(2_000),
     calendarCache: new CalendarCache(),
     credentials: nodeCredentials,
+    webAuthn: webAuthnCeremonies,
     rateLimits: FlexibleRateLimits.memory(),
     config: { ...defaultAppConfig, ...config },
   };

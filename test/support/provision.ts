@@ -1,4 +1,5 @@
 import { nodeCredentials } from '../../src/adapters/ids/node-credentials.js';
+import { webAuthnCeremonies } from '../../src/adapters/ids/webauthn-ceremonies.js';
 import { randomIds } from '../../src/adapters/ids/random-ids.js';
 import { FlexibleRateLimits } from '../../src/adapters/limits/flexible-rate-limits.js';
 import { PgStore } from '../../src/adapters/storage/postgres/pg-store.js';
@@ -7,16 +8,11 @@ import type { AppDeps } from '../../src/app/deps.js';
 import { addPerson, completeSetup, newSetupLink, setTenant } from '../../src/app/identity/people.js';
 import { createToken } from '../../src/app/identity/tokens.js';
 import type { Role, Scope, TenantLimits, WritePolicy } from '../../src/domain/identity/identity.js';
-import { scopesOfRole } from '../../src/domain/identity/identity.js';
+import { NO_LIMITS, scopesOfRole } from '../../src/domain/identity/identity.js';
 import type { Store } from '../../src/ports/store/index.js';
 
 /** Limits so high that suites written before quotas never meet them; quota tests set their own. */
-export const UNLIMITED: TenantLimits = {
-  callsPerMinute: 10_000_000,
-  activeHoldsPerPerson: 10_000_000,
-  activeHoldsPerConnection: 10_000_000,
-  openApprovalsPerPerson: 10_000_000,
-};
+export const UNLIMITED: TenantLimits = NO_LIMITS;
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -37,6 +33,7 @@ export async function identityDeps(database: string): Promise<{ deps: AppDeps; c
     clock: { now: () => Date.now() },
     ids: randomIds,
     credentials: nodeCredentials,
+    webAuthn: webAuthnCeremonies,
     rateLimits: FlexibleRateLimits.memory(),
   } as unknown as AppDeps;
   return { deps, close: () => store.close() };

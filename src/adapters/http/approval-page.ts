@@ -7,11 +7,10 @@ import type { Person } from '../../domain/identity/identity.js';
 import { mayApprove } from '../../domain/identity/identity.js';
 import type { HumanSessions } from './human-session.js';
 import { csrfOk, csrfToken, signedInOf } from './human-session.js';
-import { signOutForm } from './sign-in-pages.js';
 import type { Approval } from '../../domain/approval/approval.js';
 import { isDomainError } from '../../domain/errors.js';
 import { PAGE_HEADERS } from './page-headers.js';
-import { layout } from './page-layout.js';
+import { layout, signOutForm } from './page-layout.js';
 
 export interface ApprovalPageOptions {
   readonly sessions: HumanSessions;

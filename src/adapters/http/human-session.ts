@@ -1,9 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
-import { getCookie } from 'hono/cookie';
+import { getCookie, setCookie } from 'hono/cookie';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { SignedIn } from '../../app/identity/sessions.js';
 import type { Session } from '../../domain/identity/identity.js';
+import { SESSION_ABSOLUTE_MS } from '../../domain/identity/identity.js';
+import type { RelyingParty } from '../../domain/identity/passkey.js';
+import { relyingPartyOf } from '../../domain/identity/passkey.js';
 
 /** How the human pages find who is signed in; bearer tokens are never looked at here. */
 export interface HumanSessions {
@@ -12,6 +15,8 @@ export interface HumanSessions {
   readonly secure: boolean;
   /** The client's address: the proxy's X-Forwarded-For entry only when told to trust it. */
   readonly trustProxy: boolean;
+  /** The https URL people reach the server by, when a TLS proxy is in front. */
+  readonly publicUrl: string | null;
   current(secret: string | undefined): Promise<SignedIn | null>;
 }
 
@@ -52,4 +57,43 @@ export function clientAddress(c: Context, trustProxy: boolean): string {
 /** Only a path on this site, never another origin (`//evil`, `https://…`, `/\evil`). */
 export function safeNext(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])[\x21-\x7e]{0,500}$/.test(value) ? value : '/';
+}
+
+/** The login form's double-submit CSRF cookie: another site cannot sign a browser in as somebody else. */
+export const LOGIN_CSRF_COOKIE = 'holdfast_login_csrf';
+
+export function setPageCookie(
+  c: Context,
+  sessions: HumanSessions,
+  name: string,
+  value: string,
+  maxAgeMs: number,
+) {
+  setCookie(c, name, value, {
+    httpOnly: true,
+    secure: sessions.secure,
+    sameSite: 'Strict',
+    path: '/',
+    maxAge: Math.floor(maxAgeMs / 1000),
+  });
+}
+
+/** A fresh session's cookie, set at every sign-in: a cookie planted before cannot ride along. */
+export function setSessionCookie(c: Context, sessions: HumanSessions, secret: string) {
+  setPageCookie(c, sessions, sessions.cookieName, secret, SESSION_ABSOLUTE_MS);
+}
+
+/**
+ * The relying party of the page being served: the public URL when the request came by it, else
+ * the loopback name in the Host header (already one of this server's names). Null at an IP address.
+ */
+export function relyingPartyFor(c: Context, sessions: HumanSessions): RelyingParty | null {
+  const host = c.req.header('host')?.toLowerCase() ?? '';
+  const publicUrl = sessions.publicUrl ? new URL(sessions.publicUrl) : null;
+  const origin = publicUrl && publicUrl.host.toLowerCase() === host ? publicUrl.origin : `http://${host}`;
+  try {
+    return relyingPartyOf(origin);
+  } catch {
+    return null;
+  }
 }

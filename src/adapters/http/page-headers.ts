@@ -10,3 +10,10 @@ export const PAGE_HEADERS = {
   'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
 };
+
+/** The login and account pages: the same, plus this site's own scripts (the passkey buttons) and their fetches. */
+export const SCRIPTED_PAGE_HEADERS = {
+  ...PAGE_HEADERS,
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+};

@@ -1,5 +1,7 @@
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import type { SignedIn } from '../../app/identity/sessions.js';
+import { csrfToken } from './human-session.js';
 
 /** The frame of every page a person sees: no scripts, one inline stylesheet. */
 export function layout(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
@@ -64,4 +66,13 @@ export function layout(title: string, body: HtmlEscapedString | Promise<HtmlEsca
         ${body}
       </body>
     </html>`;
+}
+
+/** The sign-out button, for pages a signed-in person sees. */
+export function signOutForm(signed: SignedIn) {
+  return html`<form method="post" action="/logout" class="muted">
+    Signed in as ${signed.person.email} (${signed.person.role}) · <a href="/account">passkeys</a>
+    <input type="hidden" name="csrf" value="${csrfToken(signed.session, 'logout')}" />
+    <button type="submit">Sign out</button>
+  </form>`;
 }

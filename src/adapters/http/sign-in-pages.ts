@@ -1,16 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { SignedIn } from '../../app/identity/sessions.js';
 import type { SetupTarget } from '../../app/identity/people.js';
 import type { Person } from '../../domain/identity/identity.js';
-import { SESSION_ABSOLUTE_MS } from '../../domain/identity/identity.js';
 import { isDomainError } from '../../domain/errors.js';
 import type { HumanSessions } from './human-session.js';
-import { clientAddress, csrfOk, csrfToken, safeNext, signedInOf } from './human-session.js';
-import { PAGE_HEADERS } from './page-headers.js';
-import { layout } from './page-layout.js';
+import {
+  clientAddress,
+  csrfOk,
+  LOGIN_CSRF_COOKIE,
+  relyingPartyFor,
+  safeNext,
+  setPageCookie,
+  setSessionCookie,
+  signedInOf,
+} from './human-session.js';
+import { PAGE_HEADERS, SCRIPTED_PAGE_HEADERS } from './page-headers.js';
+import { passkeySignIn } from './passkey-pages.js';
+import { layout, signOutForm } from './page-layout.js';
 
 export interface SignInPagesOptions {
   readonly sessions: HumanSessions;
@@ -26,19 +35,9 @@ export interface SignInPagesOptions {
   record(event: { tool: string; ok: boolean; code?: string; personId?: string }): Promise<void>;
 }
 
-const LOGIN_CSRF = 'holdfast_login_csrf';
-
 /** Sign-in, sign-out and the one-time setup link: the only ways to become a signed-in person. */
 export function mountSignInPages(app: Hono, options: SignInPagesOptions): void {
   const { sessions } = options;
-  const cookie = (c: Context, name: string, value: string, maxAgeMs: number) =>
-    setCookie(c, name, value, {
-      httpOnly: true,
-      secure: sessions.secure,
-      sameSite: 'Strict',
-      path: '/',
-      maxAge: Math.floor(maxAgeMs / 1000),
-    });
 
   const loginPage = async (
     c: Context,
@@ -49,7 +48,7 @@ export function mountSignInPages(app: Hono, options: SignInPagesOptions): void {
     const signed = await signedInOf(c, sessions);
     // Login CSRF: a double-submit token, so another site cannot sign a browser in as somebody else.
     const token = randomBytes(24).toString('base64url');
-    cookie(c, LOGIN_CSRF, token, 10 * 60_000);
+    setPageCookie(c, sessions, LOGIN_CSRF_COOKIE, token, 10 * 60_000);
     return c.html(
       layout(
         'Sign in',
@@ -72,10 +71,11 @@ export function mountSignInPages(app: Hono, options: SignInPagesOptions): void {
               /></label>
             </p>
             <button class="approve" type="submit">Sign in</button>
-          </form>`,
+          </form>
+          ${passkeySignIn(relyingPartyFor(c, sessions), token, next)}`,
       ),
       status,
-      PAGE_HEADERS,
+      SCRIPTED_PAGE_HEADERS,
     );
   };
 
@@ -84,7 +84,7 @@ export function mountSignInPages(app: Hono, options: SignInPagesOptions): void {
   app.post('/login', async (c) => {
     const form = await c.req.parseBody();
     const next = safeNext(form.next);
-    const expected = getCookie(c, LOGIN_CSRF);
+    const expected = getCookie(c, LOGIN_CSRF_COOKIE);
     if (!expected || form.csrf !== expected)
       return loginPage(c, next, 'The form expired; sign in again.', 403);
     try {
@@ -93,9 +93,8 @@ export function mountSignInPages(app: Hono, options: SignInPagesOptions): void {
         password: String(form.password ?? ''),
         address: clientAddress(c, sessions.trustProxy),
       });
-      // A fresh session id at every sign-in: a cookie planted before cannot ride along.
-      cookie(c, sessions.cookieName, signed.secret, SESSION_ABSOLUTE_MS);
-      deleteCookie(c, LOGIN_CSRF, { path: '/', secure: sessions.secure });
+      setSessionCookie(c, sessions, signed.secret);
+      deleteCookie(c, LOGIN_CSRF_COOKIE, { path: '/', secure: sessions.secure });
       await options.record({ tool: 'sign_in', ok: true, personId: signed.person.id });
       return c.redirect(next, 303);
     } catch (error) {
@@ -203,13 +202,4 @@ export function mountSignInPages(app: Hono, options: SignInPagesOptions): void {
       );
     }
   });
-}
-
-/** The sign-out button, for pages a signed-in person sees. */
-export function signOutForm(signed: SignedIn) {
-  return html`<form method="post" action="/logout" class="muted">
-    Signed in as ${signed.person.email} (${signed.person.role})
-    <input type="hidden" name="csrf" value="${csrfToken(signed.session, 'logout')}" />
-    <button type="submit">Sign out</button>
-  </form>`;
 }

@@ -60,22 +60,31 @@ export async function addPerson(deps: AppDeps, input: NewPerson): Promise<Person
   const email = normalEmail(input.email);
   return deps.store.write(async (tx) => {
     await ensureTenant(deps, tx, input.tenantId);
-    const person: Person = {
-      id: deps.ids.newId('usr'),
-      tenantId: input.tenantId,
-      email,
-      displayName: (input.displayName ?? email.split('@')[0]!).slice(0, 80),
-      role: input.role,
-      passwordHash: null,
-      disabledAt: null,
-      createdAt: deps.clock.now(),
-    };
-    if (!(await tx.identity.insertPerson(person)))
-      throw new DomainError('INVALID_ARGUMENTS', `email: ${email} already has an account`, {
-        field: 'email',
-      });
-    return person;
+    return insertNewPerson(deps, tx, { ...input, email, passwordHash: null });
   });
+}
+
+/** A new person record, stored; refused when the email already has an account (in any tenant). */
+async function insertNewPerson(
+  deps: AppDeps,
+  tx: StoreTx,
+  input: NewPerson & { readonly passwordHash: string | null },
+): Promise<Person> {
+  const person: Person = {
+    id: deps.ids.newId('usr'),
+    tenantId: input.tenantId,
+    email: input.email,
+    displayName: (input.displayName?.trim() || input.email.split('@')[0]!).slice(0, 80),
+    role: input.role,
+    passwordHash: input.passwordHash,
+    disabledAt: null,
+    createdAt: deps.clock.now(),
+  };
+  if (!(await tx.identity.insertPerson(person)))
+    throw new DomainError('INVALID_ARGUMENTS', `email: ${input.email} already has an account`, {
+      field: 'email',
+    });
+  return person;
 }
 
 export async function personByEmail(deps: AppDeps, email: string): Promise<Person> {
@@ -149,21 +158,13 @@ export async function completeSetup(
       await tx.serialize(`tenant:${link.tenantId}`);
       if (!email) throw new DomainError('INVALID_ARGUMENTS', 'email: required', { field: 'email' });
       if ((await tx.identity.listPeople(link.tenantId)).length > 0) throw unusable();
-      const person: Person = {
-        id: deps.ids.newId('usr'),
+      return insertNewPerson(deps, tx, {
         tenantId: link.tenantId,
         email,
-        displayName: (owner?.displayName?.trim() || email.split('@')[0]!).slice(0, 80),
+        displayName: owner?.displayName,
         role: 'owner',
         passwordHash,
-        disabledAt: null,
-        createdAt: deps.clock.now(),
-      };
-      if (!(await tx.identity.insertPerson(person)))
-        throw new DomainError('INVALID_ARGUMENTS', `email: ${email} already has an account`, {
-          field: 'email',
-        });
-      return person;
+      });
     }
     const person = await tx.identity.getPerson(link.personId);
     if (!person || person.disabledAt !== null) throw unusable();

@@ -3,7 +3,7 @@ import type { Person, Session } from '../../domain/identity/identity.js';
 import { normalEmail, sessionAlive } from '../../domain/identity/identity.js';
 import type { AppDeps } from '../deps.js';
 
-const LOGIN_WINDOW_MS = 15 * 60_000;
+export const LOGIN_WINDOW_MS = 15 * 60_000;
 /**
  * Failed sign-ins allowed in the window: per account from one address, per address, and per
  * account from everywhere. Locking an account for everyone after a handful of failures would
@@ -25,7 +25,7 @@ export interface SignedIn {
 }
 
 const loginRefused = () => new DomainError('FORBIDDEN', 'Email or password is wrong.', {});
-const tooMany = (retryAfterMs: number) =>
+export const tooMany = (retryAfterMs: number) =>
   new DomainError('RATE_LIMITED', 'Too many failed sign-ins; wait before trying again.', {
     limit: 'login',
     retryAfterMs,
@@ -72,19 +72,29 @@ export async function signIn(
     for (const { key, points } of keys) await deps.rateLimits.take(key, points, LOGIN_WINDOW_MS);
     throw loginRefused();
   }
+  const signed = await openSession(deps, person, 'password');
+  await deps.rateLimits.reset(keys[0]!.key, keys[0]!.points, LOGIN_WINDOW_MS);
+  return signed;
+}
+
+/** A fresh server-side session for a person who just proved who they are (never one the browser brought). */
+export async function openSession(
+  deps: AppDeps,
+  person: Person,
+  method: 'password' | 'passkey',
+): Promise<SignedIn & { secret: string }> {
   const secret = deps.credentials.newSecret('hf_session_');
   const now = deps.clock.now();
   const session: Session = {
     idHash: deps.credentials.hashSecret(secret),
     tenantId: person.tenantId,
     personId: person.id,
-    method: 'password',
+    method,
     createdAt: now,
     lastSeenAt: now,
     csrfSecret: deps.credentials.newSecret(''),
   };
   await deps.store.write((tx) => tx.identity.insertSession(session));
-  await deps.rateLimits.reset(keys[0]!.key, keys[0]!.points, LOGIN_WINDOW_MS);
   return { session, person, secret };
 }
 

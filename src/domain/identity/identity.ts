@@ -29,6 +29,14 @@ export const NO_LIMIT = 1_000_000;
 
 export const isLimited = (limit: number): boolean => limit < NO_LIMIT;
 
+/** Every limit off: for automation and benchmarks, where a person is not on the other end. */
+export const NO_LIMITS: TenantLimits = {
+  callsPerMinute: NO_LIMIT,
+  activeHoldsPerPerson: NO_LIMIT,
+  activeHoldsPerConnection: NO_LIMIT,
+  openApprovalsPerPerson: NO_LIMIT,
+};
+
 export const defaultTenantLimits: TenantLimits = {
   callsPerMinute: 120,
   activeHoldsPerPerson: 10,
@@ -89,7 +97,7 @@ export interface Session {
   readonly idHash: string;
   readonly tenantId: string;
   readonly personId: string;
-  /** How the person proved who they are: 'password' (passkeys later). */
+  /** How the person proved who they are: 'password' or 'passkey'. */
   readonly method: string;
   readonly createdAt: Instant;
   readonly lastSeenAt: Instant;

@@ -282,4 +282,33 @@ BEGIN
 END $$;
 `,
   },
+  {
+    version: 7,
+    name: 'passkeys and the challenges of passkey ceremonies under way',
+    sql: `
+CREATE TABLE passkeys (
+  -- The credential id the authenticator chose (base64url).
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL REFERENCES tenants (id),
+  person_id text NOT NULL REFERENCES people (id),
+  name text NOT NULL,
+  public_key text NOT NULL,
+  counter bigint NOT NULL,
+  transports text NOT NULL,
+  rp_id text NOT NULL,
+  created_at bigint NOT NULL,
+  last_used_at bigint
+);
+CREATE INDEX passkeys_person ON passkeys (person_id);
+-- One row per ceremony under way; the answer spends it, expired ones are swept on insert.
+CREATE TABLE passkey_challenges (
+  challenge text PRIMARY KEY,
+  purpose text NOT NULL CHECK (purpose IN ('register', 'sign-in')),
+  person_id text,
+  rp_id text NOT NULL,
+  expires_at bigint NOT NULL
+);
+CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at);
+`,
+  },
 ];

@@ -30,6 +30,7 @@ export function singleCall(tx: StoreTx): StoreTx {
     simulatedPayments: guard(tx.simulatedPayments),
     audit: guard(tx.audit),
     identity: guard(tx.identity),
+    passkeys: guard(tx.passkeys),
     afterCommit: (callback) => tx.afterCommit(callback),
     serialize: () =>
       Promise.reject(new NotSingleCallError('writeOne cannot serialise: it has no transaction')),

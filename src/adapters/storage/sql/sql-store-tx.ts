@@ -5,6 +5,7 @@ import type {
   CalendarStore,
   IdempotencyStore,
   IdentityStore,
+  PasskeyStore,
   SimulatedPaymentStore,
   StoreTx,
 } from '../../../ports/store/index.js';
@@ -14,6 +15,7 @@ import { BookingsSql } from './bookings-sql.js';
 import { CalendarsSql } from './calendars-sql.js';
 import { IdempotencySql } from './idempotency-sql.js';
 import { IdentitySql } from './identity-sql.js';
+import { PasskeysSql } from './passkeys-sql.js';
 import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 
@@ -31,6 +33,7 @@ export class SqlStoreTx implements StoreTx {
   readonly simulatedPayments: SimulatedPaymentStore;
   readonly audit: AuditStore;
   readonly identity: IdentityStore;
+  readonly passkeys: PasskeyStore;
   /** Run by the store once the transaction committed. */
   readonly committed: (() => void)[] = [];
 
@@ -46,6 +49,7 @@ export class SqlStoreTx implements StoreTx {
     this.simulatedPayments = new SimulatedPaymentsSql(db);
     this.audit = new AuditSql(db);
     this.identity = new IdentitySql(db);
+    this.passkeys = new PasskeysSql(db);
   }
 
   afterCommit(callback: () => void): void {

@@ -279,4 +279,33 @@ ALTER TABLE bookings ADD COLUMN owner_connection TEXT NOT NULL DEFAULT '';
 CREATE INDEX bookings_held_by_owner ON bookings (tenant_id, owner_subject) WHERE status = 'HELD';
 `,
   },
+  {
+    version: 7,
+    name: 'passkeys and the challenges of passkey ceremonies under way',
+    sql: `
+CREATE TABLE passkeys (
+  -- The credential id the authenticator chose (base64url).
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants (id),
+  person_id TEXT NOT NULL REFERENCES people (id),
+  name TEXT NOT NULL,
+  public_key TEXT NOT NULL,
+  counter INTEGER NOT NULL,
+  transports TEXT NOT NULL,
+  rp_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  last_used_at INTEGER
+) STRICT;
+CREATE INDEX passkeys_person ON passkeys (person_id);
+-- One row per ceremony under way; the answer spends it, expired ones are swept on insert.
+CREATE TABLE passkey_challenges (
+  challenge TEXT PRIMARY KEY,
+  purpose TEXT NOT NULL CHECK (purpose IN ('register', 'sign-in')),
+  person_id TEXT,
+  rp_id TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at);
+`,
+  },
 ];

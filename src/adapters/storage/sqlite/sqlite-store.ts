@@ -19,6 +19,7 @@ import { callingAggregates, WriterClient } from './writer-client.js';
 import type { AggregateName, StoreCall } from './writer-protocol.js';
 import { AGGREGATES } from './writer-protocol.js';
 import { IdentitySql } from '../sql/identity-sql.js';
+import { PasskeysSql } from '../sql/passkeys-sql.js';
 
 export interface SqliteStoreOptions {
   /** false: a missing file is an error, not a new database (operator commands). */
@@ -35,6 +36,7 @@ const prototypes: Record<AggregateName, object> = {
   simulatedPayments: SimulatedPaymentsSql.prototype,
   audit: AuditSql.prototype,
   identity: IdentitySql.prototype,
+  passkeys: PasskeysSql.prototype,
 };
 const methods = new Map(
   AGGREGATES.map((name) => [

@@ -18,6 +18,7 @@ export const AGGREGATES = [
   'simulatedPayments',
   'audit',
   'identity',
+  'passkeys',
 ] as const;
 export type AggregateName = (typeof AGGREGATES)[number];
 

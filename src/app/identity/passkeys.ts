@@ -1,0 +1,163 @@
+import { DomainError } from '../../domain/errors.js';
+import type { Passkey, RelyingParty } from '../../domain/identity/passkey.js';
+import {
+  MAX_PASSKEYS_PER_PERSON,
+  PASSKEY_CHALLENGE_TTL_MS,
+  passkeyName,
+} from '../../domain/identity/passkey.js';
+import type { AppDeps } from '../deps.js';
+import type { SignedIn } from './sessions.js';
+import { LOGIN_LIMITS, LOGIN_WINDOW_MS, openSession, tooMany } from './sessions.js';
+
+const refused = () => new DomainError('FORBIDDEN', 'That passkey did not sign you in.', {});
+
+/** Options for the browser to create a passkey for the signed-in person, at this site. */
+export async function beginPasskeyRegistration(
+  deps: AppDeps,
+  signed: SignedIn,
+  rp: RelyingParty,
+): Promise<unknown> {
+  const existing = await deps.store.read((tx) => tx.passkeys.listOf(signed.person.id));
+  if (existing.length >= MAX_PASSKEYS_PER_PERSON)
+    throw new DomainError('QUOTA_EXCEEDED', `At most ${MAX_PASSKEYS_PER_PERSON} passkeys per person.`, {
+      quota: 'passkeys_per_person',
+      limit: MAX_PASSKEYS_PER_PERSON,
+    });
+  const { options, challenge } = await deps.webAuthn.registrationOptions(
+    rp,
+    { id: signed.person.id, email: signed.person.email, displayName: signed.person.displayName },
+    existing,
+  );
+  const now = deps.clock.now();
+  await deps.store.write((tx) =>
+    tx.passkeys.insertChallenge(
+      {
+        challenge,
+        purpose: 'register',
+        personId: signed.person.id,
+        rpId: rp.id,
+        expiresAt: now + PASSKEY_CHALLENGE_TTL_MS,
+      },
+      now,
+    ),
+  );
+  return options;
+}
+
+/**
+ * Keeps the passkey the browser created, if it answers a challenge this person was given at
+ * this site (a challenge handed to someone else, or spent, proves nothing).
+ */
+export async function finishPasskeyRegistration(
+  deps: AppDeps,
+  signed: SignedIn,
+  rp: RelyingParty,
+  input: { response: unknown; name: string },
+): Promise<Passkey> {
+  const name = passkeyName(input.name);
+  const claimed = deps.webAuthn.claimsOf(input.response);
+  const now = deps.clock.now();
+  const challenge =
+    claimed &&
+    (await deps.store.write((tx) => tx.passkeys.spendChallenge(claimed.challenge, 'register', now)));
+  const verified =
+    challenge &&
+    challenge.personId === signed.person.id &&
+    challenge.rpId === rp.id &&
+    (await deps.webAuthn.verifyRegistration(rp, input.response, challenge.challenge));
+  if (!verified)
+    throw new DomainError('INVALID_ARGUMENTS', 'The passkey could not be verified; try adding it again.', {
+      field: 'response',
+    });
+  const passkey: Passkey = {
+    ...verified,
+    tenantId: signed.person.tenantId,
+    personId: signed.person.id,
+    name,
+    rpId: rp.id,
+    createdAt: now,
+    lastUsedAt: null,
+  };
+  const added = await deps.store.write(async (tx) => {
+    await tx.serialize(`passkeys:${signed.person.id}`);
+    if ((await tx.passkeys.listOf(signed.person.id)).length >= MAX_PASSKEYS_PER_PERSON) return false;
+    return tx.passkeys.insert(passkey);
+  });
+  if (!added)
+    throw new DomainError('INVALID_ARGUMENTS', 'That passkey is registered already, or there are too many.', {
+      field: 'response',
+    });
+  return passkey;
+}
+
+/** Options for the browser to ask for any passkey of this site (the person picks one; no email first). */
+export async function beginPasskeySignIn(deps: AppDeps, rp: RelyingParty, address: string): Promise<unknown> {
+  const key = `login:address:${address}`;
+  const state = await deps.rateLimits.check(key, LOGIN_LIMITS.perAddress, LOGIN_WINDOW_MS);
+  if (!state.ok) throw tooMany(state.retryAfterMs);
+  // Every challenge asked for is a row until it is spent or swept: asking counts like a failure
+  // until the sign-in succeeds, so nobody can fill the table from one address.
+  await deps.rateLimits.take(`passkey-options:${address}`, 60, 60_000).then((taken) => {
+    if (!taken.ok) throw tooMany(taken.retryAfterMs);
+  });
+  const { options, challenge } = await deps.webAuthn.signInOptions(rp);
+  const now = deps.clock.now();
+  await deps.store.write((tx) =>
+    tx.passkeys.insertChallenge(
+      {
+        challenge,
+        purpose: 'sign-in',
+        personId: null,
+        rpId: rp.id,
+        expiresAt: now + PASSKEY_CHALLENGE_TTL_MS,
+      },
+      now,
+    ),
+  );
+  return options;
+}
+
+/**
+ * Signs in the person whose passkey signed a challenge this site handed out and nobody spent;
+ * a fresh session, like a password sign-in. Failures count against the address.
+ */
+export async function finishPasskeySignIn(
+  deps: AppDeps,
+  rp: RelyingParty,
+  input: { response: unknown; address: string },
+): Promise<SignedIn & { secret: string }> {
+  const key = `login:address:${input.address}`;
+  const state = await deps.rateLimits.check(key, LOGIN_LIMITS.perAddress, LOGIN_WINDOW_MS);
+  if (!state.ok) throw tooMany(state.retryAfterMs);
+  const claimed = deps.webAuthn.claimsOf(input.response);
+  const now = deps.clock.now();
+  const found =
+    claimed &&
+    (await deps.store.write(async (tx) => {
+      const challenge = await tx.passkeys.spendChallenge(claimed.challenge, 'sign-in', now);
+      const passkey = challenge && (await tx.passkeys.get(claimed.credentialId));
+      const person = passkey && (await tx.identity.getPerson(passkey.personId));
+      return challenge && passkey && person ? { challenge, passkey, person } : null;
+    }));
+  const verified =
+    found &&
+    found.challenge.rpId === rp.id &&
+    found.passkey.rpId === rp.id &&
+    found.person.disabledAt === null &&
+    (await deps.webAuthn.verifySignIn(rp, input.response, found.challenge.challenge, found.passkey));
+  if (!found || !verified) {
+    await deps.rateLimits.take(key, LOGIN_LIMITS.perAddress, LOGIN_WINDOW_MS);
+    throw refused();
+  }
+  await deps.store.write((tx) => tx.passkeys.recordUse(found.passkey.id, verified.counter, now));
+  return openSession(deps, found.person, 'passkey');
+}
+
+export function passkeysOf(deps: AppDeps, personId: string): Promise<Passkey[]> {
+  return deps.store.read((tx) => tx.passkeys.listOf(personId));
+}
+
+export async function removePasskey(deps: AppDeps, signed: SignedIn, id: string): Promise<void> {
+  const removed = await deps.store.write((tx) => tx.passkeys.remove(signed.person.id, id.slice(0, 1400)));
+  if (!removed) throw new DomainError('NOT_FOUND', 'You have no such passkey.', { field: 'id' });
+}
