@@ -32,6 +32,10 @@ export const optionDocs: Record<string, string> = {
   as: "--as EMAIL              stdio: the person the connection acts for (env HOLDFAST_AS; default: the tenant's only person)",
   'trust-proxy':
     '--trust-proxy           a TLS-terminating proxy forwards here (its X-Forwarded-For is believed); needed off loopback',
+  'oauth-token-ttl':
+    '--oauth-token-ttl SECONDS  lifetime of OAuth access tokens (env HOLDFAST_OAUTH_TOKEN_TTL_SECONDS; default 600, 5-3600)',
+  'oauth-allow-private-metadata':
+    '--oauth-allow-private-metadata  fetch Client ID Metadata Documents from private and loopback addresses too (closed networks, tests)',
   dev: '--dev                   development: the simulated payment page at /pay/ID (for a signed-in person)',
   'write-policy':
     '--write-policy P        readonly | draft | attested | direct (stdio connection, tokens create; env HOLDFAST_WRITE_POLICY; default draft)',
@@ -92,9 +96,18 @@ export const commands: readonly CommandDoc[] = [
     summary: 'Serve MCP over Streamable HTTP at /mcp, with the approval page (the default command).',
     details: [
       'Creates the database on first start; with nobody to sign in yet, prints a one-time link to create the owner.',
-      'Agents call /mcp with "Authorization: Bearer <token>" (holdfast tokens create).',
+      'Agents call /mcp with "Authorization: Bearer <token>": a personal access token (holdfast tokens create) or an',
+      'OAuth access token from the embedded authorization server (remote hosts sign their person in at /oauth/authorize).',
     ],
-    options: ['host', 'port', 'allowed-host', 'trust-proxy', ...SERVER],
+    options: [
+      'host',
+      'port',
+      'allowed-host',
+      'trust-proxy',
+      'oauth-token-ttl',
+      'oauth-allow-private-metadata',
+      ...SERVER,
+    ],
     examples: ['holdfast serve --port 3000 --db ./data/holdfast.db'],
   },
   {

@@ -25,6 +25,10 @@ export interface ServerConfig {
   readonly as: string | null;
   /** A TLS-terminating proxy forwards to this server (`--trust-proxy`): needed off loopback. */
   readonly trustProxy: boolean;
+  /** Lifetime of OAuth access tokens (minutes, so a revoked grant never lives long). */
+  readonly oauthAccessTokenTtlSeconds: number;
+  /** Client ID Metadata Documents may be fetched from private and loopback addresses. */
+  readonly oauthAllowPrivateClientMetadata: boolean;
   /** The development payment form (`--dev`); never in production. */
   readonly dev: boolean;
   readonly maxBodyBytes: number;
@@ -108,6 +112,8 @@ function parse(argv: readonly string[]) {
         tenant: { type: 'string' },
         as: { type: 'string' },
         'trust-proxy': { type: 'boolean' },
+        'oauth-token-ttl': { type: 'string' },
+        'oauth-allow-private-metadata': { type: 'boolean' },
         dev: { type: 'boolean' },
         role: { type: 'string' },
         name: { type: 'string' },
@@ -217,6 +223,13 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     tenantId: values.tenant ?? 'local',
     as: values.as ?? env.HOLDFAST_AS ?? null,
     trustProxy: values['trust-proxy'] ?? false,
+    oauthAccessTokenTtlSeconds: whole(
+      values['oauth-token-ttl'] ?? env.HOLDFAST_OAUTH_TOKEN_TTL_SECONDS,
+      'oauth-token-ttl',
+      600,
+      [5, 3600],
+    ),
+    oauthAllowPrivateClientMetadata: values['oauth-allow-private-metadata'] ?? false,
     dev,
     maxBodyBytes: 256 * 1024,
     sweepIntervalMs: 15_000,

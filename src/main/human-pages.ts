@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { PageApp } from '../adapters/http/http-app.js';
 import { approvalForPage, decideByPageToken } from '../app/approvals.js';
 import {
   beginPasskeyRegistration,
@@ -21,6 +21,8 @@ import { isDomainError } from '../domain/errors.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
 import { operatorCall } from './operator-audit.js';
+import type { OAuthServer } from './oauth-server.js';
+import { mountConsentPages } from '../adapters/http/consent-pages.js';
 
 interface PageEvent {
   readonly tool: string;
@@ -33,7 +35,12 @@ interface PageEvent {
  * The pages a person uses: sign-in and setup links, the approval page, and the simulated
  * checkout with --dev. Every page action leaves an audit record naming the person.
  */
-export function mountHumanPages(app: Hono, runtime: Runtime, config: ServerConfig): void {
+export function mountHumanPages(
+  app: PageApp,
+  runtime: Runtime,
+  config: ServerConfig,
+  oauth?: OAuthServer,
+): void {
   const { deps } = runtime;
   const secure = runtime.publicBaseUrl.startsWith('https://');
   const sessions: HumanSessions = {
@@ -86,6 +93,8 @@ export function mountHumanPages(app: Hono, runtime: Runtime, config: ServerConfi
     remove: (signed, id) => removePasskey(deps, signed, id),
     record,
   });
+
+  if (oauth) mountConsentPages(app, { sessions, endpoints: oauth.endpoints, ...oauth.consent });
 
   mountApprovalPage(app, {
     sessions,

@@ -1,7 +1,8 @@
+import type { HttpBindings } from '@hono/node-server';
 import { serve as serveNode } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 
-type FetchHandler = (request: Request) => Response | Promise<Response>;
+type FetchHandler = (request: Request, env: HttpBindings) => Response | Promise<Response>;
 
 export interface Listening {
   /** http://127.0.0.1:4110 or http://[::1]:4110: how this process is reached, as bound. */
@@ -16,7 +17,10 @@ export interface Listening {
 export async function listen(host: string, port: number): Promise<Listening> {
   let handle: FetchHandler = () => new Response('starting', { status: 503 });
   const server = await new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
-    const s = serveNode({ fetch: (request) => handle(request), port, hostname: host }, () => resolve(s));
+    const s = serveNode(
+      { fetch: (request, env) => handle(request, env as HttpBindings), port, hostname: host },
+      () => resolve(s),
+    );
     s.once('error', reject);
   });
   const address = server.address() as AddressInfo;

@@ -4,7 +4,10 @@ import { createHttpApp } from '../adapters/http/http-app.js';
 import type { Logger } from '../adapters/log/json-logger.js';
 import { pooledServerFactory, SERVER_VERSION } from '../adapters/mcp/server-factory.js';
 import { hasPeople } from '../app/identity/people.js';
-import { authenticateToken } from '../app/identity/tokens.js';
+import { authenticateToken, TOKEN_PREFIX } from '../app/identity/tokens.js';
+import { mountAuthorizationRoutes } from '../adapters/http/authorization-routes.js';
+import { SCOPES } from '../domain/identity/identity.js';
+import { startOAuthServer } from './oauth-server.js';
 import type { ServerConfig } from './config.js';
 import { buildRuntime, describeDatabase, toolContext } from './compose.js';
 import { firstOwnerLink } from './first-owner.js';
@@ -56,11 +59,28 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
         '(holdfast serve prints a setup link, or holdfast users add EMAIL --role owner).',
     );
   }
+  const oauth = await startOAuthServer(runtime, config, logger);
   const ctx = toolContext(runtime, logger, 'http');
   const app = createHttpApp({
     mcp: {
       factory: pooledServerFactory(ctx),
-      authenticate: bearerGate((secret) => authenticateToken(deps, secret)),
+      authenticate: bearerGate({
+        resource: oauth.resource,
+        resourceMetadataUrl: oauth.resourceMetadataUrl,
+        authenticate: async (secret) => {
+          if (secret.startsWith(TOKEN_PREFIX)) {
+            const found = await authenticateToken(deps, secret);
+            return (
+              found && {
+                principal: found.principal,
+                clientId: found.token.id,
+                expiresAt: found.token.expiresAt,
+              }
+            );
+          }
+          return oauth.authenticate(secret);
+        },
+      }),
       legacy: config.legacy,
       maxBodyBytes: config.maxBodyBytes,
     },
@@ -69,7 +89,14 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     version: SERVER_VERSION,
     health: () =>
       deps.store.read(async (tx) => (await tx.calendars.count(config.tenantId), true)).catch(() => false),
-    mountPages: (hono) => mountHumanPages(hono, runtime, config),
+    mountBeforeForms: (hono) =>
+      mountAuthorizationRoutes(hono, {
+        endpoints: oauth.endpoints,
+        issuer: oauth.issuer,
+        resource: oauth.resource,
+        scopes: SCOPES,
+      }),
+    mountPages: (hono) => mountHumanPages(hono, runtime, config, oauth),
   });
   bound.serve(app.fetch);
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);

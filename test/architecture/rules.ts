@@ -53,6 +53,8 @@ const publicAdapterModules: readonly RegExp[] = [
   /^adapters\/log\/json-logger\.ts$/,
   /^adapters\/audit\/(call-audit|preview)\.ts$/,
   /^adapters\/ids\/random-ids\.ts$/,
+  // The authorization server's face to Holdfast's own sign-in and consent pages.
+  /^adapters\/oauth\/endpoints\.ts$/,
   // What every storage engine shares: rows, migrations' shape, and the SQL of each aggregate.
   /^adapters\/storage\/[^/]+\.ts$/,
   /^adapters\/storage\/sql\/[^/]+\.ts$/,

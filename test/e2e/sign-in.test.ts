@@ -92,6 +92,25 @@ describe('signing in on the human pages', () => {
     expect(replay.status).toBe(403);
   });
 
+  it('counts failures per source address: an agent failing from 127.0.0.77 does not lock out 127.0.0.1', async () => {
+    const page = await fetch(new URL('/login', origin));
+    const cookie = cookiePairs(page).join('; ');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const answer = await postFrom('127.0.0.77', new URL(origin).port, cookie, {
+        csrf,
+        email: `nobody${i}@local.example`,
+        password: 'wrong guess, long enough',
+      });
+      statuses.push(answer);
+    }
+    expect(statuses.slice(0, 20).every((s) => s === 403)).toBe(true);
+    expect(statuses[20]).toBe(429);
+    // The person on the other address signs in as usual.
+    expect((await postLogin(server.agent.email, server.agent.password)).status).toBe(303);
+  });
+
   it('limits guessing: 429 with Retry-After, and then even the right password waits', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++)
@@ -121,6 +140,28 @@ describe('the forms take small urlencoded bodies only', () => {
     }
   });
 });
+
+/** POST /login from another loopback source address; resolves with the status. */
+function postFrom(localAddress: string, port: string, cookie: string, fields: Record<string, string>) {
+  return new Promise<number>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: Number(port),
+        localAddress,
+        path: '/login',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
+    req.once('error', reject);
+    req.end(new URLSearchParams(fields).toString());
+  });
+}
 
 /** A request naming another Host than the address it goes to, as a proxy in front would send it. */
 function viaProxy(

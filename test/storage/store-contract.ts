@@ -805,6 +805,11 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         counter: 7,
         lastUsedAt: T0 + 5,
       });
+      // An authenticator that keeps no counter reports 0 every time: always recorded.
+      await store.write((tx) => tx.passkeys.insert({ ...key, id: 'cred-0' }));
+      expect(await store.write((tx) => tx.passkeys.recordUse('cred-0', 0, T0 + 1))).toBe(true);
+      expect(await store.write((tx) => tx.passkeys.recordUse('cred-0', 0, T0 + 2))).toBe(true);
+      await store.write((tx) => tx.passkeys.remove('usr_ana', 'cred-0'));
       expect(await store.read((tx) => tx.passkeys.listOf('usr_bob'))).toEqual([]);
       expect(await store.write((tx) => tx.passkeys.remove('usr_bob', 'cred-1'))).toBe(false);
       expect(await store.write((tx) => tx.passkeys.remove('usr_ana', 'cred-1'))).toBe(true);
@@ -818,6 +823,8 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         expiresAt: T0 + 60_000,
       };
       await store.write((tx) => tx.passkeys.insertChallenge(challenge, T0));
+      expect(await store.read((tx) => tx.passkeys.countOpenChallenges('sign-in', T0))).toBe(1);
+      expect(await store.read((tx) => tx.passkeys.countOpenChallenges('register', T0))).toBe(0);
       expect(await store.write((tx) => tx.passkeys.spendChallenge('ch-1', 'register', T0))).toBeNull();
       const spent = await Promise.all([
         store.write((tx) => tx.passkeys.spendChallenge('ch-1', 'sign-in', T0)),

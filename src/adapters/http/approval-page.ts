@@ -1,4 +1,5 @@
-import type { Context, Hono } from 'hono';
+import type { PageApp } from './http-app.js';
+import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { approvalForPage, Decision } from '../../app/approvals.js';
@@ -25,7 +26,7 @@ export interface ApprovalPageOptions {
  * The one-time link only says which approval to show; deciding takes a signed-in person who
  * may approve in its tenant, and a CSRF token bound to their session.
  */
-export function mountApprovalPage(app: Hono, options: ApprovalPageOptions): void {
+export function mountApprovalPage(app: PageApp, options: ApprovalPageOptions): void {
   const send = (c: Context, status: 200 | 403 | 404 | 409, page: ReturnType<typeof layout>) =>
     c.html(page, status, PAGE_HEADERS);
 

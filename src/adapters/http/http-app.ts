@@ -1,3 +1,4 @@
+import type { HttpBindings } from '@hono/node-server';
 import type { AuthInfo, McpServerFactory } from '@modelcontextprotocol/server';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
@@ -5,6 +6,9 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from '../log/json-logger.js';
 import type { ServerNames } from './request-guards.js';
 import { formOnly, hostGuard, jsonOnly } from './request-guards.js';
+
+/** The app every page and route is mounted on: Node's request and response ride along as bindings. */
+export type PageApp = Hono<{ Bindings: HttpBindings }>;
 
 export interface McpMount {
   readonly factory: McpServerFactory;
@@ -21,18 +25,21 @@ export interface HttpAppOptions {
   readonly logger: Logger;
   readonly health: () => Promise<boolean>;
   readonly version: string;
-  /** Human-facing pages (approval page, development payment form). */
-  readonly mountPages?: (app: Hono) => void;
+  /** Human-facing pages (sign-in, approval, consent, development payment form): small urlencoded forms. */
+  readonly mountPages?: (app: PageApp) => void;
+  /** Endpoints with their own body parsing and limits (the OAuth authorization server). */
+  readonly mountBeforeForms?: (app: PageApp) => void;
 }
 
 export interface HttpApp {
-  readonly fetch: (request: Request) => Response | Promise<Response>;
+  /** Node's request and response ride along as `env` (HttpBindings) for the authorization server. */
+  readonly fetch: (request: Request, env?: HttpBindings) => Response | Promise<Response>;
   close(): Promise<void>;
 }
 
 /** The HTTP surface: POST /mcp (both protocol eras), health, the human pages, and nothing else. */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
-  const app = new Hono();
+  const app = new Hono<{ Bindings: HttpBindings }>();
   app.use('*', secureHeaders({ xFrameOptions: 'DENY', referrerPolicy: 'same-origin' }));
   app.use('*', hostGuard(options.names));
 
@@ -61,7 +68,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),
     );
   }
-  // The human pages' forms; /mcp has its own rules above.
+  options.mountBeforeForms?.(app);
+  // The human pages' forms; /mcp and the authorization server have their own rules above.
   app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mcp' ? formOnly(c, next) : next()));
   options.mountPages?.(app);
   app.notFound((c) => c.json({ error: 'not_found' }, 404));
@@ -69,5 +77,5 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     options.logger.error('http error', { error: error.stack ?? String(error) });
     return c.json({ error: 'internal' }, 500);
   });
-  return { fetch: app.fetch, close: async () => mcp?.close() };
+  return { fetch: (request, env) => app.fetch(request, env), close: async () => mcp?.close() };
 }

@@ -1,7 +1,8 @@
+import type { PageApp } from './http-app.js';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { SignedIn } from '../../app/identity/sessions.js';
@@ -73,7 +74,7 @@ const when = (at: Instant | null) =>
   at === null ? 'never' : new Date(at).toISOString().slice(0, 16).replace('T', ' ');
 
 /** Adding and removing passkeys (/account), and signing in with one (/login/passkey). */
-export function mountPasskeyPages(app: Hono, options: PasskeyPagesOptions): void {
+export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): void {
   const { sessions } = options;
   const assets = scripts();
   const javascript = (body: string) => (c: Context) =>

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { PageApp } from './http-app.js';
 import { html } from 'hono/html';
 import type { SignedIn } from '../../app/identity/sessions.js';
 import type { PaymentStatus } from '../../domain/payment/payment.js';
@@ -21,7 +21,7 @@ export interface PaymentFormOptions {
  * Development only (`--dev`): a page standing in for the payment provider's checkout, writing
  * to the local simulator. A signed-in person of the booking's tenant uses it; an agent cannot.
  */
-export function mountDevPaymentForm(app: Hono, options: PaymentFormOptions): void {
+export function mountDevPaymentForm(app: PageApp, options: PaymentFormOptions): void {
   app.get('/pay/:bookingId', async (c) => {
     const id = c.req.param('bookingId');
     const signed = await signedInOf(c, options.sessions);

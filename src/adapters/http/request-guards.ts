@@ -37,6 +37,12 @@ export function serverNames(
 }
 
 /**
+ * OAuth endpoints an agent host's own web page may call (CORS is the authorization server's):
+ * discovery, token, registration, revocation, keys. None of them reads a cookie.
+ */
+const CROSS_ORIGIN_PATHS = /^\/(\.well-known\/|oauth\/(token|register|revoke|jwks)(\/|$))/;
+
+/**
  * DNS-rebinding and cross-site defence: a browser tricked into calling this server still
  * sends the attacker's Host or Origin, so both must name this server exactly.
  */
@@ -47,7 +53,11 @@ export function hostGuard(names: ServerNames): MiddlewareHandler {
       return c.json({ error: 'forbidden', message: `Host "${host.slice(0, 100)}" is not allowed` }, 403);
     }
     const origin = c.req.header('origin');
-    if (origin !== undefined && !names.origins.has(origin.toLowerCase())) {
+    if (
+      origin !== undefined &&
+      !CROSS_ORIGIN_PATHS.test(c.req.path) &&
+      !names.origins.has(origin.toLowerCase())
+    ) {
       return c.json({ error: 'forbidden', message: `Origin "${origin.slice(0, 100)}" is not allowed` }, 403);
     }
     return next();

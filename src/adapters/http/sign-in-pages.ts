@@ -1,5 +1,6 @@
+import type { PageApp } from './http-app.js';
 import { randomBytes } from 'node:crypto';
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { SignedIn } from '../../app/identity/sessions.js';
@@ -36,7 +37,7 @@ export interface SignInPagesOptions {
 }
 
 /** Sign-in, sign-out and the one-time setup link: the only ways to become a signed-in person. */
-export function mountSignInPages(app: Hono, options: SignInPagesOptions): void {
+export function mountSignInPages(app: PageApp, options: SignInPagesOptions): void {
   const { sessions } = options;
 
   const loginPage = async (

@@ -90,18 +90,19 @@ export async function finishPasskeyRegistration(
   return passkey;
 }
 
+/** Sign-in challenges waiting at once, across everyone: the table stays bounded whatever arrives. */
+export const MAX_OPEN_SIGN_IN_CHALLENGES = 10_000;
+
 /** Options for the browser to ask for any passkey of this site (the person picks one; no email first). */
 export async function beginPasskeySignIn(deps: AppDeps, rp: RelyingParty, address: string): Promise<unknown> {
-  const key = `login:address:${address}`;
-  const state = await deps.rateLimits.check(key, LOGIN_LIMITS.perAddress, LOGIN_WINDOW_MS);
-  if (!state.ok) throw tooMany(state.retryAfterMs);
-  // Every challenge asked for is a row until it is spent or swept: asking counts like a failure
-  // until the sign-in succeeds, so nobody can fill the table from one address.
-  await deps.rateLimits.take(`passkey-options:${address}`, 60, 60_000).then((taken) => {
-    if (!taken.ok) throw tooMany(taken.retryAfterMs);
-  });
-  const { options, challenge } = await deps.webAuthn.signInOptions(rp);
+  // Each request is a stored challenge until it is answered or swept: a budget per address,
+  // and a cap on all of them together.
+  const taken = await deps.rateLimits.take(`passkey-options:${address}`, 60, 60_000);
+  if (!taken.ok) throw tooMany(taken.retryAfterMs);
   const now = deps.clock.now();
+  const open = await deps.store.read((tx) => tx.passkeys.countOpenChallenges('sign-in', now));
+  if (open >= MAX_OPEN_SIGN_IN_CHALLENGES) throw tooMany(60_000);
+  const { options, challenge } = await deps.webAuthn.signInOptions(rp);
   await deps.store.write((tx) =>
     tx.passkeys.insertChallenge(
       {
@@ -119,16 +120,15 @@ export async function beginPasskeySignIn(deps: AppDeps, rp: RelyingParty, addres
 
 /**
  * Signs in the person whose passkey signed a challenge this site handed out and nobody spent;
- * a fresh session, like a password sign-in. Failures count against the address.
+ * a fresh session, like a password sign-in. Failures count against the address, but a locked
+ * address does not stop a valid passkey: nothing can be guessed with one, and on a shared
+ * address (loopback, a proxy) somebody else's failures must not lock a person out.
  */
 export async function finishPasskeySignIn(
   deps: AppDeps,
   rp: RelyingParty,
   input: { response: unknown; address: string },
 ): Promise<SignedIn & { secret: string }> {
-  const key = `login:address:${input.address}`;
-  const state = await deps.rateLimits.check(key, LOGIN_LIMITS.perAddress, LOGIN_WINDOW_MS);
-  if (!state.ok) throw tooMany(state.retryAfterMs);
   const claimed = deps.webAuthn.claimsOf(input.response);
   const now = deps.clock.now();
   const found =
@@ -145,11 +145,15 @@ export async function finishPasskeySignIn(
     found.passkey.rpId === rp.id &&
     found.person.disabledAt === null &&
     (await deps.webAuthn.verifySignIn(rp, input.response, found.challenge.challenge, found.passkey));
-  if (!found || !verified) {
-    await deps.rateLimits.take(key, LOGIN_LIMITS.perAddress, LOGIN_WINDOW_MS);
+  // The counter only moves forward: of two sign-ins with one counter value, one is refused.
+  const recorded =
+    found &&
+    verified &&
+    (await deps.store.write((tx) => tx.passkeys.recordUse(found.passkey.id, verified.counter, now)));
+  if (!found || !recorded) {
+    await deps.rateLimits.take(`login:address:${input.address}`, LOGIN_LIMITS.perAddress, LOGIN_WINDOW_MS);
     throw refused();
   }
-  await deps.store.write((tx) => tx.passkeys.recordUse(found.passkey.id, verified.counter, now));
   return openSession(deps, found.person, 'passkey');
 }
 

@@ -4,6 +4,7 @@ import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { IdentityStore } from './identity.js';
+import type { OAuthStore } from './oauth.js';
 import type { PasskeyStore } from './passkeys.js';
 import type { SimulatedPaymentStore } from './simulated-payments.js';
 
@@ -15,6 +16,7 @@ export type { CalendarStore, Page } from './calendars.js';
 export type { IdempotencyRecord, IdempotencyScope, IdempotencyStore } from './idempotency.js';
 export type { SimulatedPaymentStore } from './simulated-payments.js';
 export type { Credential, IdentityStore, SetupLink } from './identity.js';
+export type { OAuthRecord, OAuthStore, SealedSigningKey } from './oauth.js';
 export type { PasskeyStore } from './passkeys.js';
 
 /** One transaction over every aggregate: what a use case reads and writes commits together. */
@@ -27,6 +29,7 @@ export interface StoreTx {
   readonly audit: AuditStore;
   readonly identity: IdentityStore;
   readonly passkeys: PasskeyStore;
+  readonly oauth: OAuthStore;
   /** Runs `callback` once this transaction has committed; never if it rolls back. */
   afterCommit(callback: () => void): void;
   /**

@@ -7,10 +7,16 @@ export interface PasskeyStore {
   insert(passkey: Passkey): Promise<boolean>;
   get(id: string): Promise<Passkey | null>;
   listOf(personId: string): Promise<Passkey[]>;
-  recordUse(id: string, counter: number, now: Instant): Promise<void>;
+  /**
+   * Records a sign-in with the counter the authenticator reported; false when the stored
+   * counter is already there or beyond (a clone, or a concurrent sign-in that won). Counters of
+   * 0 (authenticators that keep none) always record.
+   */
+  recordUse(id: string, counter: number, now: Instant): Promise<boolean>;
   /** False when the person has no such passkey. */
   remove(personId: string, id: string): Promise<boolean>;
 
+  countOpenChallenges(purpose: PasskeyChallenge['purpose'], now: Instant): Promise<number>;
   /** Stores a challenge, and forgets the expired ones. */
   insertChallenge(challenge: PasskeyChallenge, now: Instant): Promise<void>;
   /** Removes and returns an unexpired challenge of that purpose; null when there is none (spent, expired, unknown). */

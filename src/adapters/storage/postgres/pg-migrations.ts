@@ -311,4 +311,46 @@ CREATE TABLE passkey_challenges (
 CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at);
 `,
   },
+  {
+    version: 8,
+    name: "the authorization server: its records, sealed signing keys, and people's OAuth connections",
+    sql: `
+-- Whatever oidc-provider keeps (codes, refresh tokens, clients, grants, interactions), as its JSON.
+CREATE TABLE oauth_records (
+  kind text NOT NULL,
+  id text NOT NULL,
+  payload text NOT NULL,
+  grant_id text,
+  uid text,
+  user_code text,
+  expires_at bigint,
+  consumed_at bigint,
+  PRIMARY KEY (kind, id)
+);
+CREATE INDEX oauth_records_grant ON oauth_records (grant_id) WHERE grant_id IS NOT NULL;
+CREATE INDEX oauth_records_uid ON oauth_records (kind, uid) WHERE uid IS NOT NULL;
+CREATE INDEX oauth_records_expiry ON oauth_records (expires_at) WHERE expires_at IS NOT NULL;
+-- Private keys sealed (AES-256-GCM) with the installation's secret, shared by every instance.
+CREATE TABLE oauth_signing_keys (
+  kid text PRIMARY KEY,
+  sealed text NOT NULL,
+  created_at bigint NOT NULL,
+  retired_at bigint
+);
+CREATE TABLE oauth_connections (
+  grant_id text PRIMARY KEY,
+  tenant_id text NOT NULL REFERENCES tenants (id),
+  person_id text NOT NULL REFERENCES people (id),
+  client_id text NOT NULL,
+  client_name text NOT NULL,
+  redirect_host text NOT NULL,
+  scopes text NOT NULL,
+  write_policy text NOT NULL,
+  created_at bigint NOT NULL,
+  revoked_at bigint,
+  last_used_at bigint
+);
+CREATE INDEX oauth_connections_person ON oauth_connections (tenant_id, person_id);
+`,
+  },
 ];

@@ -72,8 +72,20 @@ export class PasskeysSql implements PasskeyStore {
     return rows.map(passkeyOf);
   }
 
-  async recordUse(id: string, counter: number, now: Instant): Promise<void> {
-    await this.db.run('UPDATE passkeys SET counter = ?, last_used_at = ? WHERE id = ?', [counter, now, id]);
+  async recordUse(id: string, counter: number, now: Instant): Promise<boolean> {
+    const changed = await this.db.run(
+      'UPDATE passkeys SET counter = ?, last_used_at = ? WHERE id = ? AND (counter < ? OR (counter = 0 AND ? = 0))',
+      [counter, now, id, counter, counter],
+    );
+    return changed === 1;
+  }
+
+  async countOpenChallenges(purpose: PasskeyChallenge['purpose'], now: Instant): Promise<number> {
+    const [row] = await this.db.all<{ n: number | string }>(
+      'SELECT count(*) AS n FROM passkey_challenges WHERE purpose = ? AND expires_at > ?',
+      [purpose, now],
+    );
+    return Number(row?.n ?? 0);
   }
 
   async remove(personId: string, id: string): Promise<boolean> {

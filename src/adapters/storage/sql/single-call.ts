@@ -31,6 +31,7 @@ export function singleCall(tx: StoreTx): StoreTx {
     audit: guard(tx.audit),
     identity: guard(tx.identity),
     passkeys: guard(tx.passkeys),
+    oauth: guard(tx.oauth),
     afterCommit: (callback) => tx.afterCommit(callback),
     serialize: () =>
       Promise.reject(new NotSingleCallError('writeOne cannot serialise: it has no transaction')),

@@ -5,6 +5,7 @@ import type {
   CalendarStore,
   IdempotencyStore,
   IdentityStore,
+  OAuthStore,
   PasskeyStore,
   SimulatedPaymentStore,
   StoreTx,
@@ -15,6 +16,7 @@ import { BookingsSql } from './bookings-sql.js';
 import { CalendarsSql } from './calendars-sql.js';
 import { IdempotencySql } from './idempotency-sql.js';
 import { IdentitySql } from './identity-sql.js';
+import { OAuthSql } from './oauth-sql.js';
 import { PasskeysSql } from './passkeys-sql.js';
 import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
@@ -34,6 +36,7 @@ export class SqlStoreTx implements StoreTx {
   readonly audit: AuditStore;
   readonly identity: IdentityStore;
   readonly passkeys: PasskeyStore;
+  readonly oauth: OAuthStore;
   /** Run by the store once the transaction committed. */
   readonly committed: (() => void)[] = [];
 
@@ -50,6 +53,7 @@ export class SqlStoreTx implements StoreTx {
     this.audit = new AuditSql(db);
     this.identity = new IdentitySql(db);
     this.passkeys = new PasskeysSql(db);
+    this.oauth = new OAuthSql(db);
   }
 
   afterCommit(callback: () => void): void {

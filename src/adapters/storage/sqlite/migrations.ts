@@ -308,4 +308,46 @@ CREATE TABLE passkey_challenges (
 CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at);
 `,
   },
+  {
+    version: 8,
+    name: "the authorization server: its records, sealed signing keys, and people's OAuth connections",
+    sql: `
+-- Whatever oidc-provider keeps (codes, refresh tokens, clients, grants, interactions), as its JSON.
+CREATE TABLE oauth_records (
+  kind TEXT NOT NULL,
+  id TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  grant_id TEXT,
+  uid TEXT,
+  user_code TEXT,
+  expires_at INTEGER,
+  consumed_at INTEGER,
+  PRIMARY KEY (kind, id)
+) STRICT;
+CREATE INDEX oauth_records_grant ON oauth_records (grant_id) WHERE grant_id IS NOT NULL;
+CREATE INDEX oauth_records_uid ON oauth_records (kind, uid) WHERE uid IS NOT NULL;
+CREATE INDEX oauth_records_expiry ON oauth_records (expires_at) WHERE expires_at IS NOT NULL;
+-- Private keys sealed (AES-256-GCM) with the installation's secret, shared by every instance.
+CREATE TABLE oauth_signing_keys (
+  kid TEXT PRIMARY KEY,
+  sealed TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  retired_at INTEGER
+) STRICT;
+CREATE TABLE oauth_connections (
+  grant_id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL REFERENCES tenants (id),
+  person_id TEXT NOT NULL REFERENCES people (id),
+  client_id TEXT NOT NULL,
+  client_name TEXT NOT NULL,
+  redirect_host TEXT NOT NULL,
+  scopes TEXT NOT NULL,
+  write_policy TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER,
+  last_used_at INTEGER
+) STRICT;
+CREATE INDEX oauth_connections_person ON oauth_connections (tenant_id, person_id);
+`,
+  },
 ];

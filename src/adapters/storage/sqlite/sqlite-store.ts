@@ -19,6 +19,7 @@ import { callingAggregates, WriterClient } from './writer-client.js';
 import type { AggregateName, StoreCall } from './writer-protocol.js';
 import { AGGREGATES } from './writer-protocol.js';
 import { IdentitySql } from '../sql/identity-sql.js';
+import { OAuthSql } from '../sql/oauth-sql.js';
 import { PasskeysSql } from '../sql/passkeys-sql.js';
 
 export interface SqliteStoreOptions {
@@ -37,6 +38,7 @@ const prototypes: Record<AggregateName, object> = {
   audit: AuditSql.prototype,
   identity: IdentitySql.prototype,
   passkeys: PasskeysSql.prototype,
+  oauth: OAuthSql.prototype,
 };
 const methods = new Map(
   AGGREGATES.map((name) => [

@@ -19,6 +19,7 @@ export const AGGREGATES = [
   'audit',
   'identity',
   'passkeys',
+  'oauth',
 ] as const;
 export type AggregateName = (typeof AGGREGATES)[number];
 

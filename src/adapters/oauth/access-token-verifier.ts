@@ -1,0 +1,69 @@
+import type { JWK, JWTPayload } from 'jose';
+import { createLocalJWKSet, errors, jwtVerify } from 'jose';
+import { SIGNING_ALG } from './signing-keys.js';
+
+/** What a verified access token says; who it acts for is looked up from its grant. */
+export interface AccessTokenClaims {
+  readonly subject: string;
+  readonly clientId: string;
+  readonly grantId: string;
+  readonly scopes: readonly string[];
+  readonly audience: string;
+  readonly expiresAt: number;
+}
+
+const RELOAD_AT_MOST_EVERY_MS = 1_000;
+
+/**
+ * Checks a JWT access token as the resource server: this issuer, this resource as audience,
+ * ES256 only (no `none`, no HMAC), `at+jwt`, unexpired, signed by a key of this installation.
+ * A key id it does not know makes it reload the keys once (another instance rotated).
+ */
+export function accessTokenVerifier(options: {
+  readonly issuer: string;
+  readonly audience: string;
+  readonly loadPublicKeys: () => Promise<JWK[]>;
+}): (token: string) => Promise<AccessTokenClaims | null> {
+  let keys: ReturnType<typeof createLocalJWKSet> | undefined;
+  let loadedAt = 0;
+  const reload = async () => {
+    keys = createLocalJWKSet({ keys: await options.loadPublicKeys() });
+    loadedAt = Date.now();
+    return keys;
+  };
+  const verify = async (token: string, keySet: ReturnType<typeof createLocalJWKSet>) => {
+    const { payload } = await jwtVerify(token, keySet, {
+      issuer: options.issuer,
+      audience: options.audience,
+      algorithms: [SIGNING_ALG],
+      typ: 'at+jwt',
+      requiredClaims: ['exp', 'sub', 'client_id', 'hf_grant'],
+    });
+    return payload;
+  };
+  return async (token) => {
+    if (token.length > 4096 || token.split('.').length !== 3) return null;
+    let payload: JWTPayload;
+    try {
+      payload = await verify(token, keys ?? (await reload()));
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey) || Date.now() - loadedAt < RELOAD_AT_MOST_EVERY_MS)
+        return null;
+      try {
+        payload = await verify(token, await reload());
+      } catch {
+        return null;
+      }
+    }
+    const { sub, client_id: clientId, hf_grant: grantId, scope, exp } = payload;
+    if (typeof clientId !== 'string' || typeof grantId !== 'string' || typeof sub !== 'string') return null;
+    return {
+      subject: sub,
+      clientId,
+      grantId,
+      scopes: typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [],
+      audience: options.audience,
+      expiresAt: (exp ?? 0) * 1000,
+    };
+  };
+}

@@ -1,0 +1,149 @@
+import type { JWK } from 'jose';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
+import { SCOPES } from '../../domain/identity/identity.js';
+import { checkRedirectUri } from '../../domain/identity/oauth.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Store } from '../../ports/store/index.js';
+import { SIGNING_ALG } from './signing-keys.js';
+import { storeAdapter } from './store-adapter.js';
+
+export interface AuthorizationServerOptions {
+  /** The public base URL: the issuer, and the origin of every endpoint. */
+  readonly issuer: string;
+  /** The one resource tokens are for: the canonical URL of /mcp (RFC 8707). */
+  readonly resource: string;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly signingKeys: readonly JWK[];
+  /** Keys for the authorization server's own signed cookies. */
+  readonly cookieKeys: readonly string[];
+  readonly secureCookies: boolean;
+  /** X-Forwarded-Proto and -For from the TLS proxy in front. */
+  readonly trustProxy: boolean;
+  readonly accessTokenTtlSeconds: number;
+  /** Client ID Metadata Documents may live on private and loopback addresses (tests, closed networks). */
+  readonly allowPrivateClientMetadata: boolean;
+  personExists(id: string): Promise<boolean>;
+  /** The error page, in Holdfast's own frame. */
+  renderError(ctx: KoaContextWithOIDC, out: Record<string, unknown>): void;
+}
+
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  introspection: '/oauth/introspect',
+  jwks: '/oauth/jwks',
+  end_session: '/oauth/logout',
+  userinfo: '/oauth/userinfo',
+  pushed_authorization_request: '/oauth/par',
+} as const;
+
+const TTL = {
+  AuthorizationCode: 60,
+  Interaction: 10 * 60,
+  Session: 12 * 60 * 60,
+  Grant: 90 * 24 * 60 * 60,
+  RefreshToken: 30 * 24 * 60 * 60,
+};
+
+/**
+ * Registration's redirect policy, applied to every client before oidc-provider's own checks:
+ * an application's own scheme makes it a native client (so `cursor://…` registers), plain
+ * http only to loopback, and nothing the policy refuses.
+ */
+function redirectPolicy(_ctx: unknown, key: string, _value: unknown, metadata: Record<string, unknown>) {
+  if (key !== 'software_id') return;
+  const uris = Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris : [];
+  for (const uri of uris) {
+    const check = checkRedirectUri(uri);
+    if (!check.ok) {
+      const refused = new errors.InvalidRedirectUri();
+      refused.error_description = `redirect_uris: ${String(uri).slice(0, 200)}: ${check.reason}`;
+      throw refused;
+    }
+    if (check.kind === 'app') metadata.application_type = 'native';
+  }
+}
+
+/**
+ * The embedded OAuth 2.1 authorization server (oidc-provider): authorization code with PKCE
+ * S256 for public clients, audience-bound JWT access tokens for /mcp only, rotating refresh
+ * tokens whose reuse revokes the grant, revocation, dynamic registration and Client ID
+ * Metadata Documents. Its storage is Holdfast's store; people sign in and consent on
+ * Holdfast's own pages.
+ */
+export function createAuthorizationServer(options: AuthorizationServerOptions): Provider {
+  const configuration: Configuration = {
+    adapter: storeAdapter(options.store, options.clock),
+    jwks: { keys: options.signingKeys as never },
+    cookies: {
+      keys: [...options.cookieKeys],
+      long: { signed: true, secure: options.secureCookies, sameSite: 'lax' },
+      short: { signed: true, secure: options.secureCookies, sameSite: 'lax' },
+    },
+    routes: OAUTH_ROUTES,
+    // Holdfast's scopes, registrable by clients; no offline_access: MCP clients get refresh
+    // tokens without asking (issueRefreshToken).
+    scopes: ['openid', ...SCOPES],
+    claims: { openid: ['sub'] },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: SIGNING_ALG,
+    },
+    enabledJWA: { idTokenSigningAlgValues: [SIGNING_ALG] },
+    extraClientMetadata: { properties: ['software_id'], validator: redirectPolicy as never },
+    ttl: { ...TTL, AccessToken: options.accessTokenTtlSeconds },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    conformIdTokenClaims: true,
+    interactions: { url: async (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    findAccount: async (_ctx, sub) =>
+      (await options.personExists(sub)) ? { accountId: sub, claims: async () => ({ sub }) } : undefined,
+    extraTokenClaims: async (_ctx, token) => ({ hf_grant: (token as { grantId?: string }).grantId }),
+    renderError: async (ctx, out) => options.renderError(ctx, out as unknown as Record<string, unknown>),
+    fetch: (url, init) => {
+      const request = { ...(init as RequestInit & { dispatcher?: unknown }) };
+      // The default dispatcher refuses special-use addresses (SSRF); only an explicit flag lifts that.
+      if (options.allowPrivateClientMetadata) delete request.dispatcher;
+      return globalThis.fetch(url, request);
+    },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      introspection: { enabled: false },
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        cacheDuration: { min: 60, max: 24 * 60 * 60 },
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => options.resource,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, indicator) => {
+          if (indicator !== options.resource)
+            throw new errors.InvalidTarget(`resource must be ${options.resource}`);
+          return {
+            scope: SCOPES.join(' '),
+            audience: options.resource,
+            accessTokenTTL: options.accessTokenTtlSeconds,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: SIGNING_ALG } },
+          };
+        },
+      },
+    },
+  };
+  const provider = new Provider(options.issuer, configuration);
+  provider.proxy = options.trustProxy;
+  return provider;
+}
