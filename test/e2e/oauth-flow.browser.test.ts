@@ -4,6 +4,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.js';
 import { call } from '../support/mcp-clients.js';
+import { bearerToolsList } from '../support/net.js';
+import { addPersonWithPassword } from '../support/person.js';
+import { personAllows as personAllowsIn } from '../support/oauth-consent.js';
 import { TestOAuthHost } from '../support/oauth-host.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { spawnServer } from '../support/spawn-server.js';
@@ -44,25 +47,12 @@ function connectionRows() {
   }
 }
 
-/** The person's side: sign in if asked, look at the consent page, choose a policy, allow. */
+/** The person's side (sign in if asked, consent, choose a policy, allow); the host's callback keeps the code. */
 async function personAllows(host: TestOAuthHost, policy: string) {
-  await page.goto(host.authorizationUrl!.href);
-  if (new URL(page.url()).pathname === '/login') {
-    await page.fill('input[name=email]', server.agent.email);
-    await page.fill('input[name=password]', server.agent.password);
-    await page.click('form[action="/login"] button[type=submit]');
-  }
-  await page.waitForSelector('#client-name');
-  const consent = {
-    client: await page.textContent('#client-name'),
-    redirect: await page.textContent('#redirect-host'),
-    scopes: (await page.textContent('#scopes'))!.replace(/\s+/g, ' '),
-  };
-  await page.check(`input[name=writePolicy][value=${policy}]`);
+  const { consent } = await personAllowsIn(page, host.authorizationUrl!, server.agent, policy);
   // `sensitive` (asked for: the SDK asks for every scope the metadata lists) stays unticked unless chosen.
-  expect(await page.isChecked('input[name=scope][value=sensitive]')).toBe(false);
-  await page.click('button[value=allow]');
-  await page.waitForSelector('#done');
+  expect(consent.offered).toContain('sensitive');
+  expect(consent.ticked).not.toContain('sensitive');
   const callback = host.callbacks.at(-1)!;
   return { consent, code: callback.get('code')!, iss: callback.get('iss') ?? undefined };
 }
@@ -99,17 +89,7 @@ const refresh = (host: TestOAuthHost, refreshToken: string) =>
     }),
   });
 
-const callWith = (accessToken: string) =>
-  fetch(mcpUrl(), {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${accessToken}`,
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-  });
+const callWith = (accessToken: string) => bearerToolsList(mcpUrl(), accessToken);
 
 describe('a remote agent host signs its person in through OAuth', () => {
   it('discovers from the 401, registers, the person consents in Chromium, and the host calls tools', async () => {
@@ -187,6 +167,34 @@ describe('a remote agent host signs its person in through OAuth', () => {
       expect(connectionRows().find((r) => r.write_policy === 'readonly')!.revoked_at).not.toBeNull();
       await client.close().catch(() => undefined);
     } finally {
+      await host.close();
+    }
+  });
+
+  it('signed in as someone else half-way: the host is told login_required (the browser is not stuck on the form)', async () => {
+    const other = await addPersonWithPassword(server, { email: 'switcher@local.example', role: 'approver' });
+    const host = await TestOAuthHost.start('Switching host');
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    try {
+      const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: host });
+      await new Client({ name: 'switching', version: '1' }).connect(transport).catch(() => undefined);
+      await tab.goto(host.authorizationUrl!.href);
+      await tab.fill('input[name=email]', server.agent.email);
+      await tab.fill('input[name=password]', server.agent.password);
+      await tab.click('form[action="/login"] button[type=submit]');
+      await tab.waitForSelector('#client-name');
+      // The request now belongs to the owner; another person signs in and continues it.
+      const interaction = new URL(tab.url()).pathname;
+      await tab.goto(new URL(`/login?next=${encodeURIComponent(interaction)}`, server.url).href);
+      await tab.fill('input[name=email]', other.email);
+      await tab.fill('input[name=password]', other.password);
+      await tab.click('form[action="/login"] button[type=submit]');
+      await tab.waitForURL((url) => url.href.startsWith(host.redirectUrl), { waitUntil: 'load' });
+      expect(host.callbacks.at(-1)!.get('error')).toBe('login_required');
+      expect(host.callbacks.at(-1)!.has('code')).toBe(false);
+    } finally {
+      await context.close();
       await host.close();
     }
   });

@@ -13,11 +13,14 @@ export interface AccessTokenClaims {
 }
 
 const RELOAD_AT_MOST_EVERY_MS = 1_000;
+/** Keys removed elsewhere (a purge after a leak) stop verifying here within this long. */
+const RELOAD_AT_LEAST_EVERY_MS = 60_000;
 
 /**
  * Checks a JWT access token as the resource server: this issuer, this resource as audience,
  * ES256 only (no `none`, no HMAC), `at+jwt`, unexpired, signed by a key of this installation.
- * A key id it does not know makes it reload the keys once (another instance rotated).
+ * A key id it does not know makes it reload the keys once (another instance rotated), and
+ * the keys are reloaded every minute anyway (a purged key stops verifying).
  */
 export function accessTokenVerifier(options: {
   readonly issuer: string;
@@ -45,7 +48,8 @@ export function accessTokenVerifier(options: {
     if (token.length > 4096 || token.split('.').length !== 3) return null;
     let payload: JWTPayload;
     try {
-      payload = await verify(token, keys ?? (await reload()));
+      const fresh = keys && Date.now() - loadedAt < RELOAD_AT_LEAST_EVERY_MS ? keys : await reload();
+      payload = await verify(token, fresh);
     } catch (error) {
       if (!(error instanceof errors.JWKSNoMatchingKey) || Date.now() - loadedAt < RELOAD_AT_MOST_EVERY_MS)
         return null;

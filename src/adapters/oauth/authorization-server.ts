@@ -19,8 +19,6 @@ export interface AuthorizationServerOptions {
   /** Keys for the authorization server's own signed cookies. */
   readonly cookieKeys: readonly string[];
   readonly secureCookies: boolean;
-  /** X-Forwarded-Proto and -For from the TLS proxy in front. */
-  readonly trustProxy: boolean;
   readonly accessTokenTtlSeconds: number;
   /** Client ID Metadata Documents may live on private and loopback addresses (tests, closed networks). */
   readonly allowPrivateClientMetadata: boolean;
@@ -41,6 +39,13 @@ export const OAUTH_ROUTES = {
   pushed_authorization_request: '/oauth/par',
 } as const;
 
+/**
+ * What an authorization request without `scope` asks for (RFC 6749 §3.3: a pre-defined default
+ * or a failure). oidc-provider has no default: it would deny such a request after sign-in.
+ * Reading only; the person still sees and decides on the consent page.
+ */
+export const DEFAULT_SCOPE = 'read';
+
 const TTL = {
   AuthorizationCode: 60,
   Interaction: 10 * 60,
@@ -48,6 +53,15 @@ const TTL = {
   Grant: 90 * 24 * 60 * 60,
   RefreshToken: 30 * 24 * 60 * 60,
 };
+
+/** Lists a registration may carry, and how long: real hosts register one or two callbacks. */
+const LIST_LIMITS: readonly [string, number][] = [
+  ['redirect_uris', 10],
+  ['contacts', 5],
+  ['post_logout_redirect_uris', 5],
+  ['grant_types', 5],
+  ['response_types', 5],
+];
 
 /**
  * Registration's redirect policy, applied to every client before oidc-provider's own checks:
@@ -57,6 +71,13 @@ const TTL = {
 function redirectPolicy(_ctx: unknown, key: string, _value: unknown, metadata: Record<string, unknown>) {
   if (key !== 'software_id') return;
   const uris = Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris : [];
+  for (const [field, most] of LIST_LIMITS) {
+    const list = metadata[field];
+    if (Array.isArray(list) && list.length > most) {
+      const refused = new errors.InvalidClientMetadata(`${field}: at most ${most}`);
+      throw refused;
+    }
+  }
   for (const uri of uris) {
     const check = checkRedirectUri(uri);
     if (!check.ok) {
@@ -90,6 +111,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     scopes: ['openid', ...SCOPES],
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
+    // Public clients (PKCE) and shared secrets; no client keys fetched from a URL at registration.
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     pkce: { required: () => true },
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
@@ -108,6 +131,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       (await options.personExists(sub)) ? { accountId: sub, claims: async () => ({ sub }) } : undefined,
     extraTokenClaims: async (_ctx, token) => ({ hf_grant: (token as { grantId?: string }).grantId }),
     renderError: async (ctx, out) => options.renderError(ctx, out as unknown as Record<string, unknown>),
+    // A metadata document is a few hundred bytes; nothing else is fetched (2.5 s timeout each).
+    fetchResponseBodyLimits: {
+      'client_id metadata document': 5 * 1024,
+      jwks_uri: 64 * 1024,
+      sector_identifier_uri: 64 * 1024,
+    },
     fetch: (url, init) => {
       const request = { ...(init as RequestInit & { dispatcher?: unknown }) };
       // The default dispatcher refuses special-use addresses (SSRF); only an explicit flag lifts that.
@@ -117,6 +146,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      // Tokens at /mcp are Bearer tokens; a DPoP-bound one would be refused there.
+      dPoP: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
       revocation: { enabled: true },
       userinfo: { enabled: false },
       introspection: { enabled: false },
@@ -144,6 +176,15 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
   };
   const provider = new Provider(options.issuer, configuration);
-  provider.proxy = options.trustProxy;
+  // The forwarded headers it reads are set from the issuer by the endpoints (see asIssuer).
+  provider.proxy = true;
+  // Ahead of every other middleware (provider.use would come after its router): the default scope.
+  provider.middleware.unshift(async (ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === OAUTH_ROUTES.authorization) {
+      const { scope, request_uri: pushed } = ctx.query;
+      if (!scope && pushed === undefined) ctx.query = { ...ctx.query, scope: DEFAULT_SCOPE };
+    }
+    await next();
+  });
   return provider;
 }

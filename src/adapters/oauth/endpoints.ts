@@ -33,14 +33,32 @@ export interface AuthorizationEndpoints {
   ): Promise<{ readonly returnTo: string; readonly grantId: string | null }>;
 }
 
-export function authorizationEndpoints(provider: Provider, resource: string): AuthorizationEndpoints {
+/**
+ * Every URL the authorization server builds (endpoints in its metadata, redirects) names the
+ * issuer's origin, whatever Host the request came with: the provider trusts the forwarded
+ * headers, which are set here from the issuer. A client's own X-Forwarded-For counts only
+ * behind a trusted proxy.
+ */
+function asIssuer(request: IncomingMessage, issuer: URL, trustProxy: boolean): IncomingMessage {
+  request.headers['x-forwarded-host'] = issuer.host;
+  request.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+  if (!trustProxy) delete request.headers['x-forwarded-for'];
+  return request;
+}
+
+export function authorizationEndpoints(
+  provider: Provider,
+  options: { readonly resource: string; readonly issuer: string; readonly trustProxy: boolean },
+): AuthorizationEndpoints {
+  const { resource } = options;
+  const issuer = new URL(options.issuer);
   const callback = provider.callback();
-  return {
-    handle: async (request, response) => {
+  const inner = {
+    handle: async (request: IncomingMessage, response: ServerResponse) => {
       await callback(request, response);
     },
 
-    async pending(request, response) {
+    async pending(request: IncomingMessage, response: ServerResponse): Promise<PendingAuthorization | null> {
       let details;
       try {
         details = await provider.interactionDetails(request, response);
@@ -66,7 +84,7 @@ export function authorizationEndpoints(provider: Provider, resource: string): Au
       };
     },
 
-    async answer(request, response, outcome) {
+    async answer(request: IncomingMessage, response: ServerResponse, outcome: AuthorizationOutcome) {
       if ('error' in outcome) {
         const returnTo = await provider.interactionResult(request, response, {
           error: outcome.error,
@@ -105,5 +123,11 @@ export function authorizationEndpoints(provider: Provider, resource: string): Au
       );
       return { returnTo, grantId };
     },
+  };
+  return {
+    handle: (request, response) => inner.handle(asIssuer(request, issuer, options.trustProxy), response),
+    pending: (request, response) => inner.pending(asIssuer(request, issuer, options.trustProxy), response),
+    answer: (request, response, outcome) =>
+      inner.answer(asIssuer(request, issuer, options.trustProxy), response, outcome),
   };
 }

@@ -59,14 +59,34 @@ export async function loadSigningKeys(store: Store, clock: Clock, secret: Buffer
   return { private: ordered.map((k) => unseal(secret, k.kid, k.sealed)), active: ordered[0]!.kid };
 }
 
-/** A new active key; the others retire (they keep verifying what they signed until it expires). */
-export async function rotateSigningKeys(store: Store, clock: Clock, secret: Buffer): Promise<string> {
-  const fresh = await newKey(secret, clock.now());
-  await store.write(async (tx) => {
+/**
+ * Retired keys keep verifying this long: past the longest access token, and time for a
+ * rolling restart (an instance signs with the key it started with).
+ */
+export const RETIRED_KEY_GRACE_MS = 24 * 60 * 60_000;
+
+/**
+ * A new active key; the others retire (they keep verifying what they signed). Keys retired
+ * longer than the grace go; `purgeRetired` removes every retired key now (a key leaked:
+ * tokens it signed stop verifying within a minute, and every instance must restart).
+ */
+export async function rotateSigningKeys(
+  store: Store,
+  clock: Clock,
+  secret: Buffer,
+  options: { readonly purgeRetired?: boolean } = {},
+): Promise<{ kid: string; removed: number }> {
+  const now = clock.now();
+  const fresh = await newKey(secret, now);
+  return store.write(async (tx) => {
+    await tx.serialize('oauth-signing-keys');
     await tx.oauth.addSigningKey(fresh);
-    await tx.oauth.retireSigningKeysExcept(fresh.kid, clock.now());
+    await tx.oauth.retireSigningKeysExcept(fresh.kid, now);
+    const removed = await tx.oauth.removeRetiredSigningKeys(
+      options.purgeRetired ? now + 1 : now - RETIRED_KEY_GRACE_MS,
+    );
+    return { kid: fresh.kid, removed };
   });
-  return fresh.kid;
 }
 
 /** The public half of private JWKs, for verifying. */

@@ -3,6 +3,12 @@ import type { Clock } from '../../ports/clock.js';
 import type { Store } from '../../ports/store/index.js';
 
 /**
+ * A registered client nobody connects within a day is forgotten: registration is open to
+ * anyone, so unused registrations must not pile up. A connection keeps its client for good.
+ */
+export const UNCONNECTED_CLIENT_TTL_S = 24 * 60 * 60;
+
+/**
  * oidc-provider's storage over Holdfast's store: one table for every model, on either engine,
  * so every instance on a database sees the same codes, refresh tokens, clients and grants.
  */
@@ -19,7 +25,11 @@ export function storeAdapter(store: Store, clock: Clock): new (name: string) => 
           grantId: payload.grantId ?? null,
           uid: payload.uid ?? null,
           userCode: payload.userCode ?? null,
-          expiresAt: expiresIn ? clock.now() + expiresIn * 1000 : null,
+          expiresAt: expiresIn
+            ? clock.now() + expiresIn * 1000
+            : this.kind === 'Client'
+              ? clock.now() + UNCONNECTED_CLIENT_TTL_S * 1000
+              : null,
           consumedAt: null,
         }),
       );

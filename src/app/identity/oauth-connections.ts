@@ -2,13 +2,17 @@ import { DomainError } from '../../domain/errors.js';
 import type { Person, Scope, WritePolicy } from '../../domain/identity/identity.js';
 import { SCOPES, scopesOfRole } from '../../domain/identity/identity.js';
 import type { OAuthConnection } from '../../domain/identity/oauth.js';
-import { policiesOfRole } from '../../domain/identity/oauth.js';
+import { policiesOffered } from '../../domain/identity/oauth.js';
 import type { Principal } from '../../domain/calendar.js';
 import type { AppDeps } from '../deps.js';
 import { principalFor } from './tokens.js';
 
 /** What a consent page offers: the scopes asked for that the person may give, and those they may not. */
-export function consentOffer(person: Person, requested: readonly string[]) {
+export function consentOffer(
+  person: Person,
+  requested: readonly string[],
+  tenantDefault: WritePolicy = 'draft',
+) {
   const asked = SCOPES.filter((s) => requested.includes(s));
   // A client that names no scope of ours gets what an ordinary agent needs, never `sensitive`.
   const wanted: readonly Scope[] = asked.length > 0 ? asked : ['read', 'draft', 'write'];
@@ -16,7 +20,7 @@ export function consentOffer(person: Person, requested: readonly string[]) {
   return {
     grantable: wanted.filter((s) => allowed.includes(s)),
     refused: wanted.filter((s) => !allowed.includes(s)),
-    policies: policiesOfRole(person.role),
+    policies: policiesOffered(person.role, tenantDefault),
   };
 }
 
@@ -60,7 +64,10 @@ export async function recordConnection(
     revokedAt: null,
     lastUsedAt: null,
   };
-  await deps.store.write((tx) => tx.oauth.insertConnection(stored));
+  await deps.store.write(async (tx) => {
+    await tx.oauth.insertConnection(stored);
+    await tx.oauth.keepClient(connection.clientId);
+  });
   return stored;
 }
 

@@ -1,5 +1,12 @@
 import { DomainError } from '../../domain/errors.js';
-import type { Person, Role, Tenant, TenantLimits } from '../../domain/identity/identity.js';
+import type {
+  Person,
+  Role,
+  Tenant,
+  TenantLimits,
+  ToolProfile,
+  WritePolicy,
+} from '../../domain/identity/identity.js';
 import {
   checkNewPassword,
   defaultTenantLimits,
@@ -25,6 +32,9 @@ export async function ensureTenant(deps: AppDeps, tx: StoreTx, id: string): Prom
     id: checkTenantId(id),
     name: id,
     limits: defaultTenantLimits,
+    defaultWritePolicy: 'draft',
+    toolProfile: 'inherit',
+    disabledTools: [],
     createdAt: deps.clock.now(),
   };
   await tx.identity.putTenant(tenant);
@@ -34,7 +44,13 @@ export async function ensureTenant(deps: AppDeps, tx: StoreTx, id: string): Prom
 export async function setTenant(
   deps: AppDeps,
   id: string,
-  change: { name?: string; limits?: Partial<TenantLimits> },
+  change: {
+    name?: string;
+    limits?: Partial<TenantLimits>;
+    defaultWritePolicy?: WritePolicy;
+    toolProfile?: ToolProfile;
+    disabledTools?: readonly string[];
+  },
 ): Promise<Tenant> {
   return deps.store.write(async (tx) => {
     await tx.serialize(`tenant:${id}`);
@@ -43,6 +59,9 @@ export async function setTenant(
       ...current,
       name: change.name ?? current.name,
       limits: { ...current.limits, ...change.limits },
+      defaultWritePolicy: change.defaultWritePolicy ?? current.defaultWritePolicy,
+      toolProfile: change.toolProfile ?? current.toolProfile,
+      disabledTools: change.disabledTools ?? current.disabledTools,
     };
     await tx.identity.putTenant(next);
     return next;

@@ -81,7 +81,7 @@ export async function signIn(
 export async function openSession(
   deps: AppDeps,
   person: Person,
-  method: 'password' | 'passkey',
+  method: 'password' | 'passkey' | 'oidc',
 ): Promise<SignedIn & { secret: string }> {
   const secret = deps.credentials.newSecret('hf_session_');
   const now = deps.clock.now();

@@ -48,8 +48,17 @@ export interface Tenant {
   readonly id: string;
   readonly name: string;
   readonly limits: TenantLimits;
+  /** What a new token or OAuth connection starts with, within its person's role. */
+  readonly defaultWritePolicy: WritePolicy;
+  /** Which tool contract its agents get: `inherit` follows the server's `--profile`. */
+  readonly toolProfile: ToolProfile;
+  /** Contract tools switched off for this tenant (an incident, a trial). */
+  readonly disabledTools: readonly string[];
   readonly createdAt: Instant;
 }
+
+export const TOOL_PROFILES = ['inherit', 'hotel-ops', 'standard'] as const;
+export type ToolProfile = (typeof TOOL_PROFILES)[number];
 
 /** A person who signs in to the human surfaces; one tenant each (a second tenant is a second account). */
 export interface Person {
@@ -81,6 +90,12 @@ export interface AccessToken {
   readonly lastUsedAt: Instant | null;
 }
 
+/** What a credential may do: its scopes and its write policy. */
+export interface Access {
+  readonly scopes: readonly Scope[];
+  readonly writePolicy: WritePolicy;
+}
+
 /** A host application trusted to attest a user's approval, by signature with its own key. */
 export interface Host {
   readonly id: string;
@@ -97,7 +112,7 @@ export interface Session {
   readonly idHash: string;
   readonly tenantId: string;
   readonly personId: string;
-  /** How the person proved who they are: 'password' or 'passkey'. */
+  /** How the person proved who they are: 'password', 'passkey', or 'oidc' (the organisation's provider). */
   readonly method: string;
   readonly createdAt: Instant;
   readonly lastSeenAt: Instant;

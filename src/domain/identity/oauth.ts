@@ -42,6 +42,14 @@ export function policiesOfRole(role: Role): readonly WritePolicy[] {
   return role === 'viewer' ? ['readonly'] : ['draft', 'readonly', 'direct'];
 }
 
+/** The policies a role may pick, the tenant's default first when the role may pick it (forms preselect the first). */
+export function policiesOffered(role: Role, tenantDefault: WritePolicy): readonly WritePolicy[] {
+  const allowed = policiesOfRole(role);
+  return allowed.includes(tenantDefault)
+    ? [tenantDefault, ...allowed.filter((p) => p !== tenantDefault)]
+    : allowed;
+}
+
 /** How a redirect URI is shown on the consent page, or why it is refused at registration. */
 export type RedirectCheck =
   | { readonly ok: true; readonly kind: 'loopback' | 'https' | 'app'; readonly host: string }
@@ -50,6 +58,35 @@ export type RedirectCheck =
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 /** Schemes that run or read something in the browser itself, never an app's callback. */
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'vbscript:', 'data:', 'blob:', 'file:', 'about:']);
+/**
+ * Schemes whose job is to hand a URL to a web browser or another program (`microsoft-edge:https://…`
+ * opens a website): the code would leave for wherever that URL points.
+ */
+const HANDOFF_SCHEMES = new Set([
+  'microsoft-edge:',
+  'microsoft-edge-holographic:',
+  'googlechrome:',
+  'googlechromes:',
+  'x-safari-http:',
+  'x-safari-https:',
+  'firefox:',
+  'firefox-focus:',
+  'opera-http:',
+  'opera-https:',
+  'brave:',
+  'intent:',
+  'android-app:',
+  'chrome:',
+  'chrome-extension:',
+  'view-source:',
+  'jar:',
+  'ftp:',
+  'ws:',
+  'wss:',
+  'mailto:',
+  'sms:',
+  'tel:',
+]);
 /** A private-use scheme (RFC 8252 §7.1): letters, digits, + - . after a letter, e.g. cursor, vscode, com.example.app. */
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+.-]{1,62}:$/;
 
@@ -79,7 +116,16 @@ export function checkRedirectUri(value: unknown): RedirectCheck {
       ? { ok: true, kind: 'loopback', host: url.host }
       : { ok: false, reason: 'plain http only to this machine (127.0.0.1, [::1] or localhost)' };
   }
-  if (FORBIDDEN_SCHEMES.has(url.protocol) || !PRIVATE_USE_SCHEME.test(url.protocol))
+  if (
+    FORBIDDEN_SCHEMES.has(url.protocol) ||
+    HANDOFF_SCHEMES.has(url.protocol) ||
+    url.protocol.startsWith('web+') ||
+    !PRIVATE_USE_SCHEME.test(url.protocol)
+  )
     return { ok: false, reason: `the ${url.protocol.slice(0, -1)} scheme is not allowed` };
+  // `myapp:https://evil.example/…`: a URL inside an app's URI is a hand-off, not a callback.
+  const rest = value.slice(url.protocol.length).replace(/^\/\//, '');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(rest) || /^(https?|javascript|data|file|ftp|wss?):/i.test(rest))
+    return { ok: false, reason: 'a URL inside an app’s callback is not allowed' };
   return { ok: true, kind: 'app', host: `${url.protocol}//${url.host}` };
 }
