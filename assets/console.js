@@ -1,0 +1,68 @@
+// The console's one script: everything works without it. It keeps the approvals queue live
+// (short polling of a server-rendered fragment), counts down expiries, shows instants in the
+// viewer's own zone, and copies a new token to the clipboard.
+(() => {
+  const viewerZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const human = new Intl.DateTimeFormat(undefined, {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  });
+
+  function localise(root) {
+    for (const el of root.querySelectorAll('time[data-viewer]')) {
+      const at = Date.parse(el.getAttribute('datetime'));
+      if (Number.isFinite(at)) el.textContent = `${human.format(at)} (your time, ${viewerZone})`;
+    }
+  }
+
+  function countdowns() {
+    for (const el of document.querySelectorAll('time[data-countdown]')) {
+      const left = Date.parse(el.getAttribute('datetime')) - Date.now();
+      if (!Number.isFinite(left)) continue;
+      if (left <= 0) {
+        el.textContent = 'expired';
+        continue;
+      }
+      const s = Math.floor(left / 1000);
+      el.textContent = `in ${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+    }
+  }
+
+  const queue = document.querySelector('[data-live-queue]');
+  async function refreshQueue() {
+    try {
+      const answer = await fetch(queue.getAttribute('data-live-queue'), {
+        headers: { accept: 'text/html' },
+        credentials: 'same-origin',
+      });
+      if (!answer.ok) return;
+      const text = await answer.text();
+      if (text !== queue.dataset.last) {
+        queue.dataset.last = text;
+        const fresh = new DOMParser().parseFromString(text, 'text/html').body;
+        queue.replaceChildren(...fresh.childNodes);
+        localise(queue);
+      }
+    } catch {
+      // Offline for a moment: the next poll tries again.
+    }
+  }
+
+  for (const button of document.querySelectorAll('button[data-copy]')) {
+    button.hidden = false;
+    button.addEventListener('click', async () => {
+      const target = document.getElementById(button.getAttribute('data-copy'));
+      await navigator.clipboard.writeText(target.textContent.trim());
+      button.textContent = 'Copied';
+    });
+  }
+
+  localise(document);
+  countdowns();
+  setInterval(countdowns, 1000);
+  if (queue) setInterval(refreshQueue, 2000);
+})();

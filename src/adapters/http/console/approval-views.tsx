@@ -1,0 +1,231 @@
+import type { ApprovalCard } from '../../../app/console-approvals.js';
+import type { Customer } from '../../../domain/booking/booking.js';
+import type { Person } from '../../../domain/identity/identity.js';
+import { mayApprove } from '../../../domain/identity/identity.js';
+import { duration, localSpan } from '../../format/human-time.js';
+import { Status } from './shell.js';
+
+const instant = (iso: string) => Date.parse(iso);
+
+/** "Thu 3 Dec 2026, 09:00–10:00" in the zone, the zone named, and the viewer's own time filled in by the script. */
+export function When(props: { start: string; end: string; timeZone: string }) {
+  return (
+    <>
+      <span>{localSpan(instant(props.start), instant(props.end), props.timeZone)}</span>{' '}
+      <span class="muted small">{props.timeZone}</span>
+      <br />
+      <time class="muted small" datetime={props.start} data-viewer title={props.start}>
+        {props.start}
+      </time>
+    </>
+  );
+}
+
+/** One line of the queue: what, when, who asks, and how long it waits. */
+export function ApprovalItem(props: { card: ApprovalCard }) {
+  const { approval, summary, status, requester } = props.card;
+  const first = summary.calendars[0];
+  return (
+    <li class="card" data-approval={approval.id}>
+      <h3>
+        <a href={`/console/approvals/${approval.id}`}>
+          {summary.action} {summary.reference}
+        </a>{' '}
+        <Status status={status} />
+      </h3>
+      <p class="small">
+        {summary.calendars.map((c) => c.name).join(', ')}
+        {first
+          ? ` · ${localSpan(instant(summary.startUtc), instant(summary.endUtc), first.timeZone)} (${first.timeZone})`
+          : ''}
+        {summary.amount ? ` · ${summary.amount} ${summary.currency}` : ''}
+      </p>
+      <p class="muted small">
+        Asked by {requester.email ?? approval.subject} through {requester.connection}
+        {status === 'PENDING' ? (
+          <>
+            {' '}
+            · expires{' '}
+            <time datetime={new Date(approval.expiresAt).toISOString()} data-countdown>
+              at {new Date(approval.expiresAt).toISOString()}
+            </time>
+          </>
+        ) : (
+          ''
+        )}
+      </p>
+    </li>
+  );
+}
+
+/** The queue: what waits, then what was decided lately. Served whole and as the live fragment. */
+export function Queue(props: { pending: ApprovalCard[]; recent: ApprovalCard[] }) {
+  return (
+    <>
+      <h2 id="waiting">Waiting for a decision ({props.pending.length})</h2>
+      {props.pending.length === 0 ? (
+        <p class="muted" id="nothing-waiting">
+          Nothing waits. New requests appear here by themselves.
+        </p>
+      ) : (
+        <ul class="queue" id="pending" aria-labelledby="waiting">
+          {props.pending.map((card) => (
+            <ApprovalItem card={card} />
+          ))}
+        </ul>
+      )}
+      <h2 id="decided">Decided lately</h2>
+      <ul class="queue" id="recent" aria-labelledby="decided">
+        {props.recent.map((card) => (
+          <ApprovalItem card={card} />
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** The customer's details as fields, extra fields after the known ones. */
+export function CustomerFacts(props: { customer: Customer | null }) {
+  const { customer } = props;
+  if (!customer) return <p class="muted">No customer details.</p>;
+  return (
+    <dl class="facts">
+      {(
+        [
+          ['Name', customer.name],
+          ['Email', customer.email],
+          ['Phone', customer.phone],
+          ['Notes', customer.notes],
+        ] as const
+      )
+        .filter(([, value]) => value)
+        .map(([field, value]) => (
+          <>
+            <dt>{field}</dt>
+            <dd>{value}</dd>
+          </>
+        ))}
+      {Object.entries(customer.extra ?? {}).map(([k, v]) => (
+        <>
+          <dt>{k}</dt>
+          <dd>{String(v)}</dd>
+        </>
+      ))}
+    </dl>
+  );
+}
+
+/** Everything a person needs to say yes or no to one exact action. */
+export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf: string; now: number }) {
+  const { approval, summary, status, requester } = props.card;
+  const durationText = duration(instant(summary.endUtc) - instant(summary.startUtc));
+  const customer = summary.customer;
+  // A stale approval can still be denied (the agent then stops asking); approving it would do nothing.
+  const decidable = status === 'PENDING' && mayApprove(props.viewer);
+  return (
+    <>
+      <h1>
+        {summary.action} <span id="reference">{summary.reference}</span> <Status status={status} />
+      </h1>
+      {summary.stale ? (
+        <p class="notice" id="stale" role="status">
+          <strong>Stale:</strong> the booking changed after this was asked (it is now version{' '}
+          {summary.stale.currentVersion}, {summary.stale.currentStatus}). Approving it would do nothing; ask
+          the agent to request approval again.
+        </p>
+      ) : (
+        ''
+      )}
+      <section class="card" aria-labelledby="what">
+        <h2 id="what">What will happen</h2>
+        <dl class="facts">
+          {summary.calendars.map((c) => (
+            <>
+              <dt>{c.name}</dt>
+              <dd>
+                <When start={summary.startUtc} end={summary.endUtc} timeZone={c.timeZone} />
+              </dd>
+            </>
+          ))}
+          <dt>Duration</dt>
+          <dd>{durationText}</dd>
+          <dt>Booking version</dt>
+          <dd>
+            <span id="version">{summary.version}</span>{' '}
+            <span class="muted small">(what is approved; a change to the booking makes this stale)</span>
+          </dd>
+          <dt>Label</dt>
+          <dd>{summary.label ?? <span class="muted">none</span>}</dd>
+          <dt>Payment</dt>
+          <dd id="payment">
+            {summary.amount ? (
+              <>
+                <strong>
+                  {summary.amount} {summary.currency}
+                </strong>{' '}
+                is collected next: approving lets the agent confirm, and the booking is confirmed once the
+                payment clears.
+              </>
+            ) : (
+              'None: approving lets the agent confirm the booking.'
+            )}
+          </dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="customer">
+        <h2 id="customer">Customer</h2>
+        <CustomerFacts customer={customer} />
+      </section>
+      <section class="card" aria-labelledby="who">
+        <h2 id="who">Who asks</h2>
+        <dl class="facts">
+          <dt>Person</dt>
+          <dd>{requester.email ?? approval.subject}</dd>
+          <dt>Connection</dt>
+          <dd>
+            <code>{requester.connection}</code>
+          </dd>
+          <dt>Expires</dt>
+          <dd>
+            <time datetime={new Date(approval.expiresAt).toISOString()} data-countdown>
+              at {new Date(approval.expiresAt).toISOString()}
+            </time>
+          </dd>
+          {approval.decidedBy ? (
+            <>
+              <dt>Decided by</dt>
+              <dd>{approval.decidedBy}</dd>
+            </>
+          ) : (
+            ''
+          )}
+        </dl>
+        <details>
+          <summary>Intent hash</summary>
+          <code>{approval.intentHash}</code>
+        </details>
+      </section>
+      {decidable ? (
+        <form method="post" action={`/console/approvals/${approval.id}`} class="actions">
+          <input type="hidden" name="csrf" value={props.csrf} />
+          {summary.stale ? (
+            ''
+          ) : (
+            <button class="primary" name="decision" value="approve" type="submit">
+              Approve
+            </button>
+          )}
+          <button class="danger" name="decision" value="deny" type="submit">
+            Deny
+          </button>
+        </form>
+      ) : status === 'PENDING' && !mayApprove(props.viewer) ? (
+        <p class="notice" id="not-allowed">
+          You ({props.viewer.role}) may look, but only an owner or approver decides.
+        </p>
+      ) : (
+        ''
+      )}
+    </>
+  );
+}

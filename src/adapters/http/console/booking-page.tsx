@@ -1,0 +1,179 @@
+import type { BookingDetail, BookingHistoryEntry } from '../../../app/console-bookings.js';
+import type { Person } from '../../../domain/identity/identity.js';
+import { mayApprove } from '../../../domain/identity/identity.js';
+import { formatUtc } from '../../../domain/time/zone.js';
+import { localDateTime } from '../../format/human-time.js';
+import { CustomerFacts } from './approval-views.js';
+import { BookingFacts } from './booking-views.js';
+import { Status } from './shell.js';
+
+/** What a person may do to the booking now: cancel a confirmed one, release a live hold. */
+const KEY_FIELDS = [
+  ['confirmationNumber', 'Confirmation number'],
+  ['groupCode', 'Group code'],
+  ['externalReservationNumber', 'External reservation number'],
+] as const;
+
+/** The keys a hotel's other systems know the booking by; owners and approvers edit them while it is live. */
+function BusinessKeys(props: { detail: BookingDetail; viewer: Person; csrf: string }) {
+  const { booking, status } = props.detail;
+  const editable = mayApprove(props.viewer) && (status === 'HELD' || status === 'CONFIRMED');
+  return (
+    <section class="card" aria-labelledby="keys">
+      <h2 id="keys">Business keys</h2>
+      {editable ? (
+        <form method="post" action={`/console/bookings/${booking.id}/keys`} class="stack">
+          <input type="hidden" name="csrf" value={props.csrf} />
+          <input type="hidden" name="version" value={String(booking.version)} />
+          {KEY_FIELDS.map(([field, label]) => (
+            <p>
+              <label for={`key-${field}`}>{label}</label>
+              <input
+                id={`key-${field}`}
+                name={field}
+                value={booking.externalKeys[field] ?? ''}
+                maxlength={64}
+              />
+            </p>
+          ))}
+          <button type="submit">Save keys</button>
+        </form>
+      ) : (
+        <dl class="facts" id="business-keys">
+          {KEY_FIELDS.map(([field, label]) => (
+            <>
+              <dt>{label}</dt>
+              <dd>{booking.externalKeys[field] ?? '—'}</dd>
+            </>
+          ))}
+        </dl>
+      )}
+    </section>
+  );
+}
+
+function Actions(props: { detail: BookingDetail; viewer: Person; csrf: string }) {
+  const { booking, status } = props.detail;
+  const action = status === 'CONFIRMED' ? 'cancel' : status === 'HELD' ? 'release' : null;
+  if (!action) return <></>;
+  if (!mayApprove(props.viewer))
+    return (
+      <p class="notice" id="not-allowed">
+        You ({props.viewer.role}) may look; only an owner or approver cancels bookings or releases holds.
+      </p>
+    );
+  return (
+    <form method="post" action={`/console/bookings/${booking.id}`} class="actions">
+      <input type="hidden" name="csrf" value={props.csrf} />
+      <input type="hidden" name="version" value={String(booking.version)} />
+      <button class="danger" name="action" value={action} type="submit">
+        {action === 'cancel' ? 'Cancel this booking' : 'Release this hold'}
+      </button>
+      <p class="muted small">
+        {action === 'cancel'
+          ? 'The time becomes free at once and the agent sees the booking cancelled.'
+          : 'The time becomes free at once; the agent can no longer confirm it.'}
+      </p>
+    </form>
+  );
+}
+
+/** One booking: its facts, customer, who made it, what may be done, and its whole trail. */
+export function BookingPage(props: {
+  detail: BookingDetail;
+  /** Null: the viewer may not read it. */
+  history: readonly BookingHistoryEntry[] | null;
+  viewer: Person;
+  csrf: string;
+  message: string;
+}) {
+  const { detail } = props;
+  const { booking } = detail;
+  const zone = detail.calendars[0]?.timeZone ?? 'UTC';
+  return (
+    <>
+      <p>
+        <a href="/console/bookings">← All bookings</a>
+      </p>
+      {props.message ? (
+        <p class="notice" id="result" role="status">
+          {props.message}
+        </p>
+      ) : (
+        ''
+      )}
+      <h1>
+        Booking <span id="reference">{booking.reference}</span> <Status status={detail.status} />
+      </h1>
+      <section class="card" aria-labelledby="facts">
+        <h2 id="facts">When and where</h2>
+        <BookingFacts line={detail} />
+      </section>
+      <section class="card" aria-labelledby="customer">
+        <h2 id="customer">Customer</h2>
+        <CustomerFacts customer={booking.customer} />
+      </section>
+      <section class="card" aria-labelledby="made-by">
+        <h2 id="made-by">Made by</h2>
+        <dl class="facts">
+          <dt>Person</dt>
+          <dd>{detail.madeBy.email ?? booking.owner.subject}</dd>
+          <dt>Connection</dt>
+          <dd>
+            <code>{detail.madeBy.connection}</code>
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <time datetime={formatUtc(booking.createdAt)} title={formatUtc(booking.createdAt)}>
+              {localDateTime(booking.createdAt, zone)}
+            </time>
+          </dd>
+        </dl>
+      </section>
+      <BusinessKeys detail={detail} viewer={props.viewer} csrf={props.csrf} />
+      <Actions detail={detail} viewer={props.viewer} csrf={props.csrf} />
+      <section class="card" aria-labelledby="history">
+        <h2 id="history">History</h2>
+        {props.history === null ? (
+          <p class="muted">The history is shown to owners and approvers.</p>
+        ) : props.history.length === 0 ? (
+          <p class="muted">No calls recorded yet (the trail is sealed a moment after each call).</p>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When ({zone})</th>
+                  <th scope="col">Call</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">By</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.history.map((entry) => (
+                  <tr data-history={entry.tool}>
+                    <td>
+                      <time datetime={formatUtc(entry.at)} title={formatUtc(entry.at)}>
+                        {localDateTime(entry.at, zone)}
+                      </time>
+                    </td>
+                    <td>
+                      <code>{entry.tool}</code>
+                    </td>
+                    <td>
+                      <Status status={entry.outcome} />
+                      {entry.errorCode ? ` ${entry.errorCode}` : ''}
+                    </td>
+                    <td>
+                      {entry.who} <span class="muted small">via {entry.connection}</span>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

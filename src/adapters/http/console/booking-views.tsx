@@ -1,0 +1,98 @@
+import type { BookingLine } from '../../../app/console-bookings.js';
+import { duration, localSpan } from '../../format/human-time.js';
+import { formatUtc } from '../../../domain/time/zone.js';
+import { Status } from './shell.js';
+
+/** "Thu 3 Dec 2026, 09:00–10:00 Asia/Shanghai" in the first calendar's zone; the exact instant on hover. */
+export function BookingTime(props: { line: BookingLine }) {
+  const { booking, calendars } = props.line;
+  const zone = calendars[0]?.timeZone ?? 'UTC';
+  return (
+    <time
+      datetime={formatUtc(booking.start)}
+      title={`${formatUtc(booking.start)} – ${formatUtc(booking.end)}`}
+    >
+      {localSpan(booking.start, booking.end, zone)} <span class="muted small">{zone}</span>
+    </time>
+  );
+}
+
+const calendarNames = (line: BookingLine) =>
+  line.calendars.map((c) => c.name).join(', ') || '(calendar removed)';
+
+/** One booking in a list: reference, status in words, when, where, for whom. */
+export function BookingItem(props: { line: BookingLine }) {
+  const { booking, status } = props.line;
+  return (
+    <li class="card" data-booking={booking.id}>
+      <h3>
+        <a href={`/console/bookings/${booking.id}`}>{booking.reference}</a> <Status status={status} />
+      </h3>
+      <p class="small">
+        <BookingTime line={props.line} />
+      </p>
+      <p class="muted small">
+        {calendarNames(props.line)}
+        {booking.customer?.name ? ` · ${booking.customer.name}` : ''}
+        {booking.label ? ` · ${booking.label}` : ''}
+        {booking.price ? ` · ${booking.price.amount} ${booking.price.currency}` : ''}
+      </p>
+    </li>
+  );
+}
+
+/** The facts of one booking: status, time in each calendar's zone, length, price and payment. */
+export function BookingFacts(props: { line: BookingLine }) {
+  const { booking, status, calendars } = props.line;
+  return (
+    <dl class="facts">
+      <dt>Status</dt>
+      <dd>
+        <Status status={status} /> (version {booking.version})
+      </dd>
+      {calendars.map((c) => (
+        <>
+          <dt>{c.name}</dt>
+          <dd>
+            {localSpan(booking.start, booking.end, c.timeZone)} <span class="muted small">{c.timeZone}</span>
+          </dd>
+        </>
+      ))}
+      <dt>Exact time</dt>
+      <dd>
+        <code>
+          {formatUtc(booking.start)} – {formatUtc(booking.end)}
+        </code>
+      </dd>
+      <dt>Duration</dt>
+      <dd>{duration(booking.end - booking.start)}</dd>
+      <dt>Label</dt>
+      <dd>{booking.label ?? <span class="muted">none</span>}</dd>
+      <dt>Price</dt>
+      <dd>{booking.price ? `${booking.price.amount} ${booking.price.currency}` : 'none'}</dd>
+      {booking.payment ? (
+        <>
+          <dt>Payment</dt>
+          <dd>
+            {booking.payment.status.toLowerCase()}
+            {booking.payment.reconciliationRequired ? ' — paid after the hold lapsed: needs reconciling' : ''}
+          </dd>
+        </>
+      ) : (
+        ''
+      )}
+      {status === 'HELD' && booking.expiresAt !== null ? (
+        <>
+          <dt>Hold lapses</dt>
+          <dd>
+            <time datetime={formatUtc(booking.expiresAt)} data-countdown>
+              at {formatUtc(booking.expiresAt)}
+            </time>
+          </dd>
+        </>
+      ) : (
+        ''
+      )}
+    </dl>
+  );
+}

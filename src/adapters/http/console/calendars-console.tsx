@@ -1,0 +1,352 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
+import type { CalendarDetailsInput } from '../../../app/calendar-edits.js';
+import type {
+  CalendarDetail,
+  CalendarsOverview,
+  NewCalendarInput,
+  SlotLength,
+} from '../../../app/console-calendars.js';
+import { DEFAULT_SLOT_LENGTH, mayEditCalendars } from '../../../app/console-calendars.js';
+import type { WriteCall } from '../../../app/idempotent.js';
+import type { SignedIn } from '../../../app/identity/sessions.js';
+import type { DateOverride, Weekday, WeeklyHours } from '../../../domain/availability/availability.js';
+import { weekdays } from '../../../domain/availability/availability.js';
+import type { Calendar } from '../../../domain/calendar.js';
+import type { DomainError } from '../../../domain/errors.js';
+import { isDomainError } from '../../../domain/errors.js';
+import type { Person } from '../../../domain/identity/identity.js';
+import type { CallEnd, EffectAudit } from '../../../ports/audit.js';
+import type { PageApp } from '../http-app.js';
+import { csrfOk, csrfToken } from '../human-session.js';
+import type { CalendarDrafts, CalendarForm } from './calendar-page.js';
+import { CalendarPage, DURATIONS, STEPS } from './calendar-page.js';
+import type { FormBody } from './calendar-forms.js';
+import {
+  first,
+  OFFICE_HOURS,
+  overrideOf,
+  priceOf,
+  problemOf,
+  readDetails,
+  readOverride,
+  readWeek,
+  weeklyOf,
+} from './calendar-forms.js';
+import type { NewCalendarForm } from './calendar-views.js';
+import { CalendarsPage, NewCalendarPage, OwnersOnlyPage } from './calendar-views.js';
+import type { ConsolePage } from './console-page.js';
+import { CONSOLE_HEADERS } from './shell.js';
+
+/** One console change's audit record: written with the change when there is one, else appended once it ended. */
+export interface AuditedCall extends EffectAudit {
+  finish(end?: CallEnd): Promise<void>;
+}
+
+export interface CalendarsConsoleOptions {
+  readonly page: ConsolePage;
+  overview(person: Person, page: number): Promise<CalendarsOverview>;
+  detail(person: Person, calendarId: string, length: SlotLength): Promise<CalendarDetail | null>;
+  create(person: Person, input: NewCalendarInput, call: WriteCall): Promise<Calendar>;
+  updateDetails(person: Person, input: CalendarDetailsInput, call: WriteCall): Promise<Calendar>;
+  replaceWeek(
+    person: Person,
+    input: { calendarId: string; weekly: WeeklyHours; idempotencyKey: string },
+    call: WriteCall,
+  ): Promise<Calendar>;
+  setOverride(
+    person: Person,
+    input: { calendarId: string; override: DateOverride; idempotencyKey: string },
+    call: WriteCall,
+  ): Promise<Calendar>;
+  removeOverride(
+    person: Person,
+    input: { calendarId: string; date: string; idempotencyKey: string },
+    call: WriteCall,
+  ): Promise<Calendar>;
+  /** The audit record of one change (or refusal), as the signed-in person's. */
+  audit(tool: string, signed: SignedIn, args: unknown): AuditedCall;
+}
+
+const NEW_PURPOSE = 'console-calendar:new';
+const purposeOf = (calendarId: string) => `console-calendar:${calendarId}`;
+/** Each form render carries a fresh key: submitting it twice makes one change. */
+const FORM_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const SAVED = new Map([
+  ['created', 'Calendar created: agents can find its slots now.'],
+  ['details', 'Name, time zone and price saved.'],
+  ['hours', 'Weekly hours saved.'],
+  ['override', 'Date override saved.'],
+  ['removed', 'Date override removed: that date has the week’s hours again.'],
+]);
+
+const statusOf = (error: DomainError) =>
+  error.code === 'INVALID_ARGUMENTS' ? 400 : error.code === 'FORBIDDEN' ? 403 : 409;
+
+const problemIn = (error: DomainError) =>
+  problemOf(typeof error.details.field === 'string' ? error.details.field : undefined, error.message);
+
+function slotLengthOf(c: Context): SlotLength {
+  const durationMinutes = Number(c.req.query('duration'));
+  const stepMinutes = Number(c.req.query('step'));
+  return {
+    durationMinutes: (DURATIONS as readonly number[]).includes(durationMinutes)
+      ? durationMinutes
+      : DEFAULT_SLOT_LENGTH.durationMinutes,
+    stepMinutes: (STEPS as readonly number[]).includes(stepMinutes)
+      ? stepMinutes
+      : DEFAULT_SLOT_LENGTH.stepMinutes,
+  };
+}
+
+const dayOf = (value: string): Weekday | undefined => weekdays.find((d) => d === value);
+
+/** Calendars: the list, a new one, and one calendar with its preview and (for owners) its forms. */
+export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOptions): void {
+  const { page } = options;
+
+  app.get(
+    '/console/calendars',
+    page.signedIn(async (c, signed) => {
+      const n = Number(c.req.query('page') ?? '1');
+      const overview = await options.overview(signed.person, Number.isInteger(n) && n >= 1 ? n : 1);
+      return c.html(<CalendarsPage signed={signed} overview={overview} />, 200, CONSOLE_HEADERS);
+    }),
+  );
+
+  /** The form, or for anyone but an owner a page saying it is not theirs to use. */
+  const showNew = (c: Context, signed: SignedIn, form: NewCalendarForm, status: 200 | 400 | 409 = 200) =>
+    mayEditCalendars(signed.person)
+      ? c.html(
+          <NewCalendarPage
+            signed={signed}
+            csrf={csrfToken(signed.session, NEW_PURPOSE)}
+            idempotencyKey={randomUUID()}
+            form={form}
+          />,
+          status,
+          CONSOLE_HEADERS,
+        )
+      : c.html(<OwnersOnlyPage signed={signed} />, 403, CONSOLE_HEADERS);
+
+  const showCalendar = async (
+    c: Context,
+    signed: SignedIn,
+    calendarId: string,
+    drafts: CalendarDrafts = {},
+    status: 200 | 400 | 403 | 409 = 200,
+    notice?: { text: string; good: boolean },
+  ) => {
+    const detail = await options.detail(signed.person, calendarId, slotLengthOf(c));
+    if (!detail) return page.notFound(c, signed);
+    return c.html(
+      <CalendarPage
+        signed={signed}
+        detail={detail}
+        csrf={csrfToken(signed.session, purposeOf(calendarId))}
+        newKey={randomUUID}
+        drafts={drafts}
+        notice={notice}
+      />,
+      status,
+      CONSOLE_HEADERS,
+    );
+  };
+
+  /** The form's fields when its CSRF token and key are good; a refusal, audited, when not. */
+  const posted = async (c: Context, signed: SignedIn, purpose: string, tool: string) => {
+    const form: FormBody = await c.req.parseBody({ all: true });
+    const key = first(form, 'key');
+    if (csrfOk(signed.session, purpose, form.csrf) && FORM_KEY.test(key)) return { form, key };
+    await options
+      .audit(tool, signed, { calendarId: c.req.param('id') })
+      .finish({ outcome: 'error', code: 'FORBIDDEN', message: 'no valid CSRF token or form key' });
+    return null;
+  };
+
+  /** Runs one change as the person, audited as theirs; a domain refusal is returned to be shown. */
+  const audited = async (
+    tool: string,
+    signed: SignedIn,
+    args: unknown,
+    change: (call: WriteCall) => Promise<Calendar>,
+  ): Promise<{ calendar: Calendar } | { error: DomainError }> => {
+    const call = options.audit(tool, signed, args);
+    try {
+      const calendar = await change({ audit: call });
+      await call.finish();
+      return { calendar };
+    } catch (error) {
+      const code = isDomainError(error) ? error.code : 'INTERNAL';
+      await call.finish({ outcome: 'error', code, message: isDomainError(error) ? error.message : '' });
+      if (!isDomainError(error)) throw error;
+      return { error };
+    }
+  };
+
+  /** A refused change: the page again with what was entered in the form that failed, and why. */
+  const refusedChange = (
+    c: Context,
+    signed: SignedIn,
+    calendarId: string,
+    error: DomainError,
+    form: CalendarForm,
+    drafts: CalendarDrafts,
+  ) => {
+    if (error.code === 'NOT_FOUND') return page.notFound(c, signed);
+    if (error.code === 'FORBIDDEN')
+      return showCalendar(c, signed, calendarId, {}, 403, { text: error.message, good: false });
+    return showCalendar(
+      c,
+      signed,
+      calendarId,
+      { ...drafts, problem: { form, problem: problemIn(error) } },
+      statusOf(error),
+    );
+  };
+
+  const saved = (c: Context, calendarId: string, what: string) =>
+    c.redirect(`/console/calendars/${calendarId}?saved=${what}#result`, 303);
+
+  // Before /console/calendars/:id, which would otherwise take "new" for an id.
+  app.get(
+    '/console/calendars/new',
+    page.signedIn((c, signed) =>
+      showNew(c, signed, {
+        details: { name: '', timeZone: '', amount: '', currency: '' },
+        week: OFFICE_HOURS,
+      }),
+    ),
+  );
+
+  app.post(
+    '/console/calendars/new',
+    page.signedIn(async (c, signed) => {
+      const tool = 'console_calendar_create';
+      const got = await posted(c, signed, NEW_PURPOSE, tool);
+      if (!got) return page.refused(c, signed);
+      const details = readDetails(got.form);
+      const week = readWeek(got.form);
+      if (first(got.form, 'do') === 'add')
+        return showNew(c, signed, { details, week, extraDay: dayOf(first(got.form, 'addDay')) });
+      const done = await audited(
+        tool,
+        signed,
+        { idempotencyKey: got.key, timeZone: details.timeZone },
+        (call) =>
+          options.create(
+            signed.person,
+            {
+              name: details.name,
+              timeZone: details.timeZone,
+              price: priceOf(details),
+              weekly: weeklyOf(week),
+              idempotencyKey: got.key,
+            },
+            call,
+          ),
+      );
+      if ('calendar' in done) return saved(c, done.calendar.id, 'created');
+      if (done.error.code === 'FORBIDDEN') return showNew(c, signed, { details, week });
+      return showNew(
+        c,
+        signed,
+        { details, week, problem: problemIn(done.error) },
+        statusOf(done.error) as 400 | 409,
+      );
+    }),
+  );
+
+  app.get(
+    '/console/calendars/:id',
+    page.signedIn((c, signed) => {
+      const text = SAVED.get(c.req.query('saved') ?? '');
+      return showCalendar(
+        c,
+        signed,
+        c.req.param('id') ?? '',
+        {},
+        200,
+        text ? { text, good: true } : undefined,
+      );
+    }),
+  );
+
+  app.post(
+    '/console/calendars/:id',
+    page.signedIn(async (c, signed) => {
+      const calendarId = c.req.param('id') ?? '';
+      const tool = 'console_calendar_details';
+      const got = await posted(c, signed, purposeOf(calendarId), tool);
+      if (!got) return page.refused(c, signed);
+      const details = readDetails(got.form);
+      const done = await audited(
+        tool,
+        signed,
+        { calendarId, idempotencyKey: got.key, timeZone: details.timeZone },
+        (call) =>
+          options.updateDetails(
+            signed.person,
+            {
+              calendarId,
+              name: details.name,
+              timeZone: details.timeZone,
+              price: priceOf(details),
+              idempotencyKey: got.key,
+            },
+            call,
+          ),
+      );
+      if ('calendar' in done) return saved(c, calendarId, 'details');
+      return refusedChange(c, signed, calendarId, done.error, 'details', { details });
+    }),
+  );
+
+  app.post(
+    '/console/calendars/:id/hours',
+    page.signedIn(async (c, signed) => {
+      const calendarId = c.req.param('id') ?? '';
+      const tool = 'console_calendar_hours';
+      const got = await posted(c, signed, purposeOf(calendarId), tool);
+      if (!got) return page.refused(c, signed);
+      const week = readWeek(got.form);
+      if (first(got.form, 'do') === 'add')
+        return showCalendar(c, signed, calendarId, { week, extraDay: dayOf(first(got.form, 'addDay')) });
+      const done = await audited(tool, signed, { calendarId, idempotencyKey: got.key }, (call) =>
+        options.replaceWeek(
+          signed.person,
+          { calendarId, weekly: weeklyOf(week), idempotencyKey: got.key },
+          call,
+        ),
+      );
+      if ('calendar' in done) return saved(c, calendarId, 'hours');
+      return refusedChange(c, signed, calendarId, done.error, 'hours', { week });
+    }),
+  );
+
+  app.post(
+    '/console/calendars/:id/overrides',
+    page.signedIn(async (c, signed) => {
+      const calendarId = c.req.param('id') ?? '';
+      const got = await posted(c, signed, purposeOf(calendarId), 'console_calendar_override');
+      if (!got) return page.refused(c, signed);
+      const remove = first(got.form, 'remove');
+      const tool = remove ? 'console_calendar_override_remove' : 'console_calendar_override_set';
+      const idempotencyKey = got.key;
+      if (remove) {
+        const done = await audited(tool, signed, { calendarId, idempotencyKey }, (call) =>
+          options.removeOverride(signed.person, { calendarId, date: remove, idempotencyKey }, call),
+        );
+        if ('calendar' in done) return saved(c, calendarId, 'removed');
+        return refusedChange(c, signed, calendarId, done.error, 'override', {});
+      }
+      const draft = readOverride(got.form);
+      const done = await audited(tool, signed, { calendarId, idempotencyKey }, (call) =>
+        options.setOverride(signed.person, { calendarId, override: overrideOf(draft), idempotencyKey }, call),
+      );
+      if ('calendar' in done) return saved(c, calendarId, 'override');
+      return refusedChange(c, signed, calendarId, done.error, 'override', { override: draft });
+    }),
+  );
+}

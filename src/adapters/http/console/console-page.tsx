@@ -1,0 +1,138 @@
+import type { Context } from 'hono';
+import type { SignedIn } from '../../../app/identity/sessions.js';
+import type { HumanSessions } from '../human-session.js';
+import { csrfOk, signedInOf } from '../human-session.js';
+import { isDomainError } from '../../../domain/errors.js';
+import { CONSOLE_HEADERS, Shell } from './shell.js';
+
+/** What every console route shares: who is signed in, and the answers for refusals. */
+export interface ConsolePage {
+  /** A handler for signed-in people; anyone else goes to sign in and comes back. */
+  signedIn(
+    handler: (c: Context, signed: SignedIn) => Response | Promise<Response>,
+  ): (c: Context) => Promise<Response>;
+  notFound(c: Context, signed: SignedIn): Response | Promise<Response>;
+  refused(c: Context, signed: SignedIn): Response | Promise<Response>;
+}
+
+export function consolePage(
+  sessions: HumanSessions,
+  /** A form posted with no session (a stolen link, an agent trying): kept in the audit trail. */
+  anonymousPost: (path: string) => Promise<void>,
+): ConsolePage {
+  return {
+    signedIn: (handler) => async (c) => {
+      const signed = await signedInOf(c, sessions);
+      if (!signed) {
+        if (c.req.method === 'POST') await anonymousPost(c.req.path);
+        return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
+      }
+      return handler(c, signed);
+    },
+    notFound: (c, signed) =>
+      c.html(
+        <Shell title="Not found" signed={signed} section="/console/approvals">
+          <h1 id="result">Not found</h1>
+          <p>There is nothing here for you. It may belong to another tenant, or never existed.</p>
+        </Shell>,
+        404,
+        CONSOLE_HEADERS,
+      ),
+    refused: (c, signed) =>
+      c.html(
+        <Shell title="Refused" signed={signed} section="/console/approvals">
+          <h1 id="result">Refused</h1>
+          <p>Use the form on the page; this request did not come from it.</p>
+        </Shell>,
+        403,
+        CONSOLE_HEADERS,
+      ),
+  };
+}
+
+/** What happened to a console form post, for the audit trail. */
+export interface FormEvent {
+  readonly tool: string;
+  readonly ok: boolean;
+  readonly code?: string;
+  readonly personId: string;
+}
+
+export type FormFields = Record<string, string | File | (string | File)[]>;
+
+/**
+ * A section's form posts: the CSRF token of the section's forms checked, the action taken, its
+ * outcome recorded; a refused domain rule re-renders the section with the message (NOT_FOUND
+ * is the not-found page), anything else is a fault the app's error handler answers.
+ */
+export function formPosts(
+  page: ConsolePage,
+  options: {
+    readonly purpose: string;
+    record(event: FormEvent): Promise<void>;
+    rerender(c: Context, signed: SignedIn, status: 400 | 403 | 409, message: string): Promise<Response>;
+  },
+) {
+  return (tool: string, act: (c: Context, signed: SignedIn, form: FormFields) => Promise<Response>) =>
+    page.signedIn(async (c, signed) => {
+      const form = await c.req.parseBody({ all: true });
+      if (!csrfOk(signed.session, options.purpose, form.csrf)) {
+        await options.record({ tool, ok: false, code: 'FORBIDDEN', personId: signed.person.id });
+        return page.refused(c, signed);
+      }
+      try {
+        const answer = await act(c, signed, form);
+        await options.record({ tool, ok: true, personId: signed.person.id });
+        return answer;
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        await options.record({ tool, ok: false, code: error.code, personId: signed.person.id });
+        if (error.code === 'NOT_FOUND') return page.notFound(c, signed);
+        const status = error.code === 'FORBIDDEN' ? 403 : error.code === 'INVALID_ARGUMENTS' ? 400 : 409;
+        return options.rerender(c, signed, status, error.message);
+      }
+    });
+}
+
+/** Every value a form field was given, strings only. */
+export const formStrings = (value: unknown): string[] =>
+  (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
+
+/**
+ * The POST of one item's page (an approval, a booking): the CSRF token of that item's form
+ * checked, the asked action read (refused when there is none), taken, and the person sent to
+ * where the action says. A refused domain rule shows the item again with the message.
+ */
+export function itemPost<Asked>(
+  page: ConsolePage,
+  options: {
+    readonly purpose: (id: string) => string;
+    /** Kept in the audit trail: a POST refused before anything was tried. */
+    refused(reason: string, signed: SignedIn): Promise<void>;
+    read(form: FormFields): Asked | null;
+    /** Takes the action; answers where to go next. */
+    act(id: string, asked: Asked, signed: SignedIn): Promise<string>;
+    rerender(c: Context, signed: SignedIn, id: string, status: 403 | 409, message: string): Promise<Response>;
+  },
+) {
+  return page.signedIn(async (c, signed) => {
+    const id = c.req.param('id') ?? '';
+    const form = await c.req.parseBody();
+    if (!csrfOk(signed.session, options.purpose(id), form.csrf)) {
+      await options.refused('no valid CSRF token', signed);
+      return page.refused(c, signed);
+    }
+    const asked = options.read(form);
+    if (asked === null) {
+      await options.refused('no action asked', signed);
+      return page.refused(c, signed);
+    }
+    try {
+      return c.redirect(await options.act(id, asked, signed), 303);
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      if (error.code === 'NOT_FOUND') return page.notFound(c, signed);
+      return options.rerender(c, signed, id, error.code === 'FORBIDDEN' ? 403 : 409, error.message);
+    }
+  });
+}

@@ -1,0 +1,196 @@
+import type { Booking, BookingStatus } from '../domain/booking/booking.js';
+import { cancelBooking, effectiveStatus, releaseHold } from '../domain/booking/booking.js';
+import { maskContact } from '../domain/booking/contact-mask.js';
+import type { Calendar } from '../domain/calendar.js';
+import { DomainError } from '../domain/errors.js';
+import type { Person } from '../domain/identity/identity.js';
+import { mayApprove } from '../domain/identity/identity.js';
+import type { Instant } from '../domain/time/instant.js';
+import type { StoreTx } from '../ports/store/index.js';
+import type { AppDeps } from './deps.js';
+import type { CalendarRef } from './snapshot.js';
+import { calendarRef } from './snapshot.js';
+
+/**
+ * Bookings as people see them in the console: the whole tenant's (people run it; agents see
+ * only their person's), contact data in full for owners and approvers, masked for viewers.
+ */
+export interface BookingLine {
+  readonly booking: Booking;
+  /** What the booking is now: a lapsed hold reads EXPIRED before the sweeper marks it. */
+  readonly status: BookingStatus;
+  readonly calendars: readonly CalendarRef[];
+}
+
+export interface BookingFilter {
+  readonly calendarId?: string;
+  readonly status?: BookingStatus;
+  readonly from?: Instant;
+  readonly to?: Instant;
+  readonly customer?: string;
+}
+
+/** More than a week view can show is a sign to filter; the agenda pages instead. */
+export const WEEK_VIEW_CAP = 500;
+/** Calendars offered in the filter; a tenant with more filters by id in the address. */
+const CALENDAR_CHOICES = 200;
+
+const seesContact = (person: Person) => person.role === 'owner' || person.role === 'approver';
+
+async function linesOf(
+  deps: AppDeps,
+  tx: StoreTx,
+  person: Person,
+  bookings: readonly Booking[],
+): Promise<BookingLine[]> {
+  const ids = [...new Set(bookings.flatMap((b) => b.calendarIds))];
+  const calendars = new Map((await tx.calendars.get(person.tenantId, ids)).map((c) => [c.id, c]));
+  const now = deps.clock.now();
+  return bookings.map((booking) => ({
+    booking:
+      booking.customer && !seesContact(person)
+        ? { ...booking, customer: maskContact(booking.customer) }
+        : booking,
+    status: effectiveStatus(booking, now),
+    calendars: booking.calendarIds.flatMap((id) => {
+      const calendar = calendars.get(id);
+      return calendar ? [calendarRef(calendar)] : [];
+    }),
+  }));
+}
+
+/** A page of the tenant's bookings in start order, and how many match. */
+export async function bookingsOf(
+  deps: AppDeps,
+  person: Person,
+  filter: BookingFilter,
+  page: { offset: number; limit: number },
+): Promise<{ items: BookingLine[]; total: number }> {
+  return deps.store.read(async (tx) => {
+    const found = await tx.bookings.list(person.tenantId, {
+      ...filter,
+      // A masked email must not be found out by searching for it letter by letter.
+      customerByEmail: seesContact(person),
+      now: deps.clock.now(),
+      ...page,
+    });
+    return { items: await linesOf(deps, tx, person, found.items), total: found.total };
+  });
+}
+
+/** The calendars a person can filter by, oldest first. */
+export async function calendarChoices(deps: AppDeps, person: Person): Promise<Calendar[]> {
+  const { items } = await deps.store.read((tx) =>
+    tx.calendars.list(person.tenantId, { offset: 0, limit: CALENDAR_CHOICES }),
+  );
+  return items;
+}
+
+/** A booking with who made it: the person (by email) and the connection they made it through. */
+export interface BookingDetail extends BookingLine {
+  readonly madeBy: { readonly email: string | null; readonly connection: string };
+}
+
+/** One booking of the person's tenant, or null (another tenant's is as unknown as a made-up id). */
+export async function consoleBooking(
+  deps: AppDeps,
+  person: Person,
+  id: string,
+): Promise<BookingDetail | null> {
+  return deps.store.read(async (tx) => {
+    const booking = await tx.bookings.get(person.tenantId, id);
+    if (!booking) return null;
+    const [line] = await linesOf(deps, tx, person, [booking]);
+    const maker = await tx.identity.getPerson(booking.owner.subject);
+    return {
+      ...line!,
+      madeBy: {
+        email: maker?.tenantId === person.tenantId ? maker.email : null,
+        connection: booking.owner.clientId,
+      },
+    };
+  });
+}
+
+/** Bookings paid after their hold lapsed: money came for time no longer held; a person settles them. */
+export async function reconciliationQueue(deps: AppDeps, person: Person): Promise<BookingLine[]> {
+  return deps.store.read(async (tx) =>
+    linesOf(deps, tx, person, await tx.bookings.toReconcile(person.tenantId)),
+  );
+}
+
+export type ConsoleBookingAction = 'cancel' | 'release';
+
+/**
+ * A person ends a booking from the console: owners and approvers only (the people who may say
+ * yes to a booking may also call it off), at the version they were shown, so a booking that
+ * changed since the page was drawn is not ended blind. Giving time back frees it at once.
+ */
+export async function endBookingAs(
+  deps: AppDeps,
+  person: Person,
+  id: string,
+  action: ConsoleBookingAction,
+  expectedVersion: number,
+): Promise<Booking> {
+  if (!mayApprove(person))
+    throw new DomainError('FORBIDDEN', 'Only owners and approvers may cancel bookings or release holds.');
+  const ended = await deps.store.write(async (tx) => {
+    const booking = await tx.bookings.get(person.tenantId, id);
+    if (!booking) throw new DomainError('NOT_FOUND', `No booking ${id}.`, { bookingId: id });
+    const now = deps.clock.now();
+    const next =
+      action === 'release'
+        ? releaseHold(booking, expectedVersion, now)
+        : cancelBooking(booking, expectedVersion, now);
+    await tx.bookings.update(next);
+    return next;
+  });
+  deps.slotCache.invalidate(person.tenantId, ended.calendarIds);
+  return ended;
+}
+
+/** Calls a booking's history shows at most; older ones are in the Activity section. */
+const HISTORY_LIMIT = 200;
+
+export interface BookingHistoryEntry {
+  readonly at: number;
+  readonly tool: string;
+  readonly outcome: string;
+  readonly errorCode: string | null;
+  readonly who: string;
+  readonly connection: string;
+}
+
+/**
+ * A booking's trail, newest first: every sealed call that names it — the hold that made it, then
+ * reads, confirmations, approvals and console actions. Shown to owners and approvers, who run
+ * the tenant; a viewer gets null.
+ */
+export async function bookingHistory(
+  deps: AppDeps,
+  person: Person,
+  bookingId: string,
+): Promise<BookingHistoryEntry[] | null> {
+  if (!mayApprove(person)) return null;
+  return deps.store.read(async (tx) => {
+    const records = await tx.audit.search(
+      person.tenantId,
+      { mentions: `"${bookingId}"` },
+      { limit: HISTORY_LIMIT },
+    );
+    const emails = new Map<string, string>();
+    for (const subject of new Set(records.map((r) => r.subject))) {
+      const someone = await tx.identity.getPerson(subject);
+      if (someone?.tenantId === person.tenantId) emails.set(subject, someone.email);
+    }
+    return records.map((r) => ({
+      at: r.at,
+      tool: r.tool,
+      outcome: r.outcome,
+      errorCode: r.errorCode,
+      who: emails.get(r.subject) ?? r.subject,
+      connection: r.clientId,
+    }));
+  });
+}
