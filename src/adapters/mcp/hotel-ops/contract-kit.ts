@@ -1,0 +1,194 @@
+import type {
+  McpServer,
+  ServerContext,
+  StandardSchemaWithJSON,
+  ToolAnnotations,
+} from '@modelcontextprotocol/server';
+import type { z } from 'zod';
+import type { Principal, Scope } from '../../../domain/calendar.js';
+import { formatInstant } from '../../../domain/time/instant.js';
+import type { AuditEntry } from '../../../ports/audit.js';
+import { CallAudit } from '../../audit/call-audit.js';
+import { rejectedPreview, previewOf } from '../../audit/preview.js';
+import { inspectInput } from '../input-guard.js';
+import type { ClientIdentity, RunContext, ToolContext } from '../tool-kit.js';
+import { ANONYMOUS, declaredClient, elapsed, stepUpTo, traceIdOf, withinCallBudget } from '../tool-kit.js';
+import { ContractError, toContractError } from './contract-errors.js';
+import { envelopeSchema } from './contract-schemas.js';
+
+/** What a contract tool answers: its data and the warnings the contract carries beside it. */
+export interface ContractRun {
+  readonly data: Record<string, unknown>;
+  readonly warnings?: readonly unknown[];
+}
+
+export interface ContractCall {
+  readonly traceId: string;
+  readonly audit: CallAudit;
+}
+
+export interface ContractTool<I> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly scope: Scope;
+  readonly kind: AuditEntry['kind'];
+  /** Published as is in tools/list: the contract's own JSON Schema. */
+  readonly inputJson: Record<string, unknown>;
+  /** The strict check of a call (throws ContractError); the submit tool's is its payload adapter. */
+  parse(args: unknown): I;
+  readonly annotations: ToolAnnotations;
+  run(ctx: RunContext, input: I, call: ContractCall): Promise<ContractRun>;
+}
+
+/** The contract's schema as it stands, and every call let through to the handler's own check. */
+function published(input: Record<string, unknown>, output: Record<string, unknown>): StandardSchemaWithJSON {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'holdfast',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: () => ({ ...input }), output: () => ({ ...output }) },
+    },
+  } as StandardSchemaWithJSON;
+}
+
+/** A zod parser whose failures are the contract's MCP_REQUEST_INVALID naming the field. */
+export function strictParser<I>(schema: z.ZodType<I>): (args: unknown) => I {
+  return (args) => {
+    const result = schema.safeParse(args ?? {});
+    if (result.success) return result.data;
+    const issue = result.error.issues[0]!;
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 3) : [];
+    const field = [...issue.path.map(String), ...keys].join('.') || '(arguments)';
+    throw new ContractError(
+      'MCP_REQUEST_INVALID',
+      keys.length > 0 ? `${field}: unknown field` : `${field}: ${issue.message}`,
+      {
+        field,
+      },
+    );
+  };
+}
+
+/** A contract tool: its own envelope, the same audit, quotas and scopes as Holdfast's tools. */
+export function registerContractTool<I>(
+  server: McpServer,
+  ctx: ToolContext,
+  tool: ContractTool<I>,
+  identity: ClientIdentity,
+): void {
+  const schema = published(tool.inputJson, envelopeSchema);
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: schema,
+      outputSchema: schema,
+      annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
+      scopeChallenge: stepUpTo(tool.scope),
+    },
+    async (args: unknown, request: ServerContext) => {
+      const started = performance.now();
+      const traceId = traceIdOf(request);
+      const requestId = ctx.deps.ids.newId('op');
+      const caller = ctx.principalOf(request);
+      const principal: Principal = caller
+        ? { ...caller, clientId: `${caller.clientId} · ${declaredClient(request, server, identity)}` }
+        : ANONYMOUS;
+      const problem = inspectInput(args ?? {});
+      const audit = new CallAudit(
+        {
+          tenantId: principal.tenantId,
+          subject: principal.subject,
+          clientId: principal.clientId,
+          transport: ctx.transport,
+          tool: tool.name,
+          kind: tool.kind,
+          argumentsDigest: ctx.digests.arguments(args ?? {}, !problem),
+          preview: problem
+            ? rejectedPreview(problem.field, new Set())
+            : previewOf(args ?? {}, (v) => ctx.digests.preview(v)),
+          traceId,
+          operationId: requestId,
+        },
+        ctx.audit,
+        () => ctx.deps.clock.now(),
+        started,
+      );
+      const answer = (body: Record<string, unknown>, isError: boolean) => ({
+        ...(isError ? { isError: true } : {}),
+        content: [{ type: 'text' as const, text: JSON.stringify(body) }],
+        structuredContent: body,
+      });
+      try {
+        if (!caller) throw new ContractError('MCP_AUTH_INVALID', 'No valid credential for this call.', {});
+        await refuseDisabled(ctx, principal, tool.name);
+        if (problem)
+          throw new ContractError('MCP_REQUEST_INVALID', `${problem.field}: ${problem.message}`, {
+            field: problem.field,
+          });
+        const input = tool.parse(args ?? {});
+        checkHotel(principal, args);
+        await withinCallBudget(ctx, principal);
+        const result = await tool.run({ ...ctx, principal }, input, { traceId, audit });
+        await audit
+          .finish()
+          .catch((e: unknown) => ctx.logger.error('audit append failed', { error: String(e) }));
+        ctx.logger.info('tool call', { tool: tool.name, traceId, outcome: 'ok', ms: elapsed(started) });
+        return answer(
+          {
+            success: true,
+            request_id: requestId,
+            trace_id: traceId,
+            data: result.data,
+            warnings: result.warnings ?? [],
+            error: null,
+          },
+          false,
+        );
+      } catch (thrown) {
+        const error = toContractError(thrown);
+        if (error.code === 'MCP_INTERNAL_ERROR')
+          ctx.logger.error('tool failed', {
+            tool: tool.name,
+            traceId,
+            error: thrown instanceof Error ? thrown.stack : String(thrown),
+          });
+        await audit
+          .finish({ outcome: 'error', code: error.code, message: error.message })
+          .catch((e: unknown) => ctx.logger.error('audit append failed', { error: String(e) }));
+        ctx.logger.info('tool call', { tool: tool.name, traceId, outcome: 'error', code: error.code });
+        return answer(
+          { success: false, request_id: requestId, trace_id: traceId, data: null, warnings: [], error },
+          true,
+        );
+      }
+    },
+  );
+}
+
+/** Off on this server, for this tenant, or the tenant does not take this contract at all. */
+async function refuseDisabled(ctx: ToolContext, principal: Principal, name: string): Promise<void> {
+  if (ctx.profile.disabledTools.includes(name))
+    throw new ContractError('MCP_TOOL_DISABLED', `${name} is switched off on this server.`, { tool: name });
+  const tenant = await ctx.deps.store.readOne((tx) => tx.identity.getTenant(principal.tenantId));
+  if (tenant?.toolProfile === 'standard')
+    throw new ContractError('MCP_TOOL_DISABLED', `This tenant does not use the hotel-ops tools.`, {
+      tool: name,
+    });
+  if (tenant?.disabledTools.includes(name))
+    throw new ContractError('MCP_TOOL_DISABLED', `${name} is switched off for this tenant.`, { tool: name });
+}
+
+/** A hotel id is optional; one that is given must be this hotel (the caller's tenant). */
+function checkHotel(principal: Principal, args: unknown): void {
+  const hotel = (args as { hotel_id?: unknown } | null)?.hotel_id;
+  if (typeof hotel === 'string' && hotel !== principal.tenantId)
+    throw new ContractError('MCP_REQUEST_INVALID', 'hotel_id: not this hotel; leave it out', {
+      field: 'hotel_id',
+    });
+}
+
+export const serverTime = (ctx: ToolContext) => formatInstant(ctx.deps.clock.now());
