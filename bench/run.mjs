@@ -4,12 +4,14 @@
 //     and on PostgreSQL with one and two instances;
 //   - hold_slot over stdio against a stdio no-op;
 //   - the in-process hold use case against raw SQL writing the same rows, on both engines;
+//   - the console's bookings and activity pages on a big tenant, against the sign-in form;
 //   - with --profile, where a hold run spends the server's time.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { benchHttp, CONCURRENCY, WORKLOADS } from './http.mjs';
+import { benchConsoleRender } from './console-render.mjs';
 import { benchInProcess } from './in-process.mjs';
 import { provision, spawnHoldfast, spawnServer } from './load.mjs';
 import { profileHolds } from './profile.mjs';
@@ -180,6 +182,24 @@ try {
       0.7,
     );
   target('slowest request, every workload', slowest, 1000, { atMost: true, unit: ' ms' });
+
+  const consoleRender = await benchConsoleRender(join(dir, 'console'));
+  out(
+    '',
+    `Console pages, server-side render over HTTP (SQLite; ${consoleRender.bookings} bookings, ${consoleRender.auditRecords} audit records, seeded in ${fmt(consoleRender.seedSeconds, 1)} s; ${consoleRender.requests} requests per page in interleaved rounds, after the chain check finished):`,
+    '',
+    '| console page | p50 ms | p95 ms | max ms | p50 vs sign-in form |',
+    '|---|---:|---:|---:|---:|',
+  );
+  for (const row of consoleRender.rows)
+    out(
+      `| ${row.name} | ${fmt(row.p50, 1)} | ${fmt(row.p95, 1)} | ${fmt(row.max, 1)} | ${fmt(row.vsBaseline, 2)}x |`,
+    );
+  const slowestPage = consoleRender.rows.slice(1).reduce((a, b) => (b.p95 > a.p95 ? b : a));
+  target(`slowest console page p95 (${slowestPage.name})`, slowestPage.p95, 100, {
+    atMost: true,
+    unit: ' ms',
+  });
 
   out(
     '',

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs `npm ci && npm test` in a fresh clone of this repository's HEAD, as a newcomer would.
 #   --node 22|24   use that Node.js (from tools/runtimes, installed by npm install) instead of the machine's
-#   --isolated     as on a machine with nothing else: no PostgreSQL on 5432 and no system Chromium
-#                  (the tests then start embedded-postgres and use @sparticuz/chromium)
+#   --isolated     as on a machine with nothing else: no PostgreSQL on 5432, no system Chromium or Caddy
+#                  (the tests then start embedded-postgres, use @sparticuz/chromium and a Node TLS proxy)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 node_major=""
@@ -36,6 +36,7 @@ if [ "$isolated" = 1 ]; then
   unset TEST_DATABASE_URL CHROMIUM_PATH
   export HOLDFAST_TEST_LOCAL_PG=postgres://postgres@127.0.0.1:1/test
   export HOLDFAST_TEST_NO_SYSTEM_CHROMIUM=1
+  export HOLDFAST_TEST_NO_SYSTEM_CADDY=1
 fi
 
 echo "fresh clone at $(git rev-parse --short HEAD) on Node $(node --version)$([ "$isolated" = 1 ] && echo ', isolated')"

@@ -198,42 +198,53 @@ export async function ownApproval(tx: StoreTx, principal: Principal, approvalId:
 
 export type Decision = 'APPROVE' | 'DENY';
 
-/** A human decides on the approval page, reached through its one-time token; the token is spent. */
-export async function decideByPageToken(
+/**
+ * A signed-in person decides: only an owner or approver of the approval's tenant, and an
+ * approval of a booking that moved on since cannot be approved. The page token is spent.
+ */
+async function decideAsPerson(
   deps: AppDeps,
-  token: string,
+  tx: StoreTx,
+  approval: Approval | null,
+  decision: Decision,
+  decider: Decider,
+  call: WriteCall,
+): Promise<Approval> {
+  // Another tenant's approval is as unknown to this person as a made-up link.
+  if (!approval || approval.tenantId !== decider.person.tenantId)
+    throw new DomainError('NOT_FOUND', 'This approval link is unknown or was already used.');
+  if (!mayApprove(decider.person))
+    throw new DomainError('FORBIDDEN', 'Only an owner or approver of this tenant may decide approvals.', {});
+  const booking = await loadBooking(tx, approval.tenantId, approval.bookingId);
+  if (decision === 'APPROVE' && booking.version !== approval.intent.version) {
+    throw new DomainError(
+      'INVALID_STATE',
+      'The booking changed since this was asked; approving it would do nothing.',
+      {
+        approvalId: approval.id,
+        stale: true,
+      },
+    );
+  }
+  const next = decide(approval, decision, deciderName(decider), deps.clock.now());
+  if (!(await tx.approvals.update(next, 'PENDING')))
+    throw new DomainError('INVALID_STATE', 'The approval changed meanwhile.');
+  await tx.approvals.spendPageToken(approval.tenantId, approval.id);
+  await call.audit?.recordIn(tx);
+  return next;
+}
+
+/** A signed-in person decides in the console, by the approval's id within their tenant. */
+export function decideInConsole(
+  deps: AppDeps,
+  approvalId: string,
   decision: Decision,
   decider: Decider,
   call: WriteCall = {},
 ): Promise<Approval> {
   return deps.store.write(async (tx) => {
-    const approval = await tx.approvals.getByPageToken(deps.digest.ofJson(token));
-    // Another tenant's approval is as unknown to this person as a made-up link.
-    if (!approval || approval.tenantId !== decider.person.tenantId)
-      throw new DomainError('NOT_FOUND', 'This approval link is unknown or was already used.');
-    if (!mayApprove(decider.person))
-      throw new DomainError(
-        'FORBIDDEN',
-        'Only an owner or approver of this tenant may decide approvals.',
-        {},
-      );
-    const booking = await loadBooking(tx, approval.tenantId, approval.bookingId);
-    if (decision === 'APPROVE' && booking.version !== approval.intent.version) {
-      throw new DomainError(
-        'INVALID_STATE',
-        'The booking changed since this was asked; approving it would do nothing.',
-        {
-          approvalId: approval.id,
-          stale: true,
-        },
-      );
-    }
-    const next = decide(approval, decision, deciderName(decider), deps.clock.now());
-    if (!(await tx.approvals.update(next, 'PENDING')))
-      throw new DomainError('INVALID_STATE', 'The approval changed meanwhile.');
-    await tx.approvals.spendPageToken(approval.tenantId, approval.id);
-    await call.audit?.recordIn(tx);
-    return next;
+    const approval = await tx.approvals.get(decider.person.tenantId, approvalId);
+    return decideAsPerson(deps, tx, approval, decision, decider, call);
   });
 }
 

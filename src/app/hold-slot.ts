@@ -215,6 +215,8 @@ async function placeWithFreshReference(
   for (let attempt = 1; ; attempt++) {
     const booking = { ...base, reference: deps.ids.newReference() };
     const snapshot: BookingSnapshot = { booking, calendars: calendars.map(calendarRef) };
+    // The record committed with the hold names it; any other outcome made nothing.
+    call.audit?.made({ bookingId: booking.id });
     const plan: HoldPlan = {
       booking,
       calendarVersions: calendars.map((c) => ({ id: c.id, version: c.version })),
@@ -230,8 +232,11 @@ async function placeWithFreshReference(
           : null,
     };
     try {
-      return { placement: await deps.store.writeOne((tx) => tx.bookings.placeHold(plan)), snapshot };
+      const placement = await deps.store.writeOne((tx) => tx.bookings.placeHold(plan));
+      if (placement.outcome !== 'placed') call.audit?.made(null);
+      return { placement, snapshot };
     } catch (error) {
+      call.audit?.made(null);
       if (!(error instanceof ReferenceTakenError) || attempt >= 5) throw error;
     }
   }

@@ -5,18 +5,22 @@ import { followUpPayments } from './payment-follow-up.js';
 export interface SweepResult {
   readonly expired: number;
   readonly purged: number;
+  /** Expired authorization codes, refresh tokens, sessions and interactions removed. */
+  readonly oauthRecords: number;
   readonly payments: FollowUpResult;
 }
 
 /**
- * Frees lapsed holds, forgets idempotency records past their retention, then follows up the
+ * Frees lapsed holds, forgets idempotency records past their retention and expired OAuth
+ * records (codes, refresh tokens, sessions, interactions), then follows up the
  * payments of lapsed priced holds (so late money is found even when no confirm ever comes).
  */
 export async function sweep(deps: AppDeps): Promise<SweepResult> {
   const now = deps.clock.now();
-  const { expired, purged } = await deps.store.write(async (tx) => ({
+  const { expired, purged, oauthRecords } = await deps.store.write(async (tx) => ({
     expired: await tx.bookings.expireLapsed(now),
     purged: await tx.idempotency.purge(now),
+    oauthRecords: await tx.oauth.sweep(now),
   }));
-  return { expired, purged, payments: await followUpPayments(deps) };
+  return { expired, purged, oauthRecords, payments: await followUpPayments(deps) };
 }

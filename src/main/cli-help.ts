@@ -22,7 +22,7 @@ export const optionDocs: Record<string, string> = {
   'public-url':
     '--public-url URL        where people reach this server, for approval links (env HOLDFAST_PUBLIC_URL)',
   'console-port':
-    '--console-port N        stdio: loopback port of the approval page this process serves (env HOLDFAST_CONSOLE_PORT; default 0, any free port)',
+    '--console-port N        stdio: loopback port of the console this process serves (env HOLDFAST_CONSOLE_PORT; default 0, any free port)',
   'no-seed': '--no-seed               do not create the demo calendars on an empty database',
   'hold-ttl': '--hold-ttl SECONDS      how long a hold lasts (env HOLDFAST_HOLD_TTL_SECONDS; default 300)',
   legacy:
@@ -36,9 +36,33 @@ export const optionDocs: Record<string, string> = {
     '--oauth-token-ttl SECONDS  lifetime of OAuth access tokens (env HOLDFAST_OAUTH_TOKEN_TTL_SECONDS; default 600, 5-3600)',
   'oauth-allow-private-metadata':
     '--oauth-allow-private-metadata  fetch Client ID Metadata Documents from private and loopback addresses too (closed networks, tests)',
+  'auth-issuer':
+    "--auth-issuer URL       also accept access tokens of this identity provider, spelled as its tokens' iss; keys found through its discovery document; repeatable (env HOLDFAST_AUTH_ISSUER, comma-separated)",
+  'auth-jwks-url':
+    '--auth-jwks-url URL     the key set of the one --auth-issuer, instead of discovery (env HOLDFAST_AUTH_JWKS_URL)',
+  'auth-audience':
+    '--auth-audience AUD     the aud its tokens must carry; repeatable (env HOLDFAST_AUTH_AUDIENCE; default <public URL>/mcp)',
+  'auth-person-claim':
+    '--auth-person-claim C   claim naming the person by email, first present of a comma list (env HOLDFAST_AUTH_PERSON_CLAIM; default email)',
+  'auth-tenant-claim':
+    '--auth-tenant-claim C   claim naming the tenant (env HOLDFAST_AUTH_TENANT_CLAIM; default none: the --tenant)',
+  'auth-scope-claim':
+    '--auth-scope-claim C    claims holding scopes, a space-separated string or an array; comma list, united (env HOLDFAST_AUTH_SCOPE_CLAIM; default scope)',
+  'auth-algorithms':
+    '--auth-algorithms A     signature algorithms accepted, comma list, never none or HS* (env HOLDFAST_AUTH_ALGORITHMS; default RS256,ES256,PS256,EdDSA)',
+  'auth-write-policy':
+    '--auth-write-policy P   readonly | draft | direct for identity provider tokens, capped by the role (env HOLDFAST_AUTH_WRITE_POLICY; default draft, a viewer readonly)',
+  'auth-jwks-cooldown':
+    "--auth-jwks-cooldown SECONDS  least time between two fetches of a provider's keys or metadata (env HOLDFAST_AUTH_JWKS_COOLDOWN_SECONDS; default 30)",
+  'login-issuer':
+    '--login-issuer URL      people may also sign in to the pages through this OpenID Connect provider (its discovery document); an existing person, matched by the email it verified (env HOLDFAST_LOGIN_ISSUER)',
+  'login-client-id':
+    '--login-client-id ID    the client registered at that provider, redirect URI <public URL>/login/oidc/callback, scopes openid email (env HOLDFAST_LOGIN_CLIENT_ID; its secret only from env HOLDFAST_LOGIN_CLIENT_SECRET, none: a public client with PKCE)',
+  'login-name':
+    '--login-name NAME       the button\'s "Sign in with NAME" (env HOLDFAST_LOGIN_NAME; default the issuer\'s host)',
   dev: '--dev                   development: the simulated payment page at /pay/ID (for a signed-in person)',
   'write-policy':
-    '--write-policy P        readonly | draft | attested | direct (stdio connection, tokens create; env HOLDFAST_WRITE_POLICY; default draft)',
+    '--write-policy P        readonly | draft | attested | direct (stdio connection, tokens create; env HOLDFAST_WRITE_POLICY; default draft, for tokens the tenant default)',
   role: '--role R                owner | approver | viewer (default approver)',
   name: '--name N                a display name (users add, tokens create, tenants add)',
   scopes: '--scopes S              comma-separated: read, draft, write, sensitive (default read,draft,write)',
@@ -62,12 +86,22 @@ export const optionDocs: Record<string, string> = {
   json: '--json                  machine-readable output (RFC 3339 instants)',
   lines: '-n, --lines N           how many records (1-10000; default 20)',
   checkpoint: '--checkpoint FILE       checkpoint lines (or a server log) to anchor the chain with',
+  'purge-retired':
+    '--purge-retired         remove every retired signing key now (a key leaked); then restart every instance',
   'allow-unkeyed':
     '--allow-unkeyed         accept unkeyed records of a database older than keyed audit (they prove nothing on their own)',
   out: '--out FILE              also append the checkpoint line to FILE',
   amount: '--amount A              amount the simulated provider reports (default: the booking price)',
   currency: '--currency C            currency the simulated provider reports (default: the booking price)',
   debug: '--debug                 print the stack of an unexpected error',
+  profile:
+    '--profile P             hotel-ops: also the reservation-operations contract tools (default standard)',
+  'disable-tool': '--disable-tool NAME     switch a contract tool off (MCP_TOOL_DISABLED); repeatable',
+  'max-body-mb':
+    '--max-body-mb N         largest request in MB (default 10 with --profile hotel-ops, else 0.25)',
+  'tool-profile': "--tool-profile P        inherit (the server's --profile), hotel-ops or standard",
+  provider: '--provider P            where imported mail came from (default AGENTBUS)',
+  channel: '--channel C             how it came (default EMAIL)',
 };
 
 const DATABASE = ['db', 'database', 'audit-key-file', 'tenant'];
@@ -87,17 +121,22 @@ const SERVER = [
   'checkpoint-every',
   'max-calendars',
   'max-open-approvals',
+  'profile',
+  'disable-tool',
+  'max-body-mb',
 ];
 
 export const commands: readonly CommandDoc[] = [
   {
     name: 'serve',
     usage: ['holdfast serve [options]'],
-    summary: 'Serve MCP over Streamable HTTP at /mcp, with the approval page (the default command).',
+    summary: 'Serve MCP over Streamable HTTP at /mcp, with the console for people (the default command).',
     details: [
       'Creates the database on first start; with nobody to sign in yet, prints a one-time link to create the owner.',
       'Agents call /mcp with "Authorization: Bearer <token>": a personal access token (holdfast tokens create) or an',
-      'OAuth access token from the embedded authorization server (remote hosts sign their person in at /oauth/authorize).',
+      'OAuth access token from the embedded authorization server (remote hosts sign their person in at /oauth/authorize),',
+      'or an access token of an identity provider named with --auth-issuer, for an existing person (matched by email).',
+      'People sign in to the pages with a password or a passkey, or through the provider named with --login-issuer.',
     ],
     options: [
       'host',
@@ -106,6 +145,18 @@ export const commands: readonly CommandDoc[] = [
       'trust-proxy',
       'oauth-token-ttl',
       'oauth-allow-private-metadata',
+      'auth-issuer',
+      'auth-jwks-url',
+      'auth-audience',
+      'auth-person-claim',
+      'auth-tenant-claim',
+      'auth-scope-claim',
+      'auth-algorithms',
+      'auth-write-policy',
+      'auth-jwks-cooldown',
+      'login-issuer',
+      'login-client-id',
+      'login-name',
       ...SERVER,
     ],
     examples: ['holdfast serve --port 3000 --db ./data/holdfast.db'],
@@ -113,7 +164,7 @@ export const commands: readonly CommandDoc[] = [
   {
     name: 'stdio',
     usage: ['holdfast stdio [options]'],
-    summary: 'Serve MCP over stdin/stdout for a desktop host, and the approval page on a loopback port.',
+    summary: 'Serve MCP over stdin/stdout for a desktop host, and the console on a loopback port.',
     details: [
       'stdout carries protocol only; logs go to stderr. Creates the database on first start.',
       'approveUrl points at the page this process serves, so nothing else needs to run.',
@@ -174,9 +225,14 @@ export const commands: readonly CommandDoc[] = [
       'max-active-holds',
       'max-holds-per-connection',
       'max-open-approvals-per-person',
+      'tool-profile',
+      'disable-tool',
       'json',
     ],
-    examples: ['holdfast tenants set local --calls-per-minute 600 --max-active-holds 20'],
+    examples: [
+      'holdfast tenants set local --calls-per-minute 600 --max-active-holds 20',
+      'holdfast tenants set local --tool-profile hotel-ops --disable-tool th_hotel_submit_task_results',
+    ],
   },
   {
     name: 'users',
@@ -215,6 +271,44 @@ export const commands: readonly CommandDoc[] = [
     details: ['The private key is printed once; Holdfast keeps only the public key.'],
     options: [...DATABASE, 'json'],
     examples: ['holdfast hosts add "Acme desktop"'],
+  },
+  {
+    name: 'connections',
+    usage: ['holdfast connections list [EMAIL] [--json]', 'holdfast connections revoke CONNECTION_ID'],
+    summary: 'Agent hosts people let in through OAuth (one per grant), and revoking one.',
+    details: [
+      'Revoking ends the grant: its refresh tokens are removed and its access tokens are refused at their next call.',
+    ],
+    options: [...DATABASE, 'json'],
+    examples: ['holdfast connections list ana@example.com', 'holdfast connections revoke 3kq0V…'],
+  },
+  {
+    name: 'inbox',
+    usage: [
+      'holdfast inbox import FILE… [--provider P] [--channel C] [--json]',
+      'holdfast inbox tokens create --name NAME [--expires DAYS] [--json]',
+      'holdfast inbox tokens list [--json]',
+      'holdfast inbox tokens revoke ID',
+    ],
+    summary:
+      'Put booking mail into the reservation inbox (.eml or JSON files), and the tokens that may post it.',
+    details: [
+      'Mail is threaded by its headers (Message-ID, In-Reply-To, References); a message already there is not added again.',
+      'An ingest token may only POST /api/inbox/messages (scope inbox:ingest); it reads and books nothing.',
+    ],
+    options: [...DATABASE, 'provider', 'channel', 'name', 'expires', 'json'],
+    examples: ['holdfast inbox import mail/*.eml', 'holdfast inbox tokens create --name "mail gateway"'],
+  },
+  {
+    name: 'oauth',
+    usage: ['holdfast oauth rotate-keys [--purge-retired] [--json]'],
+    summary: 'A new signing key for the embedded authorization server, shared by every instance.',
+    details: [
+      'Keys are stored sealed with a secret derived from the audit key. Retired keys keep verifying for 24 hours;',
+      'restart instances one by one, since each signs with the key it started with.',
+    ],
+    options: [...DATABASE, 'purge-retired', 'json'],
+    examples: ['holdfast oauth rotate-keys', 'holdfast oauth rotate-keys --purge-retired'],
   },
   {
     name: 'audit',

@@ -16,7 +16,7 @@ import { KeyedDigest } from '../adapters/ids/keyed-digest.js';
 import { KeyedPageTokens } from '../adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../adapters/ids/random-ids.js';
 import type { Logger } from '../adapters/log/json-logger.js';
-import type { ApprovalState, ToolContext } from '../adapters/mcp/tool-kit.js';
+import type { ApprovalState, ProfileSettings, ToolContext } from '../adapters/mcp/tool-kit.js';
 import { HttpPayments } from '../adapters/payment/http-payments.js';
 import { SimulatedPayments } from '../adapters/payment/simulated-payments.js';
 import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
@@ -48,6 +48,8 @@ export interface Runtime {
   readonly links: Links;
   /** Where this process's pages are reachable by a person. */
   readonly publicBaseUrl: string;
+  /** Which tool contracts this server offers, and which of their tools are off. */
+  readonly profile: ProfileSettings;
 }
 
 export interface RuntimeOptions {
@@ -146,14 +148,12 @@ export async function buildRuntime(
     // One key per process unless configured: MRTR rounds must come back to a process that knows it.
     stateKey: config.stateKey ?? randomBytes(32).toString('base64url'),
     publicBaseUrl,
-    links: linksFor(
-      {
-        publicBaseUrl,
-        paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl.replace(/\/+$/, '')}/pay/`,
-        cliDatabaseArgs: cliDatabaseArgs(config),
-      },
-      deps.pageTokens,
-    ),
+    profile: { profile: config.profile, disabledTools: config.disabledTools },
+    links: linksFor({
+      publicBaseUrl,
+      paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl.replace(/\/+$/, '')}/pay/`,
+      cliDatabaseArgs: cliDatabaseArgs(config),
+    }),
   };
 }
 
@@ -208,5 +208,6 @@ export function toolContext(
     digests: auditDigests(runtime),
     stateCodec: approvalStateCodec(runtime.stateKey, principalOf),
     links: runtime.links,
+    profile: runtime.profile,
   };
 }

@@ -1,5 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { WritePolicy } from '../domain/calendar.js';
+import type { ExternalAuthConfig } from './external-auth-config.js';
+import { readExternalAuth } from './external-auth-config.js';
+import type { LoginProviderConfig } from './login-provider-config.js';
+import { readLoginProvider } from './login-provider-config.js';
 
 /** A mistake in the command line: reported as one clear line, exit code 2. */
 export class UsageError extends Error {}
@@ -29,9 +33,17 @@ export interface ServerConfig {
   readonly oauthAccessTokenTtlSeconds: number;
   /** Client ID Metadata Documents may be fetched from private and loopback addresses. */
   readonly oauthAllowPrivateClientMetadata: boolean;
+  /** External identity providers whose access tokens /mcp accepts (--auth-issuer …); null: none. */
+  readonly externalAuth: ExternalAuthConfig | null;
+  /** The OpenID Connect provider people may sign in to the pages through (--login-issuer …); null: none. */
+  readonly loginProvider: LoginProviderConfig | null;
   /** The development payment form (`--dev`); never in production. */
   readonly dev: boolean;
   readonly maxBodyBytes: number;
+  /** `hotel-ops`: the reservation-operations contract's tools beside Holdfast's own (`--profile`). */
+  readonly profile: 'standard' | 'hotel-ops';
+  /** Contract tools switched off on this server (`--disable-tool NAME`, repeatable). */
+  readonly disabledTools: readonly string[];
   readonly sweepIntervalMs: number;
   readonly slotCacheMaxAgeMs: number;
   /** Overrides the transport's default write policy (stdio: attested, HTTP: draft). */
@@ -63,11 +75,18 @@ export interface ServerConfig {
     readonly out?: string;
     /** audit verify --allow-unkeyed: accept the unkeyed records of a database older than keyed audit. */
     readonly allowUnkeyed?: boolean;
+    /** oauth rotate-keys --purge-retired: retired signing keys go now (a key leaked). */
+    readonly purgeRetired?: boolean;
     /** users add --role, --name; tokens create --name, --scopes, --expires (days). */
     readonly role?: string;
     readonly name?: string;
     readonly scopes?: string;
     readonly expires?: string;
+    /** inbox import --provider, --channel: where imported mail says it came from. */
+    readonly provider?: string;
+    /** tenants set --tool-profile inherit|hotel-ops|standard */
+    readonly toolProfile?: string;
+    readonly channel?: string;
     /** tenants add|set: limits. */
     readonly callsPerMinute?: string;
     readonly maxActiveHolds?: string;
@@ -114,6 +133,18 @@ function parse(argv: readonly string[]) {
         'trust-proxy': { type: 'boolean' },
         'oauth-token-ttl': { type: 'string' },
         'oauth-allow-private-metadata': { type: 'boolean' },
+        'auth-issuer': { type: 'string', multiple: true },
+        'auth-jwks-url': { type: 'string' },
+        'auth-audience': { type: 'string', multiple: true },
+        'auth-person-claim': { type: 'string' },
+        'auth-tenant-claim': { type: 'string' },
+        'auth-scope-claim': { type: 'string' },
+        'auth-algorithms': { type: 'string' },
+        'auth-write-policy': { type: 'string' },
+        'auth-jwks-cooldown': { type: 'string' },
+        'login-issuer': { type: 'string' },
+        'login-client-id': { type: 'string' },
+        'login-name': { type: 'string' },
         dev: { type: 'boolean' },
         role: { type: 'string' },
         name: { type: 'string' },
@@ -137,8 +168,15 @@ function parse(argv: readonly string[]) {
         'max-open-approvals': { type: 'string' },
         checkpoint: { type: 'string' },
         'allow-unkeyed': { type: 'boolean' },
+        'purge-retired': { type: 'boolean' },
         out: { type: 'string' },
         'checkpoint-every': { type: 'string' },
+        profile: { type: 'string' },
+        'tool-profile': { type: 'string' },
+        'disable-tool': { type: 'string', multiple: true },
+        'max-body-mb': { type: 'string' },
+        provider: { type: 'string' },
+        channel: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
         debug: { type: 'boolean' },
@@ -203,6 +241,10 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     env.DATABASE_URL ??
     'data/holdfast.db';
   if (database.trim() === '') throw new UsageError('--db needs a path');
+  const profile = oneOf(values.profile ?? env.HOLDFAST_PROFILE ?? 'standard', 'profile', [
+    'standard',
+    'hotel-ops',
+  ] as const);
   const production = values.production ?? (env.HOLDFAST_PRODUCTION === '1' || env.NODE_ENV === 'production');
   const dev = values.dev ?? false;
   if (dev && production)
@@ -230,8 +272,41 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       [5, 3600],
     ),
     oauthAllowPrivateClientMetadata: values['oauth-allow-private-metadata'] ?? false,
+    externalAuth: readExternalAuth(
+      {
+        'auth-issuer': values['auth-issuer'],
+        'auth-jwks-url': values['auth-jwks-url'],
+        'auth-audience': values['auth-audience'],
+        'auth-person-claim': values['auth-person-claim'],
+        'auth-tenant-claim': values['auth-tenant-claim'],
+        'auth-scope-claim': values['auth-scope-claim'],
+        'auth-algorithms': values['auth-algorithms'],
+        'auth-write-policy': values['auth-write-policy'],
+        'auth-jwks-cooldown': values['auth-jwks-cooldown'],
+      },
+      env,
+    ),
+    loginProvider: readLoginProvider(
+      {
+        'login-issuer': values['login-issuer'],
+        'login-client-id': values['login-client-id'],
+        'login-name': values['login-name'],
+      },
+      env,
+    ),
     dev,
-    maxBodyBytes: 256 * 1024,
+    profile,
+    disabledTools: values['disable-tool'] ?? [],
+    // The contract allows 10 MB requests (a thread of mail as evidence); Holdfast's own tools need far less.
+    maxBodyBytes:
+      whole(
+        values['max-body-mb'] ?? env.HOLDFAST_MAX_BODY_MB,
+        'max-body-mb',
+        profile === 'hotel-ops' ? 10 : 0,
+        [0, 64],
+      ) *
+        1024 *
+        1024 || 256 * 1024,
     sweepIntervalMs: 15_000,
     slotCacheMaxAgeMs: 2_000,
     writePolicy,
@@ -261,10 +336,14 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       checkpoint: values.checkpoint,
       out: values.out,
       allowUnkeyed: values['allow-unkeyed'],
+      purgeRetired: values['purge-retired'],
       role: values.role,
       name: values.name,
       scopes: values.scopes,
       expires: values.expires,
+      provider: values.provider,
+      toolProfile: values['tool-profile'],
+      channel: values.channel,
       callsPerMinute: values['calls-per-minute'],
       maxActiveHolds: values['max-active-holds'],
       maxHoldsPerConnection: values['max-holds-per-connection'],

@@ -123,7 +123,7 @@ async function approveOnPage(url: string): Promise<void> {
   const csrf = field(
     await (await fetch(back, { headers: { cookie } })).text(),
     'csrf',
-    'action="/approvals/',
+    'action="/console/approvals/',
   );
   if (!csrf) throw new Error('approval page has no form');
   const answer = await fetch(back, {

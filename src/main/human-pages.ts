@@ -1,5 +1,5 @@
 import type { PageApp } from '../adapters/http/http-app.js';
-import { approvalForPage, decideByPageToken } from '../app/approvals.js';
+import { approvalForPage } from '../app/approvals.js';
 import {
   beginPasskeyRegistration,
   beginPasskeySignIn,
@@ -11,24 +11,31 @@ import {
 import { completeSetup, setupLinkTarget } from '../app/identity/people.js';
 import type { SignedIn } from '../app/identity/sessions.js';
 import { sessionOf, signIn, signOut } from '../app/identity/sessions.js';
-import { mountApprovalPage } from '../adapters/http/approval-page.js';
+import { mountLegacyApprovalLinks } from '../adapters/http/approval-links.js';
 import type { HumanSessions } from '../adapters/http/human-session.js';
 import { sessionCookieName } from '../adapters/http/human-session.js';
 import { mountPasskeyPages } from '../adapters/http/passkey-pages.js';
 import { mountDevPaymentForm } from '../adapters/http/payment-form.js';
 import { mountSignInPages } from '../adapters/http/sign-in-pages.js';
-import { isDomainError } from '../domain/errors.js';
+import { mayApprove } from '../domain/identity/identity.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
 import { operatorCall } from './operator-audit.js';
 import type { OAuthServer } from './oauth-server.js';
 import { mountConsentPages } from '../adapters/http/consent-pages.js';
+import { mountConsole } from './console-pages.js';
+import { mountProviderSignInPages } from '../adapters/http/provider-sign-in-pages.js';
+import type { Logger } from '../adapters/log/json-logger.js';
+import { countProviderFailure, signInThroughProvider } from '../app/identity/provider-sign-in.js';
+import { loginProviderFor } from './login-provider.js';
 
 interface PageEvent {
   readonly tool: string;
   readonly ok: boolean;
   readonly code?: string;
   readonly personId?: string;
+  /** Why a sign-in was refused, one word (kept in the audit record's preview as its status). */
+  readonly reason?: string;
 }
 
 /**
@@ -39,6 +46,7 @@ export function mountHumanPages(
   app: PageApp,
   runtime: Runtime,
   config: ServerConfig,
+  logger: Logger,
   oauth?: OAuthServer,
 ): void {
   const { deps } = runtime;
@@ -61,27 +69,43 @@ export function mountHumanPages(
       clientId: signed ? `session (${signed.session.method})` : 'no session',
     });
 
-  const record = async ({ tool, ok, code, personId }: PageEvent) => {
+  // A person's page events belong to their own tenant's trail; events with nobody, to the default tenant's.
+  const tenantOf = async (personId: string | undefined) =>
+    (personId && (await deps.store.read((tx) => tx.identity.getPerson(personId)))?.tenantId) ||
+    config.tenantId;
+  const record = async ({ tool, ok, code, personId, reason }: PageEvent) => {
     const audit = operatorCall(runtime, {
       tool,
       kind: 'admin',
-      tenantId: config.tenantId,
+      tenantId: await tenantOf(personId),
       transport: 'http',
-      args: { ok },
+      args: reason === undefined ? { ok } : { ok, status: reason },
       subject: personId ?? 'anonymous-page',
       clientId: 'human page',
     });
     await audit.finish(ok ? undefined : { outcome: 'error', code: code ?? 'FORBIDDEN', message: '' });
   };
 
+  const provider = loginProviderFor(runtime, config, logger);
   mountSignInPages(app, {
     sessions,
+    provider: provider ?? undefined,
     signIn: (input) => signIn(deps, input),
     signOut: (secret) => signOut(deps, secret),
     setupTarget: (secret) => setupLinkTarget(deps, secret),
     completeSetup: (secret, password, owner) => completeSetup(deps, secret, password, owner),
     record,
   });
+
+  if (provider)
+    mountProviderSignInPages(app, {
+      sessions,
+      provider,
+      signIn: (identity, address) => signInThroughProvider(deps, { identity, address }),
+      countFailure: (address) => countProviderFailure(deps, address),
+      record,
+      log: (message, fields) => logger.warn(message, fields),
+    });
 
   mountPasskeyPages(app, {
     sessions,
@@ -96,40 +120,23 @@ export function mountHumanPages(
 
   if (oauth) mountConsentPages(app, { sessions, endpoints: oauth.endpoints, ...oauth.consent });
 
-  mountApprovalPage(app, {
+  mountConsole(app, runtime, sessions, {
+    simulatedPayments: config.dev && config.payments === 'simulator',
+    operatorTenant: config.tenantId,
+  });
+
+  mountLegacyApprovalLinks(app, {
     sessions,
-    load: (token, person) => approvalForPage(deps, token, person),
-    decide: async (token, decision, signed) => {
-      const audit = pageCall('approval_page', signed, { decision });
-      try {
-        const decided = await decideByPageToken(
-          deps,
-          token,
-          decision,
-          { person: signed.person, method: signed.session.method },
-          { audit },
-        );
-        await audit.finish();
-        return decided;
-      } catch (error) {
-        const code = isDomainError(error) ? error.code : 'INTERNAL';
-        await audit.finish({ outcome: 'error', code, message: isDomainError(error) ? error.message : '' });
-        throw error;
-      }
-    },
-    refused: (reason, signed) =>
-      pageCall('approval_page', signed, { decision: 'refused' }).finish({
-        outcome: 'error',
-        code: 'FORBIDDEN',
-        message: reason,
-      }),
+    approvalOf: async (token, person) => (await approvalForPage(deps, token, person))?.approval.id ?? null,
   });
 
   if (config.dev && config.payments === 'simulator') {
     mountDevPaymentForm(app, {
       sessions,
+      // Only the people who may run the console's simulator (owners, approvers) pay here.
       describe: (id, signed) =>
         deps.store.read(async (tx) => {
+          if (!mayApprove(signed.person)) return null;
           const booking = await tx.bookings.get(signed.person.tenantId, id);
           return (
             booking && { amount: booking.price?.amount ?? null, currency: booking.price?.currency ?? null }

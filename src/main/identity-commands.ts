@@ -10,10 +10,11 @@ import {
 } from '../app/identity/people.js';
 import { createToken, listTokens, revokeToken } from '../app/identity/tokens.js';
 import { relative, table } from '../adapters/format/human-time.js';
-import type { Person, Role, TenantLimits, WritePolicy } from '../domain/identity/identity.js';
-import { parseScopes, ROLES, WRITE_POLICIES } from '../domain/identity/identity.js';
+import type { Person, Role, TenantLimits, ToolProfile, WritePolicy } from '../domain/identity/identity.js';
+import { parseScopes, ROLES, TOOL_PROFILES, WRITE_POLICIES } from '../domain/identity/identity.js';
 import { formatInstant } from '../domain/time/instant.js';
 import type { Runtime } from './compose.js';
+import { setupUrl } from './first-owner.js';
 import type { ServerConfig } from './config.js';
 import { UsageError } from './config.js';
 
@@ -37,10 +38,6 @@ function limitsOf(config: ServerConfig): Partial<TenantLimits> {
     openApprovalsPerPerson: whole(o.maxOpenApprovalsPerPerson, 'max-open-approvals-per-person'),
   };
   return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
-}
-
-function setupUrl(runtime: Runtime, secret: string): string {
-  return `${runtime.publicBaseUrl.replace(/\/+$/, '')}/setup/${secret}`;
 }
 
 /** holdfast tenants add|list|set */
@@ -77,11 +74,23 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
   }
   if ((verb === 'add' || verb === 'set') && id) {
     checkTenantId(id);
-    const tenant = await setTenant(deps, id, { name: config.options.name, limits: limitsOf(config) });
+    const profile = config.options.toolProfile;
+    if (profile !== undefined && !(TOOL_PROFILES as readonly string[]).includes(profile))
+      throw new UsageError(`--tool-profile must be one of ${TOOL_PROFILES.join(', ')}`);
+    const tenant = await setTenant(deps, id, {
+      name: config.options.name,
+      limits: limitsOf(config),
+      ...(profile ? { toolProfile: profile as ToolProfile } : {}),
+      // `--disable-tool none` switches every tool back on.
+      ...(config.disabledTools.length > 0
+        ? { disabledTools: config.disabledTools.filter((t) => t !== 'none') }
+        : {}),
+    });
     print(
       config.json
         ? JSON.stringify({ ...tenant, createdAt: iso(tenant.createdAt) })
-        : `Tenant ${tenant.id}: ${JSON.stringify(tenant.limits)}`,
+        : `Tenant ${tenant.id}: ${JSON.stringify(tenant.limits)}; tools ${tenant.toolProfile}` +
+            (tenant.disabledTools.length > 0 ? `, off: ${tenant.disabledTools.join(', ')}` : ''),
     );
     return 0;
   }
@@ -177,7 +186,10 @@ export async function tokens(runtime: Runtime, config: ServerConfig, print: Prin
   const [verb, arg] = config.rest;
   const now = deps.clock.now();
   if (verb === 'create' && arg) {
-    const policy = (config.writePolicy ?? 'draft') as WritePolicy;
+    // Without --write-policy: the default of the person's own tenant.
+    const holder = await personByEmail(deps, arg);
+    const tenant = await deps.store.read((tx) => tx.identity.getTenant(holder.tenantId));
+    const policy = (config.writePolicy ?? tenant?.defaultWritePolicy ?? 'draft') as WritePolicy;
     if (!WRITE_POLICIES.includes(policy))
       throw new UsageError(`--write-policy must be ${WRITE_POLICIES.join(', ')}`);
     const days = whole(config.options.expires, 'expires');

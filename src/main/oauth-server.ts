@@ -55,7 +55,6 @@ export async function startOAuthServer(
     signingKeys: keys.private,
     cookieKeys: [runtime.auditKey.derive('oauth-cookies').toString('base64url')],
     secureCookies: issuer.startsWith('https://'),
-    trustProxy: config.trustProxy,
     accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds,
     allowPrivateClientMetadata: config.oauthAllowPrivateClientMetadata,
     personExists: async (id) =>
@@ -74,7 +73,7 @@ export async function startOAuthServer(
     operatorCall(runtime, { tool, kind: 'admin', tenantId, transport: 'http', args, subject, clientId });
 
   return {
-    endpoints: authorizationEndpoints(provider, resource),
+    endpoints: authorizationEndpoints(provider, { resource, issuer, trustProxy: config.trustProxy }),
     issuer,
     resource,
     resourceMetadataUrl: `${issuer}/.well-known/oauth-protected-resource/mcp`,
@@ -91,7 +90,10 @@ export async function startOAuthServer(
     consent: {
       tenantName: async (tenantId) =>
         (await deps.store.read((tx) => tx.identity.getTenant(tenantId)))?.name ?? tenantId,
-      offer: (signed, requested) => consentOffer(signed.person, requested),
+      offer: async (signed, requested) => {
+        const tenant = await deps.store.read((tx) => tx.identity.getTenant(signed.person.tenantId));
+        return consentOffer(signed.person, requested, tenant?.defaultWritePolicy);
+      },
       check: (signed, requested, chosen, policy) => checkConsent(signed.person, requested, chosen, policy),
       async granted(signed, pending, grantId, choice) {
         const redirect = checkRedirectUri(pending.redirectUri);

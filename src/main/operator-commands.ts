@@ -1,4 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
+import { inbox } from './inbox-commands.js';
 import type { ApprovalView } from '../app/approvals.js';
 import { approvalById, decideById } from '../app/approvals.js';
 import { sweep } from '../app/sweep.js';
@@ -22,6 +23,7 @@ import { UsageError } from './config.js';
 import { cliDatabaseArgs, describeDatabase } from './database-url.js';
 import { operatorCall } from './operator-audit.js';
 import { hosts, tenants, tokens, users } from './identity-commands.js';
+import { connections, oauth } from './oauth-commands.js';
 import type { EffectAudit } from '../ports/audit.js';
 import type { WriteCall } from '../app/idempotent.js';
 
@@ -75,6 +77,9 @@ const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   users: 'admin',
   tokens: 'admin',
   hosts: 'admin',
+  connections: 'admin',
+  oauth: 'admin',
+  inbox: 'admin',
 };
 
 function run(
@@ -103,6 +108,12 @@ function run(
       return tokens(runtime, config, print);
     case 'hosts':
       return hosts(runtime, config, print);
+    case 'connections':
+      return connections(runtime, config, print);
+    case 'oauth':
+      return oauth(runtime, config, print);
+    case 'inbox':
+      return inbox(runtime, config, print);
     default:
       return auditCommand(runtime, config, print);
   }
@@ -279,7 +290,7 @@ async function sweepOnce(runtime: Runtime, config: ServerConfig, print: Print): 
   print(
     config.json
       ? JSON.stringify(r)
-      : `Expired ${r.expired} lapsed hold(s), purged ${r.purged} idempotency record(s); asked the payment provider about ${r.payments.asked} lapsed priced hold(s): ${r.payments.flagged} paid (flagged for reconciliation), ${r.payments.ended} settled.`,
+      : `Expired ${r.expired} lapsed hold(s), purged ${r.purged} idempotency record(s) and ${r.oauthRecords} expired OAuth record(s); asked the payment provider about ${r.payments.asked} lapsed priced hold(s): ${r.payments.flagged} paid (flagged for reconciliation), ${r.payments.ended} settled.`,
   );
   return 0;
 }

@@ -8,6 +8,7 @@ import { authenticateToken, TOKEN_PREFIX } from '../app/identity/tokens.js';
 import { mountAuthorizationRoutes } from '../adapters/http/authorization-routes.js';
 import { SCOPES } from '../domain/identity/identity.js';
 import { startOAuthServer } from './oauth-server.js';
+import { startExternalIssuers } from './external-issuers.js';
 import type { ServerConfig } from './config.js';
 import { buildRuntime, describeDatabase, toolContext } from './compose.js';
 import { firstOwnerLink } from './first-owner.js';
@@ -16,6 +17,8 @@ import { listen } from './listen.js';
 import { seedIfEmpty } from './seed.js';
 import { StartupError } from './startup-error.js';
 import { startSweeper } from './sweeper.js';
+import { inboxIngestOptions } from './inbox-wiring.js';
+import { mountInboxIngest } from '../adapters/http/inbox-ingest.js';
 
 /** Off loopback only behind TLS, said explicitly: a proxy terminates https and forwards here. */
 function checkExposure(config: ServerConfig): void {
@@ -60,6 +63,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     );
   }
   const oauth = await startOAuthServer(runtime, config, logger);
+  const external = startExternalIssuers(runtime, config, logger, oauth);
   const ctx = toolContext(runtime, logger, 'http');
   const app = createHttpApp({
     mcp: {
@@ -78,31 +82,38 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
               }
             );
           }
+          // Routed by the token's own (unverified) iss: each verifier then checks it in full.
+          const issuer = external?.issuerOf(secret);
+          if (external && issuer) return external.authenticate(secret, issuer);
           return oauth.authenticate(secret);
         },
       }),
       legacy: config.legacy,
       maxBodyBytes: config.maxBodyBytes,
+      contractCodes: config.profile === 'hotel-ops',
     },
     names: serverNames(bound.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
     logger,
     version: SERVER_VERSION,
     health: () =>
       deps.store.read(async (tx) => (await tx.calendars.count(config.tenantId), true)).catch(() => false),
-    mountBeforeForms: (hono) =>
+    mountBeforeForms: (hono) => {
       mountAuthorizationRoutes(hono, {
         endpoints: oauth.endpoints,
         issuer: oauth.issuer,
         resource: oauth.resource,
         scopes: SCOPES,
-      }),
-    mountPages: (hono) => mountHumanPages(hono, runtime, config, oauth),
+        trustProxy: config.trustProxy,
+      });
+      mountInboxIngest(hono, inboxIngestOptions(runtime, config));
+    },
+    mountPages: (hono) => mountHumanPages(hono, runtime, config, logger, oauth),
   });
   bound.serve(app.fetch);
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
   logger.info('holdfast listening', {
     url: `${bound.origin}/mcp`,
-    approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/approvals/…`,
+    approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/console/approvals`,
     database: describeDatabase(config.database),
     legacy: config.legacy,
     payments: config.payments,

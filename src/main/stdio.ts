@@ -55,7 +55,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
     logger,
     version: SERVER_VERSION,
     health: async () => true,
-    mountPages: (hono) => mountHumanPages(hono, runtime, config),
+    mountPages: (hono) => mountHumanPages(hono, runtime, config, logger),
   });
   pages.serve(app.fetch);
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
@@ -77,6 +77,6 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   });
   logger.info('holdfast serving on stdio', {
     database: describeDatabase(config.database),
-    approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/approvals/…`,
+    approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/console/approvals`,
   });
 }

@@ -81,4 +81,9 @@ export interface EffectAudit {
   signed(end?: CallEnd): SignedAuditEntry;
   /** The record was committed with the effect: it must not be appended again. */
   committed(): void;
+  /**
+   * Names what the call made (`{ bookingId }` of a new hold) in the record's preview, so the
+   * trail of a booking starts with the call that created it. Ids only: never personal data.
+   */
+  made(ids: Readonly<Record<string, string>> | null): void;
 }

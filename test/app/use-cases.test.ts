@@ -85,6 +85,7 @@ describe('hold_slot use case', () => {
     expect(await sweep(h.deps)).toEqual({
       expired: 1,
       purged: 0,
+      oauthRecords: 0,
       payments: { asked: 0, flagged: 0, ended: 0 },
     });
     const late = await failure(

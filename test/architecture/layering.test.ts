@@ -10,7 +10,7 @@ function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
       ? filesUnder(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
+      : /\.tsx?$/.test(entry.name)
         ? [join(dir, entry.name)]
         : [],
   );

@@ -53,8 +53,12 @@ const publicAdapterModules: readonly RegExp[] = [
   /^adapters\/log\/json-logger\.ts$/,
   /^adapters\/audit\/(call-audit|preview)\.ts$/,
   /^adapters\/ids\/random-ids\.ts$/,
+  // How instants read for people: the CLI's tables and the console's pages.
+  /^adapters\/format\/human-time\.ts$/,
   // The authorization server's face to Holdfast's own sign-in and consent pages.
   /^adapters\/oauth\/endpoints\.ts$/,
+  // Mail in, parsed and sanitized: for the ingestion endpoint and the views that show it.
+  /^adapters\/inbox\/index\.ts$/,
   // What every storage engine shares: rows, migrations' shape, and the SQL of each aggregate.
   /^adapters\/storage\/[^/]+\.ts$/,
   /^adapters\/storage\/sql\/[^/]+\.ts$/,

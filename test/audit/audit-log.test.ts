@@ -8,26 +8,10 @@ import { verifyAudit } from '../../src/adapters/audit/audit-verify.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import type { SignedAuditEntry, AuditEntry, AuditRecord } from '../../src/ports/audit.js';
 import type { Store, StoreTx } from '../../src/ports/store/index.js';
+import { entry } from '../support/audit-entry.js';
 import { tempDbPath } from '../support/spawn-server.js';
 
 const key = new AuditKey('k'.repeat(40));
-const entry = (tool: string): AuditEntry => ({
-  at: 1_800_000_000_000,
-  tenantId: 't1',
-  subject: 'sub',
-  clientId: 'cli',
-  transport: 'http',
-  tool,
-  kind: 'read',
-  outcome: 'ok',
-  errorCode: null,
-  blockedReason: null,
-  argumentsDigest: 'sha256:d',
-  preview: '{}',
-  traceId: `trace-${tool}`,
-  operationId: `op_${tool}`,
-  durationMs: 1,
-});
 
 let db: ReturnType<typeof tempDbPath>;
 let store: SqliteStore;
@@ -65,6 +49,13 @@ function poisonedFor(tool: string): Store {
 }
 
 describe('the audit trail', () => {
+  it('one append after another on the same log: each becomes durable and sealed (none waits in memory)', async () => {
+    const log = new StoreAuditLog(store, key, { sealDelayMs: 0 });
+    // Each must resolve on its own: an entry left queued as a drain ends would hang here (test timeout).
+    for (const tool of ['first', 'second', 'third']) await log.append(entry(tool));
+    expect(await verifyAudit(store, key)).toMatchObject({ ok: true, records: 3, pending: 0 });
+  }, 5_000);
+
   it('loses only the bad entry when one entry of a batch fails, never its neighbours', async () => {
     const errors: string[] = [];
     const log = new StoreAuditLog(poisonedFor('poison'), key, { onError: (m) => errors.push(m) });

@@ -33,7 +33,7 @@ describe('npm run bench -- --profile (smoke: same code paths, a few hundred call
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('SMOKE RUN');
     const rows = tables(run.stdout).flat();
-    const names = rows.map((r) => r.workload ?? r['in-process'] ?? r.target ?? r.area);
+    const names = rows.map((r) => r.workload ?? r['in-process'] ?? r['console page'] ?? r.target ?? r.area);
     for (const expected of [
       'noop',
       'find_slots (10 calendars x 14 days)',
@@ -48,6 +48,12 @@ describe('npm run bench -- --profile (smoke: same code paths, a few hundred call
       'stdio hold_slot vs stdio no-op',
       'in-process hold vs raw, PostgreSQL, 32 in flight',
       'slowest request, every workload',
+      'bookings: agenda, all time, last page',
+      'bookings: week view, all calendars',
+      'bookings: one booking with its history',
+      'activity: newest page',
+      'activity: older page',
+      'activity: filtered by tool and outcome',
     ])
       expect(names).toContain(expected);
     for (const heading of [
@@ -59,6 +65,10 @@ describe('npm run bench -- --profile (smoke: same code paths, a few hundred call
       expect(run.stdout).toContain(heading);
     // Two profiles (SQLite, PostgreSQL), each naming its top areas.
     expect(rows.filter((r) => r.area !== undefined).length).toBeGreaterThanOrEqual(10);
+    // Every console page answered 200 each time (the bench throws otherwise) and was timed.
+    const pages = rows.filter((r) => r['console page'] !== undefined);
+    expect(pages).toHaveLength(9);
+    for (const page of pages) expect(Number(page['p95 ms']), page['console page']).toBeGreaterThan(0);
     // Every call of the smoke run must have succeeded.
     const withFailures = rows.filter((r) => r.failures !== undefined);
     expect(withFailures.length).toBeGreaterThan(30);

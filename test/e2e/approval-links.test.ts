@@ -1,6 +1,11 @@
+import { askForApproval } from '../support/approvals.js';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { dirname, join } from 'node:path';
+import { AuditKey } from '../../src/adapters/audit/audit-key.js';
+import { KeyedPageTokens } from '../../src/adapters/ids/keyed-page-tokens.js';
 import type { Client } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
@@ -23,19 +28,9 @@ async function approveOnPage(approveUrl: string, person: Person): Promise<string
 
 /** Hold, ask to confirm, let a person approve at approveUrl, confirm with the approval. */
 async function approvedConfirm(agent: Client, room: string, hour: number, person: Person) {
-  const { booking } = await ok(agent, 'hold_slot', {
-    calendarIds: [room],
-    start: futureHour(2, hour),
-    end: futureHour(2, hour + 1),
-    idempotencyKey: randomUUID(),
-  });
-  const asked = await call(agent, 'confirm_booking', {
-    bookingId: booking.id,
-    expectedVersion: 1,
-    idempotencyKey: randomUUID(),
-  });
-  expect(asked.error?.code).toBe('APPROVAL_REQUIRED');
-  const details = asked.error!.details as { approvalId: string; approveUrl: string; cli: string };
+  const asked = await askForApproval(agent, room, futureHour(2, hour), futureHour(2, hour + 1));
+  const { booking } = asked;
+  const details = asked.details as { approvalId: string; approveUrl: string; cli: string };
   const page = await approveOnPage(details.approveUrl, person);
   const done = await call(agent, 'confirm_booking', {
     bookingId: booking.id,
@@ -55,7 +50,7 @@ describe('approval links work wherever the server runs', () => {
       const agent = await connectHttp(server.url, 'modern');
       const room = await createOpenCalendar(agent, 'IPv6 room');
       const { details, page } = await approvedConfirm(agent, room, 1, server.agent);
-      expect(details.approveUrl.startsWith(`http://[::1]:${server.port}/approvals/`)).toBe(true);
+      expect(details.approveUrl.startsWith(`http://[::1]:${server.port}/console/approvals/`)).toBe(true);
       expect(page).toContain('holdfast-test-modern 1.0.0'); // the declared client, shown to the person
       // The CLI hint, run as printed (from another directory), decides a second approval.
       const second = await call(agent, 'request_approval', {
@@ -104,7 +99,7 @@ describe('approval links work wherever the server runs', () => {
         action: 'confirm_booking',
         idempotencyKey: randomUUID(),
       });
-      expect(asked.approveUrl).toMatch(/^https:\/\/holdfast\.example:8443\/approvals\/[\w-]{40,}$/);
+      expect(asked.approveUrl).toBe(`https://holdfast.example:8443/console/approvals/${asked.approvalId}`);
       // Signed in on loopback (fetch cannot send another Host); the page then opens under that name.
       const cookie = await signIn(new URL(server.url).origin, server.agent.email, server.agent.password);
       const status = await new Promise<number>((resolve, reject) => {
@@ -130,13 +125,54 @@ describe('approval links work wherever the server runs', () => {
     }
   });
 
+  it('a link handed out before the console (/approvals/<token>) leads to the console’s page of it; a spent or made-up one is unknown', async () => {
+    const server = await spawnServer(['--no-seed']);
+    try {
+      const agent = await connectHttp(server.url, 'modern');
+      const room = await createOpenCalendar(agent, 'Legacy room');
+      const { details } = await askForApproval(agent, room, futureHour(2, 6), futureHour(2, 7));
+      // The token the old links carried: derived from the approval id with the server's key.
+      const key = new AuditKey(readFileSync(join(dirname(server.dbPath), 'audit.key'), 'utf8'));
+      const token = new KeyedPageTokens(key.derive('approval-page')).tokenFor(details.approvalId);
+      const legacy = new URL(`/approvals/${token}`, server.url);
+      const anonymous = await fetch(legacy, { redirect: 'manual' });
+      expect(anonymous.status).toBe(303);
+      expect(anonymous.headers.get('location')).toBe(
+        `/login?next=${encodeURIComponent(`/approvals/${token}`)}`,
+      );
+      const cookie = await signIn(legacy.origin, server.agent.email, server.agent.password);
+      const followed = await fetch(legacy, { redirect: 'manual', headers: { cookie } });
+      expect(followed.status).toBe(303);
+      expect(followed.headers.get('location')).toBe(`/console/approvals/${details.approvalId}`);
+      // A POST to it decides nothing: it is sent to the same page.
+      const posted = await fetch(legacy, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, origin: legacy.origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'decision=approve',
+      });
+      expect(posted.headers.get('location')).toBe(`/console/approvals/${details.approvalId}`);
+      expect((await call(agent, 'get_approval', { approvalId: details.approvalId })).error!.code).toBe(
+        'APPROVAL_PENDING',
+      );
+      const madeUp = await fetch(new URL('/approvals/not-a-token', server.url), { headers: { cookie } });
+      expect(madeUp.status).toBe(404);
+      expect(await madeUp.text()).toContain('unknown or was already used');
+      await decideOnPage(details.approveUrl, cookie, 'deny');
+      expect((await fetch(legacy, { redirect: 'manual', headers: { cookie } })).status).toBe(404);
+      await agent.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('stdio: the process serves its own approval page; approving there lets the agent confirm', async () => {
     const db = tempDbPath();
     const agent = await connectStdio(db.path, 'modern', ['--no-seed', '--write-policy', 'draft']);
     try {
       const room = await createOpenCalendar(agent, 'Desktop room');
       const { details } = await approvedConfirm(agent, room, 1, await provisionOnce(db.path));
-      expect(details.approveUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/approvals\//);
+      expect(details.approveUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console\/approvals\//);
       expect(details.cli).toContain(`--db "${db.path}"`);
       // request_approval is retry-safe: the same key gives the same approval and the same link.
       const { booking } = await ok(agent, 'hold_slot', {

@@ -61,7 +61,7 @@ describe('the approval page shows the action being approved, not the booking as 
       body: new URLSearchParams({ csrf, decision: 'approve' }),
     });
     expect(posted.status).toBe(409);
-    expect(await posted.text()).toContain('Not approved: the booking changed');
+    expect(await posted.text()).toContain('The booking changed since this was asked');
     expect((await ok(agent, 'list_bookings', { status: 'CONFIRMED', limit: 10 })).total).toBe(0);
     await agent.close();
   });

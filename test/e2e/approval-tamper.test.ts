@@ -98,7 +98,7 @@ describe('asking up front', () => {
       idempotencyKey: randomUUID(),
     });
     expect(asked.intentHash).toBe(b.confirmationIntent.intentHash);
-    expect(asked.approveUrl).toMatch(/\/approvals\/[\w-]{40,}$/);
+    expect(asked.approveUrl).toMatch(new RegExp(`/console/approvals/${asked.approvalId}$`));
     expect((await call(agent, 'get_approval', { approvalId: asked.approvalId })).error!.code).toBe(
       'APPROVAL_PENDING',
     );

@@ -9,7 +9,7 @@ import type { AuditRow } from '../../src/adapters/storage/audit-rows.js';
 import { auditRecordOf } from '../../src/adapters/storage/audit-rows.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp } from '../support/mcp-clients.js';
-import { runCli } from '../support/spawn-server.js';
+import { runCli, runCliAsync } from '../support/spawn-server.js';
 import type { Backend, BackendKind } from '../reliability/harness.js';
 import { startBackend } from '../reliability/harness.js';
 
@@ -32,10 +32,13 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
   let total: number;
   const q = (n: number) => (kind === 'sqlite' ? '?' : `$${n}`);
 
-  const verify = (withCheckpoints = true) => {
+  /** The text and the JSON verdict, asked of two processes at once. */
+  const verify = async (withCheckpoints = true) => {
     const args = ['audit', 'verify', ...backend.databaseArgs];
-    const run = runCli(withCheckpoints ? [...args, '--checkpoint', checkpoints] : args);
-    const json = runCli([...args, '--json', ...(withCheckpoints ? ['--checkpoint', checkpoints] : [])]);
+    const [run, json] = await Promise.all([
+      runCliAsync(withCheckpoints ? [...args, '--checkpoint', checkpoints] : args),
+      runCliAsync([...args, '--json', ...(withCheckpoints ? ['--checkpoint', checkpoints] : [])]),
+    ]);
     return { ...run, result: JSON.parse(json.stdout) };
   };
   const rows = async () =>
@@ -71,7 +74,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
     expect(runCli(['audit', 'checkpoint', '--out', checkpoints, ...backend.databaseArgs]).status).toBe(0);
     total = (await rows()).length;
     expect(total).toBeGreaterThanOrEqual(12);
-    expect(verify().status).toBe(0);
+    expect((await verify()).status).toBe(0);
     await backend.sql('CREATE TABLE audit_backup AS SELECT * FROM audit_log');
   });
   afterAll(async () => {
@@ -137,7 +140,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
   it.each(attacks)('detects: %s', async (_name, attack, firstBroken) => {
     await restore();
     await attack();
-    const { status, stdout, result } = verify();
+    const { status, stdout, result } = await verify();
     const first = firstBroken(total);
     expect(status, stdout).toBe(1);
     expect(result.ok).toBe(false);
@@ -160,8 +163,8 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
       );
       prevHash = hash;
     }
-    expect(verify(false).status).toBe(0); // without checkpoints the rewrite is invisible
-    const { status, stdout, result } = verify();
+    expect((await verify(false)).status).toBe(0); // without checkpoints the rewrite is invisible
+    const { status, stdout, result } = await verify();
     expect(status).toBe(1);
     const earlyCheckpointSeq = JSON.parse(readFileSync(checkpoints, 'utf8').split('\n')[0]!).seq as number;
     expect(result.firstBroken.seq).toBe(earlyCheckpointSeq + 1);
@@ -188,7 +191,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
       );
       prevHash = hash;
     }
-    const plain = verify(false);
+    const plain = await verify(false);
     expect(plain.status).toBe(1);
     expect(plain.result.firstBroken.seq).toBe(1);
     expect(plain.stdout).toMatch(/not keyed/);
@@ -267,10 +270,10 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
       .map((_, i) => q(i + 1))
       .join(', ')})`;
     await backend.sql(insert, values(key.recordMac(entry.seq, entry.prevHash, entry), 2));
-    expect(verify(false).status).toBe(0);
+    expect((await verify(false)).status).toBe(0);
     await backend.sql(`DELETE FROM audit_log WHERE seq = ${q(1)}`, [entry.seq]);
     await backend.sql(insert, values('sha256:whatever', 1));
-    const { status, result } = verify(false);
+    const { status, result } = await verify(false);
     expect(status).toBe(1);
     expect(result.firstBroken.seq).toBe(entry.seq);
     const tail = runCli(['audit', 'tail', '-n', '1', '--json', ...backend.databaseArgs]);

@@ -53,14 +53,17 @@ async function session(client: Client): Promise<Envelope[]> {
   const at = Math.floor(Math.random() * 500);
   const results: Envelope[] = [room];
   results.push(await call(client, 'list_calendars', {}));
-  const held = (await call(client, 'hold_slot', {
+  const hold = {
     calendarIds: [roomId],
     start: futureHour(4, at),
     end: futureHour(4, at + 1),
     customer: { name: 'Ada', email: 'ada@example.com', phone: '+44 20 7946 0958' },
     idempotencyKey: randomUUID(),
-  })) as Envelope<any>;
+  };
+  const held = (await call(client, 'hold_slot', hold)) as Envelope<any>;
   results.push(held);
+  // A retry: it is answered from the first call and makes nothing.
+  results.push(await call(client, 'hold_slot', hold));
   results.push(
     await call(client, 'confirm_booking', {
       bookingId: held.data!.booking.id,
@@ -101,8 +104,18 @@ describe('audit trail', () => {
     const blocked = records.filter((r) => r.error_code === 'APPROVAL_REQUIRED');
     expect(blocked.length).toBe(3); // both are draft, and the stdio client declared no elicitation
     for (const r of blocked) expect(r.blocked_reason).toMatch(/approve/i);
-    const holds = records.filter((r) => r.tool === 'hold_slot').map((r) => JSON.parse(r.preview));
-    expect(holds).toHaveLength(3);
+    const holdRecords = records.filter((r) => r.tool === 'hold_slot');
+    const holds = holdRecords.map((r) => JSON.parse(r.preview));
+    expect(holds).toHaveLength(6);
+    // The record of the call that placed a hold names the booking it made (its history starts
+    // there); the retry's record names nothing.
+    for (const record of holdRecords) {
+      const answer = envelopes.find((e) => e.meta.traceId === record.trace_id) as Envelope<any>;
+      const made = JSON.parse(record.preview).made;
+      if (answer.meta.idempotentReplay) expect(made).toBeUndefined();
+      else expect(made).toEqual({ bookingId: answer.data.booking.id });
+    }
+    expect(holdRecords.filter((r) => JSON.parse(r.preview).made)).toHaveLength(3);
     for (const preview of holds) {
       expect(JSON.stringify(preview)).not.toMatch(/ada@example\.com|Ada|7946/);
       expect(preview.customer.fields).toEqual(['name', 'email', 'phone']);
@@ -172,7 +185,7 @@ describe('checkpoints in the server log', () => {
   });
 });
 
-describe('what people do on the approval page is in the trail too', () => {
+describe('what people do on an approval in the console is in the trail too', () => {
   it('a decision is recorded with its effect and the person; a refused post (no session, no CSRF, no decision) is recorded as refused', async () => {
     const agent = await connectHttp(server.url, 'modern');
     const room = (await call(agent, 'create_calendar', {
@@ -210,9 +223,13 @@ describe('what people do on the approval page is in the trail too', () => {
     expect((await form({ csrf, decision: 'approve' }, null)).status).toBe(303); // to sign in
     expect((await form({ decision: 'approve' })).status).toBe(403);
     expect((await form({ csrf })).status).toBe(403);
-    expect((await form({ csrf, decision: 'approve' })).status).toBe(200);
+    const approved = await form({ csrf, decision: 'approve' });
+    expect(approved.status).toBe(303);
+    expect(approved.headers.get('location')).toMatch(/^\/console\/approvals\/.+\?decided=approved$/);
     await agent.close();
-    const added = (await rows()).slice(before).filter((r) => r.tool === 'approval_page');
+    const added = (await rows())
+      .slice(before)
+      .filter((r) => r.tool === 'console_post' || r.tool === 'console_approval');
     expect(added.map((r) => [r.outcome, r.error_code])).toEqual([
       ['error', 'FORBIDDEN'],
       ['error', 'FORBIDDEN'],

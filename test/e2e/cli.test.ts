@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands, cliReference } from '../../src/main/cli-help.js';
-import { CLI, runCli, tempDbPath } from '../support/spawn-server.js';
+import { CLI, runCli, runCliAsync, tempDbPath } from '../support/spawn-server.js';
 
 const db = tempDbPath();
 beforeAll(() => {
@@ -56,19 +56,22 @@ const mistakes: [string, string[], 1 | 2, RegExp][] = [
 ];
 
 describe('the CLI speaks clearly', () => {
-  it.each(mistakes)('%s: one line, the right exit code, no stack', (_name, args, exitCode, line) => {
-    const withDb =
-      args.includes('--database') || args.includes('--db') || args[0] === 'bogus'
-        ? args
-        : [...args, '--db', db.path];
-    const run = runCli(withDb);
-    expect(run.status, run.stderr).toBe(exitCode);
-    const lines = run.stderr.trim().split('\n');
-    expect(lines, run.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(line);
-    expect(run.stderr).not.toContain('    at ');
-    expect(run.stdout).toBe('');
-  });
+  it.concurrent.each(mistakes)(
+    '%s: one line, the right exit code, no stack',
+    async (_name, args, exitCode, line) => {
+      const withDb =
+        args.includes('--database') || args.includes('--db') || args[0] === 'bogus'
+          ? args
+          : [...args, '--db', db.path];
+      const run = await runCliAsync(withDb);
+      expect(run.status, run.stderr).toBe(exitCode);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines, run.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(line);
+      expect(run.stderr).not.toContain('    at ');
+      expect(run.stdout).toBe('');
+    },
+  );
 
   it('refuses an operator command on a database that does not exist, and creates nothing', () => {
     const missing = join(db.path, '..', 'typo', 'holdfst.db');
@@ -103,24 +106,26 @@ describe('the CLI speaks clearly', () => {
     expect(run.stderr).toContain('    at ');
   });
 
-  it('has a help page with an example for every command, and a version', () => {
-    for (const command of commands) {
-      for (const args of [
-        [command.name, '--help'],
-        ['help', command.name],
-      ]) {
-        const run = runCli(args);
-        expect(run.status).toBe(0);
-        expect(run.stdout).toContain(`Usage: ${command.usage[0]}`);
-        expect(run.stdout).toMatch(/Examples?:\n {2}holdfast /);
-      }
-    }
-    const global = runCli(['--help']);
+  it('has a help page with an example for every command, and a version', async () => {
+    const asks = commands.flatMap((command) => [
+      { command, args: [command.name, '--help'] },
+      { command, args: ['help', command.name] },
+    ]);
+    // Some 60 processes: a few at a time, so the two cores stay busy without one queue of waits.
+    const answers: Awaited<ReturnType<typeof runCliAsync>>[] = [];
+    for (let i = 0; i < asks.length; i += 3)
+      answers.push(...(await Promise.all(asks.slice(i, i + 3).map((a) => runCliAsync(a.args)))));
+    asks.forEach(({ command, args }, i) => {
+      const run = answers[i]!;
+      expect(run.status, args.join(' ')).toBe(0);
+      expect(run.stdout).toContain(`Usage: ${command.usage[0]}`);
+      expect(run.stdout).toMatch(/Examples?:\n {2}holdfast /);
+    });
+    const [global, version] = await Promise.all([runCliAsync(['--help']), runCliAsync(['--version'])]);
     expect(global.stdout).toContain('Commands:');
-    const version = runCli(['--version']);
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     expect(version.stdout.trim()).toBe(`holdfast ${pkg.version} (Node.js ${process.version})`);
-  });
+  }, 120_000);
 
   it('runs through npx from the project, as the README says', () => {
     const run = spawnSync('npx', ['--no-install', 'holdfast', '--version'], {

@@ -100,7 +100,7 @@ describe('the credential matrix on /mcp', () => {
     expect((await tryList(`Bearer ${server.agent.token}`)).outcome).toBe('accepted');
   });
 
-  it('a token without the scope a tool needs: 403 insufficient_scope naming it; accepted 0', async () => {
+  it('a token without the scope a tool needs: 403 insufficient_scope naming every scope needed; accepted 0', async () => {
     const { deps, close } = await identityDeps(server.dbPath);
     const needs: Record<Scope, [string, Record<string, unknown>]> = {
       read: ['list_bookings', {}],
@@ -133,7 +133,9 @@ describe('the credential matrix on /mcp', () => {
       const refusal = seen.at(-1)!;
       expect(refusal.status, scope).toBe(403);
       expect(refusal.challenge, scope).toContain('error="insufficient_scope"');
-      expect(refusal.challenge, scope).toContain(`scope="${scope}"`);
+      // Every scope the call needs: the token's own and the missing one, so stepping up loses none.
+      expect(refusal.challenge, scope).toContain(`scope="${SCOPES.join(' ')}"`);
+      expect(refusal.challenge, scope).toContain(`${scope} is needed`);
       await client.close();
     }
     await close();

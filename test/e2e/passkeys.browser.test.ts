@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askForApproval } from '../support/approvals.js';
 import { launchBrowser } from '../support/browser.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
-import { call, connectHttp, ok } from '../support/mcp-clients.js';
+import { connectHttp } from '../support/mcp-clients.js';
 import { addPersonWithPassword, signIn } from '../support/person.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { runCli, spawnServer } from '../support/spawn-server.js';
@@ -104,20 +104,9 @@ describe('passkeys: added by a signed-in person, then signing them in', () => {
   it('signs in with the passkey alone and approves; the decision names the passkey', async () => {
     await page.click('form[action="/logout"] button');
     await page.waitForSelector('#result');
-    const { booking } = await ok(agent, 'hold_slot', {
-      calendarIds: [room],
-      start: futureHour(4),
-      end: futureHour(4, 1),
-      customer: { name: 'Ada' },
-      idempotencyKey: randomUUID(),
-    });
-    const asked = await call(agent, 'confirm_booking', {
-      bookingId: booking.id,
-      expectedVersion: 1,
-      idempotencyKey: randomUUID(),
-    });
-    expect(asked.error!.code).toBe('APPROVAL_REQUIRED');
-    const { approveUrl } = asked.error!.details as { approveUrl: string };
+    const {
+      details: { approveUrl },
+    } = await askForApproval(agent, room, futureHour(4), futureHour(4, 1), { customer: { name: 'Ada' } });
     const link = new URL(new URL(approveUrl).pathname, site).href;
 
     page.on('request', (request) => {

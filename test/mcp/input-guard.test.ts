@@ -175,6 +175,15 @@ describe('audit preview by allowlist', () => {
     expect(JSON.stringify(smuggled)).not.toMatch(/jane|4917/);
   });
 
+  it("digests a key named after Object.prototype's methods instead of calling them (fuzz find)", () => {
+    const keys = ['valueOf', 'hasOwnProperty', 'toString', 'isPrototypeOf', 'propertyIsEnumerable'];
+    const preview = JSON.parse(previewOf(Object.fromEntries(keys.map((k) => [k, false])), digest));
+    expect(Object.keys(preview)).toEqual(keys);
+    for (const key of keys) expect(preview[key]).toMatch(/^hmac:/);
+    const customer = JSON.parse(previewOf({ customer: { valueOf: 1, name: 'Ada' } }, digest)).customer;
+    expect(customer.fields).toEqual(['name']);
+  });
+
   it('names a refused field only by the parts its schema knows', () => {
     const known = new Set(['customer', 'extra', 'calendarIds']);
     expect(JSON.parse(rejectedPreview('customer.extra.jane.doe@example.com', known))).toEqual({

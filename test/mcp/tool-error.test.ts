@@ -2,20 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { parseArguments } from '../../src/adapters/mcp/edge-schema.js';
 import { linksFor } from '../../src/adapters/mcp/links.js';
 import { toToolError } from '../../src/adapters/mcp/tool-error.js';
-import type { PageTokens } from '../../src/ports/page-tokens.js';
 import { DomainError, errorCatalog, errorCodes } from '../../src/domain/errors.js';
 import { findSlotsTool } from '../../src/adapters/mcp/tools/find-slots.js';
 import { holdSlotTool } from '../../src/adapters/mcp/tools/hold-slot.js';
 import { envelopeOf } from '../../src/adapters/mcp/schemas.js';
 
-const links = linksFor(
-  {
-    publicBaseUrl: 'http://127.0.0.1:4110',
-    paymentUrlBase: 'http://127.0.0.1:4110/pay/',
-    cliDatabaseArgs: '--db x.db',
-  },
-  { tokenFor: (id: string) => `token-of-${id}` } as unknown as PageTokens,
-);
+const links = linksFor({
+  publicBaseUrl: 'http://127.0.0.1:4110',
+  paymentUrlBase: 'http://127.0.0.1:4110/pay/',
+  cliDatabaseArgs: '--db x.db',
+});
 const T = Date.UTC(2030, 0, 7, 9, 30);
 /** Codes whose details the transport completes (links, instants); checked one by one below. */
 const completed = new Set(['APPROVAL_REQUIRED', 'PAYMENT_PENDING']);
@@ -82,7 +78,7 @@ describe('toToolError: the one mapping from thrown values to what a model sees',
     );
     expect(required).toMatchObject({
       approvalId: 'ap',
-      approveUrl: 'http://127.0.0.1:4110/approvals/token-of-ap',
+      approveUrl: 'http://127.0.0.1:4110/console/approvals/ap',
       cli: 'holdfast approvals approve ap --db x.db',
       expiresAt: '2030-01-07T09:30:00Z',
     });

@@ -4,6 +4,7 @@ import { PgStore } from '../../src/adapters/storage/postgres/pg-store.js';
 import type { Booking } from '../../src/domain/booking/booking.js';
 import type { Store } from '../../src/ports/store/index.js';
 import { freshSchema, withClient } from '../support/postgres.js';
+import { inboxStoreContract } from './inbox-store-contract.js';
 import { storeContract } from './store-contract.js';
 
 storeContract('PostgreSQL', async () => {
@@ -44,6 +45,26 @@ storeContract('PostgreSQL', async () => {
       store = await PgStore.open(schema.url);
       return store;
     },
+    async close() {
+      await store.close();
+      await schema.drop();
+    },
+  };
+});
+
+inboxStoreContract('PostgreSQL', async () => {
+  const schema = freshSchema();
+  const store = await PgStore.open(schema.url);
+  return {
+    store,
+    rawBody: (messageId: string) =>
+      withClient(schema.name, async (client) => {
+        const { rows } = await client.query<{ raw: Buffer }>(
+          'SELECT raw FROM inbox_raw_bodies WHERE message_id = $1',
+          [messageId],
+        );
+        return rows[0] ? new Uint8Array(rows[0].raw) : null;
+      }),
     async close() {
       await store.close();
       await schema.drop();

@@ -6,6 +6,7 @@ import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import type { Booking } from '../../src/domain/booking/booking.js';
 import type { Store } from '../../src/ports/store/index.js';
 import { tempDbPath } from '../support/spawn-server.js';
+import { inboxStoreContract } from './inbox-store-contract.js';
 import { storeContract } from './store-contract.js';
 
 storeContract('SQLite', async () => {
@@ -42,6 +43,28 @@ storeContract('SQLite', async () => {
       await store.close();
       store = SqliteStore.open(db.path);
       return store;
+    },
+    async close() {
+      await store.close();
+      db.cleanup();
+    },
+  };
+});
+
+inboxStoreContract('SQLite', async () => {
+  const db = tempDbPath();
+  const store = SqliteStore.open(db.path);
+  return {
+    store,
+    async rawBody(messageId: string) {
+      const raw = new Database(db.path, { readonly: true });
+      try {
+        const row = raw.prepare('SELECT raw FROM inbox_raw_bodies WHERE message_id = ?').get(messageId) as
+          { raw: Buffer } | undefined;
+        return row ? new Uint8Array(row.raw) : null;
+      } finally {
+        raw.close();
+      }
     },
     async close() {
       await store.close();

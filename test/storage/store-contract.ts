@@ -5,10 +5,11 @@ import type { AuditEntry } from '../../src/ports/audit.js';
 import { NotSingleCallError } from '../../src/adapters/storage/sql/single-call.js';
 import type { Calendar } from '../../src/domain/calendar.js';
 import { DomainError } from '../../src/domain/errors.js';
-import type { HoldPlan, Store, StoreTx } from '../../src/ports/store/index.js';
+import type { CalendarDetails, HoldPlan, OAuthRecord, Store, StoreTx } from '../../src/ports/store/index.js';
 import { ReferenceTakenError } from '../../src/ports/store/index.js';
-import type { Person } from '../../src/domain/identity/identity.js';
+import type { Person, Scope } from '../../src/domain/identity/identity.js';
 import { defaultTenantLimits } from '../../src/domain/identity/identity.js';
+import { auditSearchContract } from './audit-search-contract.js';
 
 /** What each store adapter provides to run the shared contract. */
 export interface StoreHarness {
@@ -165,6 +166,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       });
     });
     afterEach(() => harness.close());
+    auditSearchContract(() => store);
 
     it('round-trips a booking exactly, customer details included', async () => {
       const b = hold(['cal_a', 'cal_b'], T0 + H, T0 + 2 * H, {
@@ -320,6 +322,32 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       const page = await list({ limit: 1, offset: 1 });
       expect(page).toMatchObject({ total: 3 });
       expect(page.items.map((x) => x.id)).toEqual([b.id]);
+    });
+
+    it("finds bookings by text in the customer's name or email, any case, % and _ taken literally", async () => {
+      const ada = hold(['cal_a'], T0 + H, T0 + 2 * H, {
+        customer: { name: 'Ada Lovelace', email: 'ADA@example.com' },
+      });
+      const odd = hold(['cal_a'], T0 + 3 * H, T0 + 4 * H, { customer: { name: 'Per 100%_sure' } });
+      const none = hold(['cal_a'], T0 + 5 * H, T0 + 6 * H, { customer: null });
+      await store.write(async (tx) => {
+        for (const x of [ada, odd, none]) await insertHold(tx, x);
+      });
+      const ids = async (customer: string, customerByEmail = true) =>
+        (
+          await store.read((tx) =>
+            tx.bookings.list('t1', { now: T0, offset: 0, limit: 10, customer, customerByEmail }),
+          )
+        ).items.map((x) => x.id);
+      expect(await ids('lovelace')).toEqual([ada.id]);
+      expect(await ids('ada@EXAMPLE')).toEqual([ada.id]);
+      // For a reader who sees emails masked, only the name is searched.
+      expect(await ids('ada@EXAMPLE', false)).toEqual([]);
+      expect(await ids('lovelace', false)).toEqual([ada.id]);
+      expect(await ids('%_')).toEqual([odd.id]);
+      expect(await ids('_')).toEqual([odd.id]);
+      // A key of the stored JSON is not a match: only the values are searched.
+      expect(await ids('name')).toEqual([]);
     });
 
     it('keeps everything across a restart', async () => {
@@ -490,6 +518,48 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       // Another tenant's calendar of the same id is not touched.
       await store.write((tx) => tx.calendars.replaceAvailability('t2', 'cal_b', availability));
       expect((await store.read((tx) => tx.calendars.get('t1', ['cal_b'])))[0]!.version).toBe(1);
+    });
+
+    it('replaces availability only at the version expected, when one is given', async () => {
+      const availability = { weekly: { tue: [{ start: '10:00', end: '11:00' }] }, overrides: [] };
+      const replace = (version: number) =>
+        store.write((tx) => tx.calendars.replaceAvailability('t1', 'cal_a', availability, version));
+      expect(await replace(2)).toBe(false);
+      expect((await store.read((tx) => tx.calendars.get('t1', ['cal_a'])))[0]).toEqual(calendar('cal_a'));
+      expect(await replace(1)).toBe(true);
+      expect((await store.read((tx) => tx.calendars.get('t1', ['cal_a'])))[0]).toMatchObject({
+        availability,
+        version: 2,
+      });
+      expect(await replace(1)).toBe(false);
+      expect(await store.write((tx) => tx.calendars.replaceAvailability('t1', 'cal_x', availability))).toBe(
+        false,
+      );
+    });
+
+    it('updates name, zone and price at the version expected, moving the calendar on; nothing else', async () => {
+      const details: CalendarDetails = {
+        name: 'Room 2',
+        timeZone: 'Asia/Tokyo',
+        price: { amount: '12.50', currency: 'JPY' },
+      };
+      const update = (tenantId: string, id: string, version: number, d = details) =>
+        store.write((tx) => tx.calendars.updateDetails(tenantId, id, d, version));
+      expect(await update('t1', 'cal_a', 1)).toBe(true);
+      const [updated] = await store.read((tx) => tx.calendars.get('t1', ['cal_a']));
+      expect(updated).toEqual({ ...calendar('cal_a'), ...details, version: 2 });
+      // A stale version, an unknown id and another tenant change nothing.
+      expect(await update('t1', 'cal_a', 1, { ...details, name: 'stale' })).toBe(false);
+      expect(await update('t1', 'cal_x', 1)).toBe(false);
+      expect(await update('t2', 'cal_b', 1)).toBe(false);
+      expect((await store.read((tx) => tx.calendars.get('t1', ['cal_a'])))[0]!.name).toBe('Room 2');
+      expect((await store.read((tx) => tx.calendars.get('t1', ['cal_b'])))[0]).toEqual(calendar('cal_b'));
+      // The price can be taken away again.
+      expect(await update('t1', 'cal_a', 2, { ...details, price: null })).toBe(true);
+      expect((await store.read((tx) => tx.calendars.get('t1', ['cal_a'])))[0]).toMatchObject({
+        price: null,
+        version: 3,
+      });
     });
 
     it('places a hold with its key, answer and audit entry in one step, or writes nothing', async () => {
@@ -685,12 +755,27 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
     });
 
     it('identity: tenants, people (one account per email), setup links spent once', async () => {
-      const tenant = { id: 't1', name: 'T one', limits: defaultTenantLimits, createdAt: T0 };
+      const tenant = {
+        id: 't1',
+        name: 'T one',
+        limits: defaultTenantLimits,
+        defaultWritePolicy: 'draft' as const,
+        toolProfile: 'inherit' as const,
+        disabledTools: [],
+        createdAt: T0,
+      };
       await store.write((tx) => tx.identity.putTenant(tenant));
       await store.write((tx) =>
-        tx.identity.putTenant({ ...tenant, limits: { ...tenant.limits, callsPerMinute: 7 } }),
+        tx.identity.putTenant({
+          ...tenant,
+          limits: { ...tenant.limits, callsPerMinute: 7 },
+          defaultWritePolicy: 'readonly',
+        }),
       );
-      expect((await store.read((tx) => tx.identity.getTenant('t1')))!.limits.callsPerMinute).toBe(7);
+      expect(await store.read((tx) => tx.identity.getTenant('t1'))).toMatchObject({
+        limits: { callsPerMinute: 7 },
+        defaultWritePolicy: 'readonly',
+      });
       expect(await store.read((tx) => tx.identity.listTenants())).toHaveLength(1);
       const ana = person('usr_ana', 'ana@example.com');
       expect(await store.write((tx) => tx.identity.insertPerson(ana))).toBe(true);
@@ -714,7 +799,15 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
 
     it('identity: sessions, tokens with their person and tenant in one read, hosts', async () => {
       await store.write(async (tx) => {
-        await tx.identity.putTenant({ id: 't1', name: 't1', limits: defaultTenantLimits, createdAt: T0 });
+        await tx.identity.putTenant({
+          id: 't1',
+          name: 't1',
+          limits: defaultTenantLimits,
+          defaultWritePolicy: 'draft',
+          toolProfile: 'inherit',
+          disabledTools: [],
+          createdAt: T0,
+        });
         await tx.identity.insertPerson(person('usr_ana', 'ana@example.com'));
       });
       const session = {
@@ -759,10 +852,18 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect(await store.readOne((tx) => tx.identity.credentialOf('nope'))).toBeNull();
       await store.write((tx) => tx.identity.touchToken('tok_1', T0 + 9));
       expect((await store.read((tx) => tx.identity.getTokenBySecretHash('th')))!.lastUsedAt).toBe(T0 + 9);
+      // What a live token may do changes in place, in its own tenant only.
+      const narrow = { scopes: ['read'] as const, writePolicy: 'readonly' as const };
+      expect(await store.write((tx) => tx.identity.updateTokenAccess('other', 'tok_1', narrow))).toBe(false);
+      expect(await store.write((tx) => tx.identity.updateTokenAccess('t1', 'tok_1', narrow))).toBe(true);
+      expect(await store.readOne((tx) => tx.identity.credentialOf('th'))).toMatchObject({
+        token: { scopes: ['read'], writePolicy: 'readonly' },
+      });
       expect(await store.write((tx) => tx.identity.revokeToken('other', 'tok_1', T0))).toBe(false);
       expect(await store.write((tx) => tx.identity.revokeToken('t1', 'tok_1', T0))).toBe(true);
       expect(await store.write((tx) => tx.identity.revokeToken('t1', 'tok_1', T0))).toBe(false);
       expect((await store.read((tx) => tx.identity.listTokens('t1')))[0]!.revokedAt).toBe(T0);
+      expect(await store.write((tx) => tx.identity.updateTokenAccess('t1', 'tok_1', narrow))).toBe(false);
 
       const host = {
         id: 'host_1',
@@ -781,7 +882,15 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
 
     it('passkeys: one per credential id, listed per person, counters kept; challenges spent once, expired ones swept', async () => {
       await store.write(async (tx) => {
-        await tx.identity.putTenant({ id: 't1', name: 't1', limits: defaultTenantLimits, createdAt: T0 });
+        await tx.identity.putTenant({
+          id: 't1',
+          name: 't1',
+          limits: defaultTenantLimits,
+          defaultWritePolicy: 'draft',
+          toolProfile: 'inherit',
+          disabledTools: [],
+          createdAt: T0,
+        });
         await tx.identity.insertPerson(person('usr_ana', 'ana@example.com'));
         await tx.identity.insertPerson(person('usr_bob', 'bob@example.com'));
       });
@@ -842,6 +951,143 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       );
       expect(await store.write((tx) => tx.passkeys.spendChallenge('ch-3', 'sign-in', T0))).toBeNull();
       expect(await store.write((tx) => tx.passkeys.spendChallenge('ch-4', 'sign-in', T0 + H))).not.toBeNull();
+    });
+
+    it('oauth: records found while live, by id, uid or user code; a grant revoked with all it issued; keys rotated; connections per tenant', async () => {
+      const record = (kind: string, id: string, extra: Partial<OAuthRecord> = {}): OAuthRecord => ({
+        kind,
+        id,
+        payload: JSON.stringify({ kind, id }),
+        grantId: null,
+        uid: null,
+        userCode: null,
+        expiresAt: T0 + H,
+        consumedAt: null,
+        ...extra,
+      });
+      await store.write(async (tx) => {
+        await tx.oauth.upsert(record('Client', 'cl-1', { expiresAt: null }));
+        await tx.oauth.upsert(record('Interaction', 'in-1', { uid: 'uid-1' }));
+        await tx.oauth.upsert(record('DeviceCode', 'dc-1', { userCode: 'ABCD' }));
+        await tx.oauth.upsert(record('Grant', 'gr-1'));
+        await tx.oauth.upsert(record('AuthorizationCode', 'ac-1', { grantId: 'gr-1' }));
+        await tx.oauth.upsert(record('RefreshToken', 'rt-1', { grantId: 'gr-1' }));
+        await tx.oauth.upsert(record('RefreshToken', 'rt-2', { grantId: 'gr-2' }));
+      });
+      expect((await store.read((tx) => tx.oauth.find('Client', 'cl-1', T0 + 100 * H)))!.payload).toContain(
+        'cl-1',
+      );
+      expect(await store.read((tx) => tx.oauth.findByUid('Interaction', 'uid-1', T0))).toMatchObject({
+        id: 'in-1',
+      });
+      expect(await store.read((tx) => tx.oauth.findByUserCode('DeviceCode', 'ABCD', T0))).toMatchObject({
+        id: 'dc-1',
+      });
+      // Expired: gone for find, and for the sweep.
+      expect(await store.read((tx) => tx.oauth.find('Interaction', 'in-1', T0 + H))).toBeNull();
+      // An upsert replaces the payload; a consumed code says when.
+      await store.write((tx) =>
+        tx.oauth.upsert(record('AuthorizationCode', 'ac-1', { grantId: 'gr-1', payload: '{"v":2}' })),
+      );
+      await store.write((tx) => tx.oauth.consume('AuthorizationCode', 'ac-1', T0 + 5));
+      expect(await store.read((tx) => tx.oauth.find('AuthorizationCode', 'ac-1', T0))).toMatchObject({
+        payload: '{"v":2}',
+        consumedAt: T0 + 5,
+      });
+
+      const connection = {
+        grantId: 'gr-1',
+        tenantId: 't1',
+        personId: 'usr_ana',
+        clientId: 'cl-1',
+        clientName: 'Host',
+        redirectHost: '127.0.0.1:9',
+        scopes: ['read', 'draft'] as Scope[],
+        writePolicy: 'draft' as const,
+        createdAt: T0,
+        revokedAt: null,
+        lastUsedAt: null,
+      };
+      await store.write(async (tx) => {
+        await tx.identity.putTenant({
+          id: 't1',
+          name: 't1',
+          limits: defaultTenantLimits,
+          defaultWritePolicy: 'draft',
+          toolProfile: 'inherit',
+          disabledTools: [],
+          createdAt: T0,
+        });
+        await tx.identity.putTenant({
+          id: 't2',
+          name: 't2',
+          limits: defaultTenantLimits,
+          defaultWritePolicy: 'draft',
+          toolProfile: 'inherit',
+          disabledTools: [],
+          createdAt: T0,
+        });
+        await tx.identity.insertPerson(person('usr_ana', 'ana@example.com'));
+        await tx.identity.insertPerson({ ...person('usr_zed', 'zed@example.com'), tenantId: 't2' });
+      });
+      await store.write((tx) => tx.oauth.insertConnection(connection));
+      await store.write((tx) =>
+        tx.oauth.insertConnection({ ...connection, grantId: 'gr-9', tenantId: 't2', personId: 'usr_zed' }),
+      );
+      expect(await store.read((tx) => tx.oauth.getConnection('gr-1'))).toEqual(connection);
+      expect((await store.read((tx) => tx.oauth.listConnections('t1'))).map((c) => c.grantId)).toEqual([
+        'gr-1',
+      ]);
+      expect(await store.read((tx) => tx.oauth.listConnections('t1', 'usr_bob'))).toEqual([]);
+      await store.write((tx) => tx.oauth.touchConnection('gr-1', T0 + 7));
+      expect((await store.read((tx) => tx.oauth.getConnection('gr-1')))!.lastUsedAt).toBe(T0 + 7);
+      const narrower = { scopes: ['read'] as const, writePolicy: 'readonly' as const };
+      expect(await store.write((tx) => tx.oauth.updateConnectionAccess('t2', 'gr-1', narrower))).toBe(false);
+      expect(await store.write((tx) => tx.oauth.updateConnectionAccess('t1', 'gr-1', narrower))).toBe(true);
+      expect(await store.read((tx) => tx.oauth.getConnection('gr-1'))).toMatchObject(narrower);
+      // Another tenant cannot revoke it; its own revocation takes the grant and everything it issued.
+      expect(await store.write((tx) => tx.oauth.revokeConnection('t2', 'gr-1', T0))).toBe(false);
+      await store.write((tx) => tx.oauth.revokeGrant('gr-1', T0 + 8));
+      for (const [kind, id] of [
+        ['Grant', 'gr-1'],
+        ['AuthorizationCode', 'ac-1'],
+        ['RefreshToken', 'rt-1'],
+      ])
+        expect(await store.read((tx) => tx.oauth.find(kind!, id!, T0)), `${kind} ${id}`).toBeNull();
+      expect(await store.read((tx) => tx.oauth.find('RefreshToken', 'rt-2', T0))).not.toBeNull();
+      expect((await store.read((tx) => tx.oauth.getConnection('gr-1')))!.revokedAt).toBe(T0 + 8);
+      expect(await store.write((tx) => tx.oauth.revokeConnection('t1', 'gr-1', T0 + 9))).toBe(false);
+      expect(await store.write((tx) => tx.oauth.updateConnectionAccess('t1', 'gr-1', narrower))).toBe(false);
+      await store.write((tx) => tx.oauth.destroy('Client', 'cl-1'));
+      expect(await store.read((tx) => tx.oauth.find('Client', 'cl-1', T0))).toBeNull();
+      // A client someone connected is kept past its registration's expiry.
+      await store.write((tx) => tx.oauth.upsert(record('Client', 'cl-3')));
+      await store.write((tx) => tx.oauth.keepClient('cl-3'));
+      expect(await store.read((tx) => tx.oauth.find('Client', 'cl-3', T0 + 100 * H))).not.toBeNull();
+      // Expired records swept; a record without expiry never.
+      await store.write((tx) => tx.oauth.upsert(record('Client', 'cl-2', { expiresAt: null })));
+      expect(await store.write((tx) => tx.oauth.sweep(T0 + 2 * H))).toBe(3);
+      expect(await store.read((tx) => tx.oauth.find('Client', 'cl-2', T0 + 2 * H))).not.toBeNull();
+
+      // Signing keys: one active, the rest retired with a time; retired ones removed when due.
+      const key = (kid: string, createdAt: number) => ({
+        kid,
+        sealed: `sealed-${kid}`,
+        createdAt,
+        retiredAt: null,
+      });
+      await store.write(async (tx) => {
+        await tx.oauth.addSigningKey(key('k1', T0));
+        await tx.oauth.addSigningKey(key('k2', T0 + 1));
+        await tx.oauth.retireSigningKeysExcept('k2', T0 + 2);
+      });
+      expect(await store.read((tx) => tx.oauth.signingKeys())).toEqual([
+        key('k2', T0 + 1),
+        { ...key('k1', T0), retiredAt: T0 + 2 },
+      ]);
+      expect(await store.write((tx) => tx.oauth.removeRetiredSigningKeys(T0 + 2))).toBe(0);
+      expect(await store.write((tx) => tx.oauth.removeRetiredSigningKeys(T0 + 3))).toBe(1);
+      expect((await store.read((tx) => tx.oauth.signingKeys())).map((k) => k.kid)).toEqual(['k2']);
     });
 
     it('a hold beyond the cap of its person or its connection is `full` and writes nothing; a retry replays', async () => {

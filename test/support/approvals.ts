@@ -1,6 +1,9 @@
 import { createPrivateKey, randomUUID, sign } from 'node:crypto';
 import { attestationMessage } from '../../src/domain/approval/approval.js';
 import { addHost } from '../../src/app/identity/hosts.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { expect } from 'vitest';
+import { call, ok } from './mcp-clients.js';
 import { identityDeps } from './provision.js';
 
 export interface HostKey {
@@ -50,4 +53,34 @@ export function attest(
         ).toString('base64url')
       : 'AAAA');
   return { ...unsigned, signature };
+}
+
+/** What an agent is told when a person must decide: the approval and the link to it. */
+export interface AskedApproval {
+  readonly booking: { readonly id: string; readonly [field: string]: any };
+  readonly details: { approvalId: string; approveUrl: string };
+}
+
+/** An agent holds one hour and asks to confirm it: the approval a person must now decide. */
+export async function askForApproval(
+  agent: Client,
+  calendarId: string,
+  start: string,
+  end: string,
+  extra: Record<string, unknown> = {},
+): Promise<AskedApproval> {
+  const { booking } = await ok(agent, 'hold_slot', {
+    calendarIds: [calendarId],
+    start,
+    end,
+    ...extra,
+    idempotencyKey: randomUUID(),
+  });
+  const asked = await call(agent, 'confirm_booking', {
+    bookingId: booking.id,
+    expectedVersion: 1,
+    idempotencyKey: randomUUID(),
+  });
+  expect(asked.error!.code).toBe('APPROVAL_REQUIRED');
+  return { booking, details: asked.error!.details as AskedApproval['details'] };
 }

@@ -29,12 +29,15 @@ export async function signIn(origin: string, email: string, password: string): P
   return session!;
 }
 
-/** The CSRF token of a page's approval form (not of its sign-out form). */
+/** The CSRF token of a console approval page's decision form (not of its sign-out form). */
 export function approvalCsrf(page: string): string | undefined {
-  return /action="\/approvals\/[^"]+"[\s\S]*?name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  return /action="\/console\/approvals\/[^"]+"[\s\S]*?name="csrf" value="([^"]+)"/.exec(page)?.[1];
 }
 
-/** A signed-in person opens an approval link, takes the form's CSRF token and presses a button. */
+/**
+ * A signed-in person opens an approval link (the console's page of it), takes the form's CSRF
+ * token and presses a button; the answer is the page the decision leads to.
+ */
 export async function decideOnPage(
   approveUrl: string,
   cookie: string,

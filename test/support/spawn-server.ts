@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -110,6 +110,23 @@ export async function spawnServer(
 export function runCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30_000 });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** runCli without blocking: several operator commands may run side by side (each is a process). */
+export function runCliAsync(
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { encoding: 'utf8', timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = (error as { code?: unknown } | null)?.code;
+        resolve({ status: error ? (typeof code === 'number' ? code : null) : 0, stdout, stderr });
+      },
+    );
+  });
 }
 
 /** Waits until a running server has linked every written audit entry into the chain (SQLite). */

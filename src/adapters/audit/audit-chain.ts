@@ -150,7 +150,12 @@ export class StoreAuditLog implements AuditLog {
   }
 
   private kick(): void {
-    if (!this.draining) this.draining = this.drain().finally(() => (this.draining = null));
+    if (this.draining) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = null;
+      // Work that arrived after the loop's last check but before this ran would wait for the next call.
+      if (this.queue.length > 0 || this.sealWanted) this.kick();
+    });
   }
 
   private async drain(): Promise<void> {

@@ -35,6 +35,45 @@ function legacyHash(record: AuditRecord): string | null {
   }
 }
 
+/** Where a walk of the chain stands: the next record must have `seq` and link to `prevHash`. */
+export interface ChainPosition {
+  readonly seq: number;
+  readonly prevHash: string;
+  /** A keyed record was passed: no unkeyed one may follow. */
+  readonly keyed: boolean;
+}
+
+export const CHAIN_START: ChainPosition = { seq: 1, prevHash: GENESIS, keyed: false };
+
+/**
+ * Why `record` does not continue the chain at `at` — its place, its link, its MAC — or null
+ * when it does. What `verifyAudit` and the console's incremental check both apply to each record.
+ */
+export function recordFault(
+  record: AuditRecord,
+  at: ChainPosition,
+  key: AuditKey,
+  allowUnkeyed: boolean,
+): string | null {
+  if (record.seq !== at.seq) return `record ${at.seq} is missing (found ${record.seq} next)`;
+  if (record.prevHash !== at.prevHash) return 'does not link to the record before it';
+  if (record.macVersion === 1) {
+    if (at.keyed) return 'an unkeyed record after keyed ones';
+    if (!allowUnkeyed)
+      return 'not keyed: written before keyed audit, or rewritten without the key; if this database predates keyed audit, verify with --allow-unkeyed';
+    return legacyHash(record) === record.hash ? null : 'content does not match its hash';
+  }
+  if (record.keyId !== key.keyId) return `sealed with another audit key (${record.keyId})`;
+  if (key.recordMac(record.seq, record.prevHash, record) !== record.hash)
+    return 'content does not match its MAC';
+  return null;
+}
+
+/** The position after a record that verified. */
+export function nextPosition(at: ChainPosition, record: AuditRecord): ChainPosition {
+  return { seq: at.seq + 1, prevHash: record.hash, keyed: at.keyed || record.macVersion !== 1 };
+}
+
 /**
  * Walks the whole chain in pages and reports the first record whose position, link or MAC does
  * not verify, and any checkpoint the chain no longer matches or reaches. Iterative and
@@ -74,11 +113,9 @@ export async function verifyAudit(
   for (const c of checkpoints) bySeq.set(c.seq, [...(bySeq.get(c.seq) ?? []), c]);
   const quarantined: number[] = [];
   let lastGood = 0;
-  let prevHash = GENESIS;
-  let expectedSeq = 1;
+  let at = CHAIN_START;
   let records = 0;
   let legacyRecords = 0;
-  let keyed = false;
   let checked = 0;
   const result = (firstBroken?: VerifyResult['firstBroken']): VerifyResult => ({
     ok: firstBroken === undefined,
@@ -90,27 +127,12 @@ export async function verifyAudit(
     ...(firstBroken ? { firstBroken } : {}),
   });
   for (;;) {
-    const page = await store.read((tx) => tx.audit.records(expectedSeq - 1, pageSize));
+    const page = await store.read((tx) => tx.audit.records(at.seq - 1, pageSize));
     for (const record of page) {
       records++;
-      const broken = (reason: string) => result({ seq: expectedSeq, reason });
-      if (record.seq !== expectedSeq)
-        return broken(`record ${expectedSeq} is missing (found ${record.seq} next)`);
-      if (record.prevHash !== prevHash) return broken('does not link to the record before it');
-      if (record.macVersion === 1) {
-        if (keyed) return broken('an unkeyed record after keyed ones');
-        if (!options.allowUnkeyed)
-          return broken(
-            'not keyed: written before keyed audit, or rewritten without the key; if this database predates keyed audit, verify with --allow-unkeyed',
-          );
-        if (legacyHash(record) !== record.hash) return broken('content does not match its hash');
-        legacyRecords++;
-      } else {
-        keyed = true;
-        if (record.keyId !== key.keyId) return broken(`sealed with another audit key (${record.keyId})`);
-        if (key.recordMac(record.seq, record.prevHash, record) !== record.hash)
-          return broken('content does not match its MAC');
-      }
+      const fault = recordFault(record, at, key, options.allowUnkeyed ?? false);
+      if (fault !== null) return result({ seq: at.seq, reason: fault });
+      if (record.macVersion === 1) legacyRecords++;
       if (record.tool === QUARANTINE) quarantined.push(record.seq);
       for (const checkpoint of bySeq.get(record.seq) ?? []) {
         checked++;
@@ -123,17 +145,16 @@ export async function verifyAudit(
         }
       }
       if (bySeq.has(record.seq)) lastGood = record.seq;
-      prevHash = record.hash;
-      expectedSeq++;
+      at = nextPosition(at, record);
     }
     if (page.length < pageSize) break;
   }
   const newest = checkpoints.reduce<Checkpoint | null>((a, c) => (a === null || c.seq > a.seq ? c : a), null);
-  if (newest && newest.seq >= expectedSeq) {
+  if (newest && newest.seq >= at.seq) {
     return result({
-      seq: expectedSeq,
+      seq: at.seq,
       lastSeq: newest.seq,
-      reason: `records ${expectedSeq} to ${newest.seq} are gone: the checkpoint of ${newest.at} recorded ${newest.seq} records`,
+      reason: `records ${at.seq} to ${newest.seq} are gone: the checkpoint of ${newest.at} recorded ${newest.seq} records`,
     });
   }
   if (quarantined.length > 0) {

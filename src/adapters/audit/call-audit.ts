@@ -13,6 +13,7 @@ export type EntryBase = Omit<AuditEntry, 'at' | 'outcome' | 'errorCode' | 'block
  */
 export class CallAudit implements EffectAudit {
   private written = false;
+  private madeIds: Readonly<Record<string, string>> | null = null;
 
   constructor(
     private readonly base: EntryBase,
@@ -45,9 +46,21 @@ export class CallAudit implements EffectAudit {
     return this.log.append(this.entry(end));
   }
 
+  made(ids: Readonly<Record<string, string>> | null): void {
+    this.madeIds = ids;
+  }
+
+  /** The arguments' preview, plus `made` when the call created something (spliced: the preview is JSON text of an object). */
+  private preview(): string {
+    if (!this.madeIds) return this.base.preview;
+    const made = `"made":${JSON.stringify(this.madeIds)}}`;
+    return this.base.preview === '{}' ? `{${made}` : `${this.base.preview.slice(0, -1)},${made}`;
+  }
+
   private entry(end: CallEnd | undefined): AuditEntry {
     return {
       ...this.base,
+      preview: this.preview(),
       at: this.now(),
       outcome: end?.outcome ?? 'ok',
       errorCode: end?.outcome === 'error' ? end.code : null,

@@ -14,7 +14,7 @@ const WORD = /^[A-Za-z_]{1,32}$/;
  * Fields kept as given — but only when their value has the shape the field promises, so a
  * caller cannot smuggle personal data into the trail through an id or a time zone.
  */
-const PLAIN: Record<string, (value: unknown) => boolean> = {
+const SHAPES: Record<string, (value: unknown) => boolean> = {
   calendarIds: (v) => typeof v === 'string' && ID.test(v),
   calendarId: (v) => typeof v === 'string' && ID.test(v),
   bookingId: (v) => typeof v === 'string' && ID.test(v),
@@ -39,6 +39,8 @@ const PLAIN: Record<string, (value: unknown) => boolean> = {
   currency: (v) => typeof v === 'string' && /^[A-Z]{3}$/.test(v),
   verb: (v) => typeof v === 'string' && WORD.test(v),
 };
+// Looked up in a Map: a caller's key such as `valueOf` must not find Object.prototype's method.
+const PLAIN = new Map(Object.entries(SHAPES));
 
 /** Objects whose own fields go through the same allowlist. */
 const NESTED = new Set(['approval', 'humanApproval', 'price']);
@@ -67,10 +69,10 @@ function objectPreview(
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     if (field === undefined) continue;
-    const shaped = PLAIN[key];
+    const shaped = PLAIN.get(key);
     if (shaped) out[key] = plain(field, shaped, digest);
     else if (key === 'customer' && isRecord(field))
-      out[key] = { fields: CUSTOMER_FIELDS.filter((f) => f in field), digest: digest(field) };
+      out[key] = { fields: CUSTOMER_FIELDS.filter((f) => Object.hasOwn(field, f)), digest: digest(field) };
     else if (NESTED.has(key) && isRecord(field) && depth < 2)
       out[key] = objectPreview(field, digest, depth + 1);
     else out[key] = digest(field);

@@ -20,18 +20,41 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/** The day ("Thu 3 Dec 2026") and the time ("09:00") in the zone, from parts (ICU versions punctuate differently). */
+function dayAndTimeOf(instant: number, timeZone: string): { day: string; time: string } {
+  const part: Record<string, string> = {};
+  for (const { type, value } of formatter(timeZone).formatToParts(instant)) part[type] = value;
+  return {
+    day: `${part.weekday} ${part.day} ${part.month} ${part.year}`,
+    time: `${part.hour}:${part.minute}`,
+  };
+}
+
 /** "Thu 3 Dec 2026, 09:00" in the zone. */
 export function localDateTime(instant: number, timeZone: string): string {
-  return formatter(timeZone).format(instant);
+  const { day, time } = dayAndTimeOf(instant, timeZone);
+  return `${day}, ${time}`;
 }
 
 /** "Thu 3 Dec 2026, 09:00–10:00" (the end's date is repeated only when it differs). */
 export function localSpan(start: number, end: number, timeZone: string): string {
-  const from = localDateTime(start, timeZone);
-  const to = localDateTime(end, timeZone);
-  const [fromDay, fromTime] = from.split(', ');
-  const [toDay, toTime] = to.split(', ');
-  return fromDay === toDay ? `${fromDay}, ${fromTime}–${toTime}` : `${from} – ${to}`;
+  const from = dayAndTimeOf(start, timeZone);
+  const to = dayAndTimeOf(end, timeZone);
+  return from.day === to.day
+    ? `${from.day}, ${from.time}–${to.time}`
+    : `${from.day}, ${from.time} – ${to.day}, ${to.time}`;
+}
+
+/** "09:00–10:00" in the zone, or "22:00 – Fri 4 Dec 2026, 01:00" when it ends on another day. */
+export function clockSpan(start: number, end: number, timeZone: string): string {
+  const from = dayAndTimeOf(start, timeZone);
+  const to = dayAndTimeOf(end, timeZone);
+  return from.day === to.day ? `${from.time}–${to.time}` : `${from.time} – ${to.day}, ${to.time}`;
+}
+
+/** "Thu 3 Dec 2026" in the zone. */
+export function localDay(instant: number, timeZone: string): string {
+  return dayAndTimeOf(instant, timeZone).day;
 }
 
 /** "45 min", "1 h 30 min", "2 d 3 h". */

@@ -2,7 +2,9 @@ import type { PageApp } from './http-app.js';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { buildOAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
-import type { Context } from 'hono';
+import type { Context, Next } from 'hono';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { clientAddress } from './human-session.js';
 import type { AuthorizationEndpoints } from '../oauth/endpoints.js';
 
 export interface AuthorizationRoutesOptions {
@@ -11,6 +13,36 @@ export interface AuthorizationRoutesOptions {
   /** The canonical URL of /mcp: the protected resource. */
   readonly resource: string;
   readonly scopes: readonly string[];
+  /** X-Forwarded-For names the client (behind a trusted proxy). */
+  readonly trustProxy: boolean;
+}
+
+/**
+ * Open endpoints anyone may call, limited so that nobody fills the database: registrations
+ * (each a stored client) and authorization requests (each a stored interaction), per address
+ * and in total, per instance. Real hosts register once and authorize now and then.
+ */
+const LIMITS = {
+  register: { perAddress: [60, 600], total: [200, 600] },
+  authorize: { perAddress: [120, 60], total: [1200, 60] },
+} as const;
+
+const REGISTRATION_BODY_MAX = 16 * 1024;
+
+function limiter(kind: keyof typeof LIMITS) {
+  const [points, duration] = LIMITS[kind].perAddress;
+  const [totalPoints, totalDuration] = LIMITS[kind].total;
+  const perAddress = new RateLimiterMemory({ points, duration });
+  const total = new RateLimiterMemory({ points: totalPoints, duration: totalDuration });
+  return async (address: string): Promise<number | null> => {
+    try {
+      await perAddress.consume(address);
+      await total.consume('all');
+      return null;
+    } catch (refused) {
+      return refused instanceof RateLimiterRes ? Math.max(1, Math.ceil(refused.msBeforeNext / 1000)) : 60;
+    }
+  };
 }
 
 /**
@@ -19,6 +51,28 @@ export interface AuthorizationRoutesOptions {
  * metadata for /mcp. Consent pages (/oauth/interaction) are Holdfast's own, mounted apart.
  */
 export function mountAuthorizationRoutes(app: PageApp, options: AuthorizationRoutesOptions) {
+  const limits = { register: limiter('register'), authorize: limiter('authorize') };
+  const limited =
+    (kind: keyof typeof limits) => async (c: Context<{ Bindings: HttpBindings }>, next: Next) => {
+      const retryAfter = await limits[kind](clientAddress(c, options.trustProxy));
+      if (retryAfter === null) return next();
+      return c.json(
+        { error: 'rate_limited', error_description: `Too many requests; try again in ${retryAfter} s.` },
+        429,
+        { 'Retry-After': String(retryAfter) },
+      );
+    };
+  app.post('/oauth/register', limited('register'), async (c, next) => {
+    if (Number(c.req.header('content-length') ?? 0) > REGISTRATION_BODY_MAX)
+      return c.json(
+        { error: 'invalid_client_metadata', error_description: 'The registration is too large.' },
+        413,
+      );
+    return next();
+  });
+  app.get('/oauth/authorize', limited('authorize'));
+  app.post('/oauth/authorize', limited('authorize'));
+  app.post('/oauth/par', limited('authorize'));
   const delegate = async (c: Context<{ Bindings: HttpBindings }>) => {
     await options.endpoints.handle(c.env.incoming, c.env.outgoing);
     return RESPONSE_ALREADY_SENT;

@@ -22,7 +22,7 @@ export interface ConsentPagesOptions {
   offer(
     signed: SignedIn,
     requested: readonly string[],
-  ): { grantable: readonly Scope[]; refused: readonly Scope[]; policies: readonly WritePolicy[] };
+  ): Promise<{ grantable: readonly Scope[]; refused: readonly Scope[]; policies: readonly WritePolicy[] }>;
   /** Checks the choice (throws a coded error when it is not allowed); the grant follows. */
   check(
     signed: SignedIn,
@@ -95,7 +95,7 @@ export function mountConsentPages(app: PageApp, options: ConsentPagesOptions): v
       });
       return c.redirect(returnTo, 303);
     }
-    const offer = options.offer(signed, pending.scopes);
+    const offer = await options.offer(signed, pending.scopes);
     const redirect = checkRedirectUri(pending.redirectUri);
     const tenant = await options.tenantName(signed.person.tenantId);
     const freshEnough = fresh(signed, Date.now());
@@ -131,7 +131,7 @@ export function mountConsentPages(app: PageApp, options: ConsentPagesOptions): v
             <td id="redirect-host">
               ${
                 redirect.ok
-                  ? html`${redirect.host}
+                  ? html`${redirect.kind === 'app' ? html`<code>${pending.redirectUri}</code>` : redirect.host}
                       <span class="muted"
                         >(${
                           redirect.kind === 'loopback'

@@ -6,6 +6,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from '../log/json-logger.js';
 import type { ServerNames } from './request-guards.js';
 import { formOnly, hostGuard, jsonOnly } from './request-guards.js';
+import { withContractCodes } from './contract-codes.js';
 
 /** The app every page and route is mounted on: Node's request and response ride along as bindings. */
 export type PageApp = Hono<{ Bindings: HttpBindings }>;
@@ -16,6 +17,8 @@ export interface McpMount {
   readonly authenticate: (request: Request) => Promise<AuthInfo | Response>;
   readonly legacy: 'stateless' | 'reject';
   readonly maxBodyBytes: number;
+  /** Under the hotel-ops profile, failed answers also carry the contract's MCP-layer codes. */
+  readonly contractCodes?: boolean;
 }
 
 export interface HttpAppOptions {
@@ -58,11 +61,17 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   if (mcp) {
     // The SDK handler enforces maxBodyBytes itself (413 before parsing), without re-streaming the body.
     const gate = options.mcp!.authenticate;
-    app.post('/mcp', jsonOnly, async (c) => {
+    const answer = async (request: Request) => {
       // Agents only: a person's session cookie is no credential here, only a bearer token is.
-      const auth = await gate(c.req.raw);
-      return auth instanceof Response ? auth : mcp.fetch(c.req.raw, { authInfo: auth });
-    });
+      const auth = await gate(request);
+      return auth instanceof Response ? auth : mcp.fetch(request, { authInfo: auth });
+    };
+    if (options.mcp!.contractCodes)
+      app.post('/mcp', async (c, next) => {
+        await next();
+        c.res = await withContractCodes(c.res);
+      });
+    app.post('/mcp', jsonOnly, (c) => answer(c.req.raw));
     // Stateless server: no SSE stream to resume and no session to delete.
     app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
       c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),

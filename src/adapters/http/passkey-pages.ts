@@ -70,6 +70,9 @@ export function passkeySignIn(rp: RelyingParty | null, loginCsrf: string, next: 
     ${scriptTags}`;
 }
 
+const signedInBy = (method: string) =>
+  method === 'oidc' ? 'signed in through the identity provider' : `signed in with a ${method}`;
+
 const when = (at: Instant | null) =>
   at === null ? 'never' : new Date(at).toISOString().slice(0, 16).replace('T', ' ');
 
@@ -146,7 +149,7 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
         html`${signOutForm(signed)}
           <h1>${signed.person.displayName}</h1>
           <p class="muted">
-            ${signed.person.email} · ${signed.person.role} · signed in with a ${signed.session.method}
+            ${signed.person.email} · ${signed.person.role} · ${signedInBy(signed.session.method)}
           </p>
           <h2>Passkeys</h2>
           ${

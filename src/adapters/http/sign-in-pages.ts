@@ -20,6 +20,7 @@ import {
 } from './human-session.js';
 import { PAGE_HEADERS, SCRIPTED_PAGE_HEADERS } from './page-headers.js';
 import { passkeySignIn } from './passkey-pages.js';
+import { providerButton } from './provider-sign-in-pages.js';
 import { layout, signOutForm } from './page-layout.js';
 
 export interface SignInPagesOptions {
@@ -32,8 +33,31 @@ export interface SignInPagesOptions {
     password: string,
     owner?: { email: string; displayName?: string },
   ): Promise<Person>;
+  /** The organisation's identity provider, when people may sign in through it (its button). */
+  readonly provider?: { readonly name: string };
   /** Kept in the audit trail: who signed in or out, or failed to. */
   record(event: { tool: string; ok: boolean; code?: string; personId?: string }): Promise<void>;
+}
+
+/** oidc-provider's session cookie and its signature. */
+const AUTHORIZATION_SESSION_COOKIES = ['_session', '_session.sig'];
+
+/**
+ * Where a signed-in form post goes next. An OAuth authorization continues by a navigation,
+ * not the form's redirect chain: that chain may end at the client's redirect URI (an error
+ * answer), which the page's `form-action 'self'` would block.
+ */
+function continueTo(c: Context, next: string) {
+  if (!next.startsWith('/oauth/interaction/')) return c.redirect(next, 303);
+  return c.html(
+    layout(
+      'Signed in',
+      html`<h1>Signed in.</h1>
+        <p><a id="continue" href="${next}">Continue</a></p>`,
+    ),
+    200,
+    { ...PAGE_HEADERS, Refresh: `0; url=${next}` },
+  );
 }
 
 /** Sign-in, sign-out and the one-time setup link: the only ways to become a signed-in person. */
@@ -73,6 +97,7 @@ export function mountSignInPages(app: PageApp, options: SignInPagesOptions): voi
             </p>
             <button class="approve" type="submit">Sign in</button>
           </form>
+          ${providerButton(options.provider, next)}
           ${passkeySignIn(relyingPartyFor(c, sessions), token, next)}`,
       ),
       status,
@@ -97,7 +122,7 @@ export function mountSignInPages(app: PageApp, options: SignInPagesOptions): voi
       setSessionCookie(c, sessions, signed.secret);
       deleteCookie(c, LOGIN_CSRF_COOKIE, { path: '/', secure: sessions.secure });
       await options.record({ tool: 'sign_in', ok: true, personId: signed.person.id });
-      return c.redirect(next, 303);
+      return continueTo(c, next);
     } catch (error) {
       const code = isDomainError(error) ? error.code : 'INTERNAL';
       await options.record({ tool: 'sign_in', ok: false, code });
@@ -118,6 +143,9 @@ export function mountSignInPages(app: PageApp, options: SignInPagesOptions): voi
       return c.html(layout('Refused', html`<h1>Refused.</h1>`), 403, PAGE_HEADERS);
     await options.signOut(getCookie(c, sessions.cookieName));
     deleteCookie(c, sessions.cookieName, { path: '/', secure: sessions.secure });
+    // The authorization server's own session goes too: no silent authorization after sign-out.
+    for (const name of AUTHORIZATION_SESSION_COOKIES)
+      deleteCookie(c, name, { path: '/', secure: sessions.secure });
     await options.record({ tool: 'sign_out', ok: true, personId: signed.person.id });
     return c.html(layout('Signed out', html`<h1 id="result">Signed out.</h1>`), 200, PAGE_HEADERS);
   });

@@ -1,6 +1,4 @@
-import type { PageTokens } from '../../ports/page-tokens.js';
-
-/** Where a person acts on what an agent was told: the approval page, the CLI line, the payment page. */
+/** Where a person acts on what an agent was told: the console's approval, the CLI line, the payment page. */
 export interface Links {
   approveUrl(approvalId: string): string;
   approvalCli(approvalId: string): string;
@@ -16,11 +14,11 @@ export interface LinkOptions {
   readonly cliDatabaseArgs: string;
 }
 
-export function linksFor(options: LinkOptions, pageTokens: PageTokens): Links {
+export function linksFor(options: LinkOptions): Links {
   const base = options.publicBaseUrl.replace(/\/+$/, '');
   const db = options.cliDatabaseArgs ? ` ${options.cliDatabaseArgs}` : '';
   return {
-    approveUrl: (approvalId) => `${base}/approvals/${pageTokens.tokenFor(approvalId)}`,
+    approveUrl: (approvalId) => `${base}/console/approvals/${encodeURIComponent(approvalId)}`,
     approvalCli: (approvalId) => `holdfast approvals approve ${approvalId}${db}`,
     paymentUrl: (bookingId) => `${options.paymentUrlBase}${bookingId}`,
   };

@@ -12,6 +12,14 @@ import { findSlotsTool } from './tools/find-slots.js';
 import { holdSlotTool } from './tools/hold-slot.js';
 import { getBookingTool, listBookingsTool } from './tools/read-bookings.js';
 import { listCalendarsTool } from './tools/list-calendars.js';
+import { registerContractTool } from './hotel-ops/contract-kit.js';
+import {
+  listConversationMessagesTool,
+  listConversationTasksTool,
+  queryCaseContextTool,
+  queryObjectDetailTool,
+} from './hotel-ops/query-tools.js';
+import { submitTaskResultsTool } from './hotel-ops/submit-tool.js';
 
 export const SERVER_NAME = 'holdfast';
 /** The version in package.json (dist/adapters/mcp/ and src/adapters/mcp/ are three levels down). */
@@ -46,6 +54,16 @@ const tools = [
 
 export const toolNames = tools.map((t) => t.name);
 
+/** The TH Hotel reservation-operations contract (`--profile hotel-ops`), in its own envelope. */
+const hotelOpsTools = [
+  queryCaseContextTool,
+  queryObjectDetailTool,
+  listConversationTasksTool,
+  listConversationMessagesTool,
+  submitTaskResultsTool,
+];
+export const hotelOpsToolNames = hotelOpsTools.map((t) => t.name);
+
 /** One factory for every transport: stdio builds one per connection, HTTP one per request. */
 export function createHoldfastServer(ctx: ToolContext, identity: ClientIdentity = 'connection'): McpServer {
   const server = new McpServer(
@@ -64,6 +82,9 @@ export function createHoldfastServer(ctx: ToolContext, identity: ClientIdentity 
     },
   );
   for (const tool of tools) registerTool(server, ctx, tool as Parameters<typeof registerTool>[2], identity);
+  if (ctx.profile.profile === 'hotel-ops')
+    for (const tool of hotelOpsTools)
+      registerContractTool(server, ctx, tool as Parameters<typeof registerContractTool>[2], identity);
   return server;
 }
 

@@ -6,14 +6,15 @@ import type {
   ServerContext,
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
-import { CLIENT_INFO_META_KEY, requireScopes, TRACEPARENT_META_KEY } from '@modelcontextprotocol/server';
+import type { ScopeChallengeHandler } from '@modelcontextprotocol/server';
+import { CLIENT_INFO_META_KEY, TRACEPARENT_META_KEY } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
 import type { Principal, Scope } from '../../domain/calendar.js';
 import { formatInstant } from '../../domain/time/instant.js';
 import type { AuditEntry, AuditLog, EffectAudit } from '../../ports/audit.js';
 import { DomainError } from '../../domain/errors.js';
-import { isLimited } from '../../domain/identity/identity.js';
+import { isLimited, SCOPES } from '../../domain/identity/identity.js';
 import { previewOf, rejectedPreview } from '../audit/preview.js';
 import type { Logger } from '../log/json-logger.js';
 import type { EntryBase } from '../audit/call-audit.js';
@@ -49,6 +50,15 @@ export interface ToolContext {
   readonly stateCodec: RequestStateCodec<ApprovalState>;
   /** How a person reaches approvals and payments this transport tells agents about. */
   readonly links: Links;
+  /** The tool contracts offered beside Holdfast's own. */
+  readonly profile: ProfileSettings;
+}
+
+export interface ProfileSettings {
+  /** `hotel-ops`: the reservation-operations contract's five tools are listed too. */
+  readonly profile: 'standard' | 'hotel-ops';
+  /** Contract tools off on this server: calls answer MCP_TOOL_DISABLED. */
+  readonly disabledTools: readonly string[];
 }
 
 export interface ToolCall {
@@ -95,7 +105,7 @@ export function defineTool<I, D>(definition: ToolDefinition<I, D>): ToolDefiniti
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
 
 /** Reuses the caller's W3C trace id when it sent one, so logs join up across systems. */
-function traceIdOf(request: ServerContext): string {
+export function traceIdOf(request: ServerContext): string {
   const traceparent = request.mcpReq._meta?.[TRACEPARENT_META_KEY];
   const match = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent) : null;
   return match?.[1] ?? randomBytesPooled(16).toString('hex');
@@ -146,7 +156,7 @@ function schemasOf(tool: ToolDefinition<unknown, unknown>): CompiledSchemas {
  * "Claude Desktop 0.9.2" — what the client declared: per request in 2026-07-28, at initialize
  * before. Self-declared, so only ever shown as such, escaped and bounded.
  */
-function declaredClient(request: ServerContext, server: McpServer, identity: ClientIdentity): string {
+export function declaredClient(request: ServerContext, server: McpServer, identity: ClientIdentity): string {
   const envelope = request.mcpReq.envelope as Record<string, unknown> | undefined;
   const declared = (envelope?.[CLIENT_INFO_META_KEY] ??
     (identity === 'connection' ? server.server.getClientVersion() : undefined)) as
@@ -201,6 +211,21 @@ function admit<I>(
  */
 export type ClientIdentity = 'request' | 'connection';
 
+/**
+ * A call over HTTP whose token lacks the tool's scope gets 403 insufficient_scope naming every
+ * scope it needs: those it has and this one, so re-authorizing for them loses nothing.
+ */
+export function stepUpTo(scope: Scope): ScopeChallengeHandler {
+  return ({ authInfo }) => {
+    if (!authInfo || authInfo.scopes.includes(scope)) return undefined;
+    const needed = SCOPES.filter((s) => s === scope || authInfo.scopes.includes(s));
+    return {
+      scopes: needed as [Scope, ...Scope[]],
+      errorDescription: `${scope} is needed for this tool`,
+    };
+  };
+}
+
 export function registerTool<I, D>(
   server: McpServer,
   ctx: ToolContext,
@@ -216,7 +241,7 @@ export function registerTool<I, D>(
       inputSchema: schemas.input,
       outputSchema: schemas.output,
       annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
-      scopeChallenge: requireScopes(tool.scope),
+      scopeChallenge: stepUpTo(tool.scope),
     },
     async (args: unknown, request: ServerContext) => {
       const started = performance.now();
@@ -311,7 +336,7 @@ export function registerTool<I, D>(
   else registered.outputSchemaJson = schemas.outputJson;
 }
 
-const ANONYMOUS: Principal = {
+export const ANONYMOUS: Principal = {
   tenantId: '-',
   subject: 'anonymous',
   clientId: 'anonymous',
@@ -327,7 +352,7 @@ const ANONYMOUS: Principal = {
 };
 
 /** Calls per connection per minute, counted across every instance sharing the database. */
-async function withinCallBudget(ctx: ToolContext, principal: Principal): Promise<void> {
+export async function withinCallBudget(ctx: ToolContext, principal: Principal): Promise<void> {
   const max = principal.limits.callsPerMinute;
   if (!isLimited(max)) return;
   const taken = await ctx.deps.rateLimits.take(`calls:${principal.connectionId}`, max, 60_000);
@@ -339,6 +364,6 @@ async function withinCallBudget(ctx: ToolContext, principal: Principal): Promise
     });
 }
 
-function elapsed(started: number): number {
+export function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10;
 }

@@ -1,3 +1,4 @@
+import { maskContact } from '../../domain/booking/contact-mask.js';
 import type { PendingApproval } from '../../app/approvals.js';
 import type { Customer } from '../../domain/booking/booking.js';
 import type { Principal } from '../../domain/calendar.js';
@@ -42,10 +43,7 @@ function confirmationIntentOf(booking: Booking, deps: Pick<AppDeps, 'digest'>, n
 /** Contact data is shown whole only to a connection with the `sensitive` scope. */
 function customerFor(customer: Customer | null, principal: Principal | undefined): Customer | null {
   if (customer === null || principal?.scopes.includes('sensitive')) return customer;
-  const masked = { ...customer };
-  if (masked.email !== undefined) masked.email = masked.email.replace(/^(.).*(@.*)$/, '$1***$2');
-  if (masked.phone !== undefined) masked.phone = `***${masked.phone.slice(-2)}`;
-  return masked;
+  return maskContact(customer);
 }
 
 export function bookingView(

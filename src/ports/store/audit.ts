@@ -1,5 +1,32 @@
 import type { AuditEntry, AuditHead, AuditRecord, PendingAuditEntry, SignedAuditEntry } from '../audit.js';
 
+/** Which sealed records a search returns: every field given narrows it, none widens it. */
+export interface AuditFilter {
+  /** The person (or other principal) who acted. */
+  readonly subject?: string;
+  /** The connection, exactly as recorded. */
+  readonly clientId?: string;
+  readonly tool?: string;
+  readonly kind?: AuditEntry['kind'];
+  readonly outcome?: AuditEntry['outcome'];
+  readonly errorCode?: string;
+  /** Instants in ms: from inclusive, to exclusive. */
+  readonly from?: number;
+  readonly to?: number;
+  /** Text the preview's JSON contains (a booking id, say): literal, ASCII case-insensitive. */
+  readonly mentions?: string;
+}
+
+/**
+ * A keyset page of a search, by seq: the newest records before `before` (older ones), or the
+ * oldest after `after` (newer ones); both come newest first.
+ */
+export interface AuditPage {
+  readonly before?: number;
+  readonly after?: number;
+  readonly limit: number;
+}
+
 /** The audit trail as stored: entries waiting to be sealed, and the chain. */
 export interface AuditStore {
   /**
@@ -26,4 +53,6 @@ export interface AuditStore {
   ): Promise<boolean>;
   /** Sealed records after `afterSeq`, in order. */
   records(afterSeq: number, limit: number): Promise<AuditRecord[]>;
+  /** One tenant's sealed records that match `filter`, a page of them, newest first. */
+  search(tenantId: string, filter: AuditFilter, page: AuditPage): Promise<AuditRecord[]>;
 }

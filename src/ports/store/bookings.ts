@@ -12,6 +12,10 @@ export interface BookingQuery {
   /** Bookings that end after `from` and start before `to`. */
   readonly from?: Instant;
   readonly to?: Instant;
+  /** Text the customer's name (or email, with `customerByEmail`) contains, in any case. */
+  readonly customer?: string;
+  /** Whether `customer` may match the email: not for readers who see emails masked. */
+  readonly customerByEmail?: boolean;
   readonly now: Instant;
   readonly offset: number;
   readonly limit: number;

@@ -1,4 +1,4 @@
-import type { AccessToken, Host, Person, Session, Tenant } from '../../domain/identity/identity.js';
+import type { Access, AccessToken, Host, Person, Session, Tenant } from '../../domain/identity/identity.js';
 import type { Instant } from '../../domain/time/instant.js';
 
 export interface Credential {
@@ -49,6 +49,8 @@ export interface IdentityStore {
   listTokens(tenantId: string): Promise<AccessToken[]>;
   /** Marks a token revoked; false when there is no such live token in the tenant. */
   revokeToken(tenantId: string, id: string, now: Instant): Promise<boolean>;
+  /** Sets what a live token may do; false when there is no such token or it is revoked. */
+  updateTokenAccess(tenantId: string, id: string, access: Access): Promise<boolean>;
   touchToken(id: string, now: Instant): Promise<void>;
 
   insertHost(host: Host): Promise<void>;

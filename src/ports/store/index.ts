@@ -4,6 +4,7 @@ import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { IdentityStore } from './identity.js';
+import type { InboxStore } from './inbox.js';
 import type { OAuthStore } from './oauth.js';
 import type { PasskeyStore } from './passkeys.js';
 import type { SimulatedPaymentStore } from './simulated-payments.js';
@@ -12,12 +13,13 @@ export type { ApprovalStore } from './approvals.js';
 export type { AuditStore } from './audit.js';
 export type { BookingQuery, BookingStore, HoldCap, HoldPlacement, HoldPlan } from './bookings.js';
 export { ReferenceTakenError } from './bookings.js';
-export type { CalendarStore, Page } from './calendars.js';
+export type { CalendarDetails, CalendarStore, Page } from './calendars.js';
 export type { IdempotencyRecord, IdempotencyScope, IdempotencyStore } from './idempotency.js';
 export type { SimulatedPaymentStore } from './simulated-payments.js';
 export type { Credential, IdentityStore, SetupLink } from './identity.js';
 export type { OAuthRecord, OAuthStore, SealedSigningKey } from './oauth.js';
 export type { PasskeyStore } from './passkeys.js';
+export type { ConversationKey, InboxStore, TaskSubject } from './inbox.js';
 
 /** One transaction over every aggregate: what a use case reads and writes commits together. */
 export interface StoreTx {
@@ -30,6 +32,7 @@ export interface StoreTx {
   readonly identity: IdentityStore;
   readonly passkeys: PasskeyStore;
   readonly oauth: OAuthStore;
+  readonly inbox: InboxStore;
   /** Runs `callback` once this transaction has committed; never if it rolls back. */
   afterCommit(callback: () => void): void;
   /**

@@ -1,3 +1,4 @@
+import type { Access } from '../../domain/identity/identity.js';
 import type { OAuthConnection } from '../../domain/identity/oauth.js';
 import type { Instant } from '../../domain/time/instant.js';
 
@@ -35,6 +36,8 @@ export interface OAuthStore {
   destroy(kind: string, id: string): Promise<void>;
   /** Removes every record of a grant (its codes, refresh tokens, the grant) and revokes its connection. */
   revokeGrant(grantId: string, now: Instant): Promise<void>;
+  /** A client someone connected is kept for good (registered clients are forgotten unless connected). */
+  keepClient(clientId: string): Promise<void>;
   /** Removes expired records; returns how many. */
   sweep(now: Instant): Promise<number>;
 
@@ -42,11 +45,15 @@ export interface OAuthStore {
   addSigningKey(key: SealedSigningKey): Promise<void>;
   /** Retires every key but `kid`. */
   retireSigningKeysExcept(kid: string, now: Instant): Promise<void>;
+  /** Removes keys retired before `retiredBefore` (tokens they signed no longer verify); returns how many. */
+  removeRetiredSigningKeys(retiredBefore: Instant): Promise<number>;
 
   insertConnection(connection: OAuthConnection): Promise<void>;
   getConnection(grantId: string): Promise<OAuthConnection | null>;
   listConnections(tenantId: string, personId?: string): Promise<OAuthConnection[]>;
   /** False when there is no live connection of that grant in the tenant. */
   revokeConnection(tenantId: string, grantId: string, now: Instant): Promise<boolean>;
+  /** Sets what a live connection may do; false when there is no such connection or it is revoked. */
+  updateConnectionAccess(tenantId: string, grantId: string, access: Access): Promise<boolean>;
   touchConnection(grantId: string, now: Instant): Promise<void>;
 }

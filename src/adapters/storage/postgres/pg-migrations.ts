@@ -353,4 +353,141 @@ CREATE TABLE oauth_connections (
 CREATE INDEX oauth_connections_person ON oauth_connections (tenant_id, person_id);
 `,
   },
+  {
+    version: 9,
+    name: "the console's activity pages: a tenant's audit records, and a person's, newest first",
+    sql: `
+-- Keyset pages of one tenant's trail (an owner's view), and of one person's (everyone else's).
+CREATE INDEX audit_log_tenant ON audit_log (tenant_id, seq);
+CREATE INDEX audit_log_tenant_subject ON audit_log (tenant_id, subject, seq);
+`,
+  },
+  {
+    version: 10,
+    name: 'a tenant default write policy for new agent connections',
+    sql: `
+-- What a new token or OAuth connection starts with; people may still pick another within their role.
+ALTER TABLE tenants ADD COLUMN default_write_policy text NOT NULL DEFAULT 'draft'
+  CHECK (default_write_policy IN ('readonly', 'draft', 'attested', 'direct'));
+`,
+  },
+  {
+    version: 11,
+    name: 'the reservation inbox: messages, conversations, submitted batches, tasks, business keys, ingest tokens',
+    sql: `
+CREATE TABLE inbox_conversations (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL,
+  provider text NOT NULL,
+  channel text NOT NULL,
+  external_id text NOT NULL,
+  subject text,
+  created_at bigint NOT NULL,
+  last_received_at bigint NOT NULL,
+  UNIQUE (tenant_id, provider, channel, external_id)
+);
+CREATE INDEX inbox_conversations_key ON inbox_conversations (tenant_id, external_id);
+CREATE INDEX inbox_conversations_recent ON inbox_conversations (tenant_id, last_received_at);
+-- Ingesting the same provider message twice finds it here and adds nothing.
+CREATE TABLE inbox_messages (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL,
+  provider text NOT NULL,
+  channel text NOT NULL,
+  external_id text NOT NULL,
+  conversation_id text NOT NULL REFERENCES inbox_conversations (id),
+  rfc_message_id text,
+  in_reply_to text,
+  refs text NOT NULL,
+  subject text,
+  from_addr text,
+  cc text NOT NULL,
+  received_at bigint NOT NULL,
+  text_body text NOT NULL,
+  html_sanitized text,
+  created_at bigint NOT NULL,
+  UNIQUE (tenant_id, provider, channel, external_id)
+);
+CREATE INDEX inbox_messages_external ON inbox_messages (tenant_id, external_id);
+CREATE INDEX inbox_messages_rfc ON inbox_messages (tenant_id, rfc_message_id);
+CREATE INDEX inbox_messages_conversation ON inbox_messages (tenant_id, conversation_id, received_at);
+-- The bytes as received, kept once for the record; nothing reads them back.
+CREATE TABLE inbox_raw_bodies (
+  message_id text PRIMARY KEY REFERENCES inbox_messages (id),
+  tenant_id text NOT NULL,
+  raw bytea NOT NULL
+);
+CREATE TABLE inbox_body_reads (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL,
+  message_id text NOT NULL,
+  reader text NOT NULL,
+  via text NOT NULL,
+  read_at bigint NOT NULL
+);
+CREATE INDEX inbox_body_reads_message ON inbox_body_reads (tenant_id, message_id, read_at);
+-- One batch per source message: a second submission replays the first.
+CREATE TABLE inbox_batches (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL,
+  message_id text NOT NULL REFERENCES inbox_messages (id),
+  shape text NOT NULL,
+  result text NOT NULL,
+  submitted_by text NOT NULL,
+  created_at bigint NOT NULL,
+  UNIQUE (tenant_id, message_id)
+);
+CREATE TABLE inbox_tasks (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL,
+  batch_id text NOT NULL REFERENCES inbox_batches (id),
+  message_id text NOT NULL,
+  conversation_id text NOT NULL,
+  transition_id text NOT NULL UNIQUE,
+  kind text NOT NULL CHECK (kind IN ('task', 'adapter_contract_error')),
+  source_event_index integer NOT NULL,
+  result_type text NOT NULL,
+  event_type text,
+  task_type text,
+  status text NOT NULL CHECK (status IN ('PENDING_CONFIRMATION', 'CONFIRMING', 'AWAITING_APPROVAL', 'CONFIRMED', 'REJECTED', 'CONTRACT_ERROR')),
+  object_id text,
+  approval_id text,
+  detail text NOT NULL,
+  decided_by text,
+  decided_at bigint,
+  note text,
+  version integer NOT NULL,
+  created_at bigint NOT NULL,
+  group_code text,
+  confirmation_number text,
+  reservation_no text
+);
+CREATE INDEX inbox_tasks_conversation ON inbox_tasks (tenant_id, conversation_id);
+CREATE INDEX inbox_tasks_object ON inbox_tasks (tenant_id, object_id);
+-- A confirmation or reservation number names one booking in a tenant; a group code many.
+CREATE TABLE booking_keys (
+  tenant_id text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('confirmation', 'group', 'reservation')),
+  value text NOT NULL,
+  booking_id text NOT NULL,
+  PRIMARY KEY (tenant_id, kind, value, booking_id)
+);
+CREATE UNIQUE INDEX booking_keys_one_booking ON booking_keys (tenant_id, kind, value) WHERE kind <> 'group';
+CREATE INDEX booking_keys_booking ON booking_keys (tenant_id, booking_id);
+CREATE TABLE inbox_ingest_tokens (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL,
+  name text NOT NULL,
+  digest text NOT NULL UNIQUE,
+  created_at bigint NOT NULL,
+  expires_at bigint,
+  revoked_at bigint,
+  last_used_at bigint
+);
+-- Which tool contract a tenant's agents get ('inherit': the server's --profile), and tools switched off.
+ALTER TABLE tenants ADD COLUMN tool_profile text NOT NULL DEFAULT 'inherit'
+  CHECK (tool_profile IN ('inherit', 'hotel-ops', 'standard'));
+ALTER TABLE tenants ADD COLUMN disabled_tools text NOT NULL DEFAULT '[]';
+`,
+  },
 ];

@@ -6,6 +6,7 @@ import type {
   SignedAuditEntry,
 } from '../../../ports/audit.js';
 import type { AuditStore } from '../../../ports/store/index.js';
+import type { AuditFilter, AuditPage } from '../../../ports/store/audit.js';
 import type { AuditRow, PendingAuditRow } from '../audit-rows.js';
 import {
   auditColumns,
@@ -15,6 +16,7 @@ import {
   auditRecordValues,
   pendingEntryOf,
 } from '../audit-rows.js';
+import { containsPattern } from './like-pattern.js';
 import type { SqlRunner } from './sql-runner.js';
 import { placeholders } from './sql-runner.js';
 
@@ -92,5 +94,42 @@ export class AuditSql implements AuditStore {
       limit,
     ]);
     return rows.map(auditRecordOf);
+  }
+
+  /**
+   * Walks the (tenant_id, seq) index from one end, so a page costs about its size plus the
+   * records the filter skips. Every value is a parameter; `mentions` is a LIKE pattern whose own
+   * wildcards match only themselves, lowercased on both sides so the engines agree.
+   */
+  async search(tenantId: string, filter: AuditFilter, page: AuditPage): Promise<AuditRecord[]> {
+    const where = ['tenant_id = ?'];
+    const params: unknown[] = [tenantId];
+    const when = (condition: string, value: unknown) => {
+      if (value === undefined) return;
+      where.push(condition);
+      params.push(value);
+    };
+    when('subject = ?', filter.subject);
+    when('client_id = ?', filter.clientId);
+    when('tool = ?', filter.tool);
+    when('kind = ?', filter.kind);
+    when('outcome = ?', filter.outcome);
+    when('error_code = ?', filter.errorCode);
+    when('at >= ?', filter.from);
+    when('at < ?', filter.to);
+    when(
+      "lower(preview) LIKE ? ESCAPE '\\'",
+      filter.mentions === undefined ? undefined : containsPattern(filter.mentions.toLowerCase()),
+    );
+    when('seq < ?', page.before);
+    when('seq > ?', page.after);
+    // Newer records are the oldest ones after the cursor: read upwards, answer newest first.
+    const upwards = page.after !== undefined && page.before === undefined;
+    const rows = await this.db.all<AuditRow>(
+      `SELECT * FROM audit_log WHERE ${where.join(' AND ')} ORDER BY seq ${upwards ? 'ASC' : 'DESC'} LIMIT ?`,
+      [...params, page.limit],
+    );
+    const records = rows.map(auditRecordOf);
+    return upwards ? records.reverse() : records;
   }
 }

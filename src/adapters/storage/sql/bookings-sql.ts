@@ -1,3 +1,4 @@
+import { containsPattern } from './like-pattern.js';
 import type { Booking } from '../../../domain/booking/booking.js';
 import { occupiesTime } from '../../../domain/booking/booking.js';
 import { DomainError } from '../../../domain/errors.js';
@@ -183,6 +184,14 @@ export class BookingsSql implements BookingStore {
     if (query.to !== undefined) {
       where.push('b.start_at < ?');
       params.push(query.to);
+    }
+    if (query.customer !== undefined) {
+      const field = (name: string) =>
+        `lower(${this.dialect.jsonText('b.customer', name)}) LIKE ? ESCAPE '\\'`;
+      const fields = query.customerByEmail ? ['name', 'email'] : ['name'];
+      where.push(`(${fields.map(field).join(' OR ')})`);
+      const pattern = containsPattern(query.customer.toLowerCase());
+      params.push(...fields.map(() => pattern));
     }
     const clause = where.join(' AND ');
     const [count] = await this.db.all<{ n: number | string }>(

@@ -1,6 +1,6 @@
 import type { Availability } from '../../../domain/availability/availability.js';
 import type { Calendar } from '../../../domain/calendar.js';
-import type { CalendarStore, Page } from '../../../ports/store/index.js';
+import type { CalendarDetails, CalendarStore, Page } from '../../../ports/store/index.js';
 import type { CalendarRow } from '../rows.js';
 import { calendarFromRow, calendarToRow } from '../rows.js';
 import type { SqlRunner } from './sql-runner.js';
@@ -54,10 +54,45 @@ export class CalendarsSql implements CalendarStore {
     );
   }
 
-  async replaceAvailability(tenantId: string, calendarId: string, availability: Availability): Promise<void> {
-    await this.db.run(
-      'UPDATE calendars SET availability = ?, version = version + 1 WHERE tenant_id = ? AND id = ?',
-      [JSON.stringify(availability), tenantId, calendarId],
+  async replaceAvailability(
+    tenantId: string,
+    calendarId: string,
+    availability: Availability,
+    expectedVersion?: number,
+  ): Promise<boolean> {
+    const json = JSON.stringify(availability);
+    const changed =
+      expectedVersion === undefined
+        ? await this.db.run(
+            'UPDATE calendars SET availability = ?, version = version + 1 WHERE tenant_id = ? AND id = ?',
+            [json, tenantId, calendarId],
+          )
+        : await this.db.run(
+            'UPDATE calendars SET availability = ?, version = version + 1 WHERE tenant_id = ? AND id = ? AND version = ?',
+            [json, tenantId, calendarId, expectedVersion],
+          );
+    return changed > 0;
+  }
+
+  async updateDetails(
+    tenantId: string,
+    calendarId: string,
+    details: CalendarDetails,
+    expectedVersion: number,
+  ): Promise<boolean> {
+    const changed = await this.db.run(
+      `UPDATE calendars SET name = ?, time_zone = ?, price_amount = ?, price_currency = ?, version = version + 1
+       WHERE tenant_id = ? AND id = ? AND version = ?`,
+      [
+        details.name,
+        details.timeZone,
+        details.price?.amount ?? null,
+        details.price?.currency ?? null,
+        tenantId,
+        calendarId,
+        expectedVersion,
+      ],
     );
+    return changed > 0;
   }
 }

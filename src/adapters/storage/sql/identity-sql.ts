@@ -1,4 +1,5 @@
 import type {
+  Access,
   AccessToken,
   Host,
   Person,
@@ -10,6 +11,7 @@ import type {
   WritePolicy,
 } from '../../../domain/identity/identity.js';
 import { defaultTenantLimits } from '../../../domain/identity/identity.js';
+import type { ToolProfile } from '../../../domain/identity/identity.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import type { Credential, IdentityStore, SetupLink } from '../../../ports/store/index.js';
 import type { SqlRunner } from './sql-runner.js';
@@ -20,6 +22,10 @@ interface TenantRow {
   id: string;
   name: string;
   limits: string;
+  default_write_policy: string;
+  /** Absent where a query joins only the columns a credential check needs. */
+  tool_profile?: string;
+  disabled_tools?: string;
   created_at: number | string;
 }
 interface PersonRow {
@@ -68,6 +74,9 @@ const tenantOf = (r: TenantRow): Tenant => ({
   name: r.name,
   // Limits added in later releases take their defaults.
   limits: { ...defaultTenantLimits, ...(JSON.parse(r.limits) as Partial<TenantLimits>) },
+  defaultWritePolicy: r.default_write_policy as WritePolicy,
+  toolProfile: (r.tool_profile ?? 'inherit') as ToolProfile,
+  disabledTools: JSON.parse(r.disabled_tools ?? '[]') as string[],
   createdAt: Number(r.created_at),
 });
 const personOf = (r: PersonRow): Person => ({
@@ -116,9 +125,20 @@ export class IdentitySql implements IdentityStore {
 
   async putTenant(t: Tenant): Promise<void> {
     await this.db.run(
-      `INSERT INTO tenants (id, name, limits, created_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET name = excluded.name, limits = excluded.limits`,
-      [t.id, t.name, JSON.stringify(t.limits), t.createdAt],
+      `INSERT INTO tenants (id, name, limits, default_write_policy, tool_profile, disabled_tools, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET name = excluded.name, limits = excluded.limits,
+         default_write_policy = excluded.default_write_policy, tool_profile = excluded.tool_profile,
+         disabled_tools = excluded.disabled_tools`,
+      [
+        t.id,
+        t.name,
+        JSON.stringify(t.limits),
+        t.defaultWritePolicy,
+        t.toolProfile,
+        JSON.stringify(t.disabledTools),
+        t.createdAt,
+      ],
     );
   }
 
@@ -266,12 +286,14 @@ export class IdentitySql implements IdentityStore {
         p_created_at: number | string;
         n_name: string;
         n_limits: string;
+        n_default_write_policy: string;
         n_created_at: number | string;
       }
     >(
       `SELECT t.*, p.tenant_id AS p_tenant_id, p.email AS p_email, p.display_name AS p_display_name,
          p.role AS p_role, p.password_hash AS p_password_hash, p.disabled_at AS p_disabled_at,
-         p.created_at AS p_created_at, n.name AS n_name, n.limits AS n_limits, n.created_at AS n_created_at
+         p.created_at AS p_created_at, n.name AS n_name, n.limits AS n_limits,
+         n.default_write_policy AS n_default_write_policy, n.created_at AS n_created_at
        FROM access_tokens t JOIN people p ON p.id = t.person_id JOIN tenants n ON n.id = t.tenant_id
        WHERE t.secret_hash = ?`,
       [secretHash],
@@ -293,6 +315,7 @@ export class IdentitySql implements IdentityStore {
         id: row.tenant_id,
         name: row.n_name,
         limits: row.n_limits,
+        default_write_policy: row.n_default_write_policy,
         created_at: row.n_created_at,
       }),
     };
@@ -310,6 +333,14 @@ export class IdentitySql implements IdentityStore {
     const changed = await this.db.run(
       'UPDATE access_tokens SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL',
       [now, tenantId, id],
+    );
+    return changed === 1;
+  }
+
+  async updateTokenAccess(tenantId: string, id: string, access: Access): Promise<boolean> {
+    const changed = await this.db.run(
+      'UPDATE access_tokens SET scopes = ?, write_policy = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL',
+      [access.scopes.join(' '), access.writePolicy, tenantId, id],
     );
     return changed === 1;
   }

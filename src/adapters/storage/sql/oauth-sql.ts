@@ -1,5 +1,5 @@
 import type { OAuthConnection } from '../../../domain/identity/oauth.js';
-import type { Scope, WritePolicy } from '../../../domain/identity/identity.js';
+import type { Access, Scope, WritePolicy } from '../../../domain/identity/identity.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import type { OAuthRecord, OAuthStore, SealedSigningKey } from '../../../ports/store/index.js';
 import type { SqlRunner } from './sql-runner.js';
@@ -111,6 +111,12 @@ export class OAuthSql implements OAuthStore {
     );
   }
 
+  async keepClient(clientId: string): Promise<void> {
+    await this.db.run("UPDATE oauth_records SET expires_at = NULL WHERE kind = 'Client' AND id = ?", [
+      clientId,
+    ]);
+  }
+
   sweep(now: Instant): Promise<number> {
     return this.db.run('DELETE FROM oauth_records WHERE expires_at IS NOT NULL AND expires_at <= ?', [now]);
   }
@@ -136,6 +142,12 @@ export class OAuthSql implements OAuthStore {
     await this.db.run('UPDATE oauth_signing_keys SET retired_at = ? WHERE kid <> ? AND retired_at IS NULL', [
       now,
       kid,
+    ]);
+  }
+
+  async removeRetiredSigningKeys(retiredBefore: Instant): Promise<number> {
+    return this.db.run('DELETE FROM oauth_signing_keys WHERE retired_at IS NOT NULL AND retired_at < ?', [
+      retiredBefore,
     ]);
   }
 
@@ -180,6 +192,14 @@ export class OAuthSql implements OAuthStore {
     const changed = await this.db.run(
       'UPDATE oauth_connections SET revoked_at = ? WHERE tenant_id = ? AND grant_id = ? AND revoked_at IS NULL',
       [now, tenantId, grantId],
+    );
+    return changed === 1;
+  }
+
+  async updateConnectionAccess(tenantId: string, grantId: string, access: Access): Promise<boolean> {
+    const changed = await this.db.run(
+      'UPDATE oauth_connections SET scopes = ?, write_policy = ? WHERE tenant_id = ? AND grant_id = ? AND revoked_at IS NULL',
+      [JSON.stringify(access.scopes), access.writePolicy, tenantId, grantId],
     );
     return changed === 1;
   }

@@ -32,6 +32,7 @@ export function singleCall(tx: StoreTx): StoreTx {
     identity: guard(tx.identity),
     passkeys: guard(tx.passkeys),
     oauth: guard(tx.oauth),
+    inbox: guard(tx.inbox),
     afterCommit: (callback) => tx.afterCommit(callback),
     serialize: () =>
       Promise.reject(new NotSingleCallError('writeOne cannot serialise: it has no transaction')),

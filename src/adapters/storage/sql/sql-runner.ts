@@ -18,6 +18,8 @@ export interface SqlDialect {
   readonly skipLocked: string;
   /** SQL testing a boolean field of a JSON text column. */
   jsonFlag(column: string, field: string): string;
+  /** SQL reading a text field of a JSON text column (NULL when absent). */
+  jsonText(column: string, field: string): string;
   /** Serialises transactions that name the same key, until they end. */
   serialize(runner: SqlRunner, key: string): Promise<void>;
   /** The one place a driver's failures become domain errors; anything unknown stays internal. */

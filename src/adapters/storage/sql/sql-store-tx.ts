@@ -5,6 +5,7 @@ import type {
   CalendarStore,
   IdempotencyStore,
   IdentityStore,
+  InboxStore,
   OAuthStore,
   PasskeyStore,
   SimulatedPaymentStore,
@@ -16,6 +17,7 @@ import { BookingsSql } from './bookings-sql.js';
 import { CalendarsSql } from './calendars-sql.js';
 import { IdempotencySql } from './idempotency-sql.js';
 import { IdentitySql } from './identity-sql.js';
+import { InboxSql } from './inbox-sql.js';
 import { OAuthSql } from './oauth-sql.js';
 import { PasskeysSql } from './passkeys-sql.js';
 import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
@@ -37,6 +39,7 @@ export class SqlStoreTx implements StoreTx {
   readonly identity: IdentityStore;
   readonly passkeys: PasskeyStore;
   readonly oauth: OAuthStore;
+  readonly inbox: InboxStore;
   /** Run by the store once the transaction committed. */
   readonly committed: (() => void)[] = [];
 
@@ -54,6 +57,7 @@ export class SqlStoreTx implements StoreTx {
     this.identity = new IdentitySql(db);
     this.passkeys = new PasskeysSql(db);
     this.oauth = new OAuthSql(db);
+    this.inbox = new InboxSql(db);
   }
 
   afterCommit(callback: () => void): void {

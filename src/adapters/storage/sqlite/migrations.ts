@@ -350,4 +350,141 @@ CREATE TABLE oauth_connections (
 CREATE INDEX oauth_connections_person ON oauth_connections (tenant_id, person_id);
 `,
   },
+  {
+    version: 9,
+    name: "the console's activity pages: a tenant's audit records, and a person's, newest first",
+    sql: `
+-- Keyset pages of one tenant's trail (an owner's view), and of one person's (everyone else's).
+CREATE INDEX audit_log_tenant ON audit_log (tenant_id, seq);
+CREATE INDEX audit_log_tenant_subject ON audit_log (tenant_id, subject, seq);
+`,
+  },
+  {
+    version: 10,
+    name: 'a tenant default write policy for new agent connections',
+    sql: `
+-- What a new token or OAuth connection starts with; people may still pick another within their role.
+ALTER TABLE tenants ADD COLUMN default_write_policy TEXT NOT NULL DEFAULT 'draft'
+  CHECK (default_write_policy IN ('readonly', 'draft', 'attested', 'direct'));
+`,
+  },
+  {
+    version: 11,
+    name: 'the reservation inbox: messages, conversations, submitted batches, tasks, business keys, ingest tokens',
+    sql: `
+CREATE TABLE inbox_conversations (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  external_id TEXT NOT NULL,
+  subject TEXT,
+  created_at INTEGER NOT NULL,
+  last_received_at INTEGER NOT NULL,
+  UNIQUE (tenant_id, provider, channel, external_id)
+);
+CREATE INDEX inbox_conversations_key ON inbox_conversations (tenant_id, external_id);
+CREATE INDEX inbox_conversations_recent ON inbox_conversations (tenant_id, last_received_at);
+-- Ingesting the same provider message twice finds it here and adds nothing.
+CREATE TABLE inbox_messages (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  external_id TEXT NOT NULL,
+  conversation_id TEXT NOT NULL REFERENCES inbox_conversations (id),
+  rfc_message_id TEXT,
+  in_reply_to TEXT,
+  refs TEXT NOT NULL,
+  subject TEXT,
+  from_addr TEXT,
+  cc TEXT NOT NULL,
+  received_at INTEGER NOT NULL,
+  text_body TEXT NOT NULL,
+  html_sanitized TEXT,
+  created_at INTEGER NOT NULL,
+  UNIQUE (tenant_id, provider, channel, external_id)
+);
+CREATE INDEX inbox_messages_external ON inbox_messages (tenant_id, external_id);
+CREATE INDEX inbox_messages_rfc ON inbox_messages (tenant_id, rfc_message_id);
+CREATE INDEX inbox_messages_conversation ON inbox_messages (tenant_id, conversation_id, received_at);
+-- The bytes as received, kept once for the record; nothing reads them back.
+CREATE TABLE inbox_raw_bodies (
+  message_id TEXT PRIMARY KEY REFERENCES inbox_messages (id),
+  tenant_id TEXT NOT NULL,
+  raw BLOB NOT NULL
+);
+CREATE TABLE inbox_body_reads (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  reader TEXT NOT NULL,
+  via TEXT NOT NULL,
+  read_at INTEGER NOT NULL
+);
+CREATE INDEX inbox_body_reads_message ON inbox_body_reads (tenant_id, message_id, read_at);
+-- One batch per source message: a second submission replays the first.
+CREATE TABLE inbox_batches (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  message_id TEXT NOT NULL REFERENCES inbox_messages (id),
+  shape TEXT NOT NULL,
+  result TEXT NOT NULL,
+  submitted_by TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  UNIQUE (tenant_id, message_id)
+);
+CREATE TABLE inbox_tasks (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  batch_id TEXT NOT NULL REFERENCES inbox_batches (id),
+  message_id TEXT NOT NULL,
+  conversation_id TEXT NOT NULL,
+  transition_id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL CHECK (kind IN ('task', 'adapter_contract_error')),
+  source_event_index INTEGER NOT NULL,
+  result_type TEXT NOT NULL,
+  event_type TEXT,
+  task_type TEXT,
+  status TEXT NOT NULL CHECK (status IN ('PENDING_CONFIRMATION', 'CONFIRMING', 'AWAITING_APPROVAL', 'CONFIRMED', 'REJECTED', 'CONTRACT_ERROR')),
+  object_id TEXT,
+  approval_id TEXT,
+  detail TEXT NOT NULL,
+  decided_by TEXT,
+  decided_at INTEGER,
+  note TEXT,
+  version INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  group_code TEXT,
+  confirmation_number TEXT,
+  reservation_no TEXT
+);
+CREATE INDEX inbox_tasks_conversation ON inbox_tasks (tenant_id, conversation_id);
+CREATE INDEX inbox_tasks_object ON inbox_tasks (tenant_id, object_id);
+-- A confirmation or reservation number names one booking in a tenant; a group code many.
+CREATE TABLE booking_keys (
+  tenant_id TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('confirmation', 'group', 'reservation')),
+  value TEXT NOT NULL,
+  booking_id TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, kind, value, booking_id)
+);
+CREATE UNIQUE INDEX booking_keys_one_booking ON booking_keys (tenant_id, kind, value) WHERE kind <> 'group';
+CREATE INDEX booking_keys_booking ON booking_keys (tenant_id, booking_id);
+CREATE TABLE inbox_ingest_tokens (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  digest TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  revoked_at INTEGER,
+  last_used_at INTEGER
+);
+-- Which tool contract a tenant's agents get ('inherit': the server's --profile), and tools switched off.
+ALTER TABLE tenants ADD COLUMN tool_profile TEXT NOT NULL DEFAULT 'inherit'
+  CHECK (tool_profile IN ('inherit', 'hotel-ops', 'standard'));
+ALTER TABLE tenants ADD COLUMN disabled_tools TEXT NOT NULL DEFAULT '[]';
+`,
+  },
 ];

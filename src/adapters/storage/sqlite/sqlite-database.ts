@@ -20,10 +20,12 @@ export function openSqlite(path: string): SqliteDb {
       code: (error as { code?: string }).code,
     });
   }
+  // First: switching a new file to WAL takes a lock that another process starting at the same
+  // moment may hold; without a busy timeout that is "database is locked" at once.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   // better-sqlite3 leaves WAL at NORMAL durability; a confirmed booking must survive power loss.
   db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   const synchronous = db.pragma('synchronous', { simple: true });
   if (synchronous !== SYNCHRONOUS_FULL) {

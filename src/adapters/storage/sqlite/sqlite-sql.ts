@@ -45,6 +45,7 @@ export const sqliteDialect: SqlDialect = {
   // One writer at a time: there is nothing to skip.
   skipLocked: '',
   jsonFlag: (column, field) => `json_extract(${column}, '$.${field}') = 1`,
+  jsonText: (column, field) => `json_extract(${column}, '$.${field}')`,
   // The single writer connection already serialises every write transaction.
   serialize: () => Promise.resolve(),
   mapError: mapSqliteError,

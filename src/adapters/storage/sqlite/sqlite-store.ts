@@ -21,6 +21,7 @@ import { AGGREGATES } from './writer-protocol.js';
 import { IdentitySql } from '../sql/identity-sql.js';
 import { OAuthSql } from '../sql/oauth-sql.js';
 import { PasskeysSql } from '../sql/passkeys-sql.js';
+import { InboxSql } from '../sql/inbox-sql.js';
 
 export interface SqliteStoreOptions {
   /** false: a missing file is an error, not a new database (operator commands). */
@@ -39,6 +40,7 @@ const prototypes: Record<AggregateName, object> = {
   identity: IdentitySql.prototype,
   passkeys: PasskeysSql.prototype,
   oauth: OAuthSql.prototype,
+  inbox: InboxSql.prototype,
 };
 const methods = new Map(
   AGGREGATES.map((name) => [

@@ -20,6 +20,7 @@ export const AGGREGATES = [
   'identity',
   'passkeys',
   'oauth',
+  'inbox',
 ] as const;
 export type AggregateName = (typeof AGGREGATES)[number];
 
