@@ -77,6 +77,11 @@ export async function spawnHoldfast(database, token, nodeArgs = []) {
 
 /** One 2026-07-28 tools/call; resolves with the tool's structuredContent. */
 export async function callTool(url, name, args) {
+  return (await callToolWhole(url, name, args)).result.structuredContent;
+}
+
+/** One 2026-07-28 tools/call; resolves with the whole result and the bytes of the response body. */
+export async function callToolWhole(url, name, args) {
   const token = tokens.get(url);
   const res = await fetch(url, {
     method: 'POST',
@@ -96,9 +101,10 @@ export async function callTool(url, name, args) {
     }),
   });
   if (res.status !== 200) throw new Error(`${name}: HTTP ${res.status}`);
-  const body = await res.json();
+  const raw = await res.text();
+  const body = JSON.parse(raw);
   if (body.error) throw new Error(`${name}: ${JSON.stringify(body.error)}`);
-  return body.result.structuredContent;
+  return { result: body.result, bytes: Buffer.byteLength(raw) };
 }
 
 export function percentile(sorted, p) {

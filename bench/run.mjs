@@ -5,12 +5,14 @@
 //   - hold_slot over stdio against a stdio no-op;
 //   - the in-process hold use case against raw SQL writing the same rows, on both engines;
 //   - the console's bookings and activity pages on a big tenant, against the sign-in form;
+//   - the bytes and tokens of every tool's answer: compact text against the JSON it replaced;
 //   - with --profile, where a hold run spends the server's time.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { benchHttp, CONCURRENCY, WORKLOADS } from './http.mjs';
+import { benchAnswerSizes } from './answer-sizes.mjs';
 import { benchConsoleRender } from './console-render.mjs';
 import { benchInProcess } from './in-process.mjs';
 import { provision, spawnHoldfast, spawnServer } from './load.mjs';
@@ -200,6 +202,28 @@ try {
     atMost: true,
     unit: ' ms',
   });
+
+  const answers = await benchAnswerSizes(join(dir, 'answers.db'));
+  out(
+    '',
+    'What a model reads per answer (one call of each tool, SQLite): the compact text content against the JSON envelope it replaced; tokens by gpt-tokenizer (o200k_base), an estimate. The structured content is unchanged and still in every answer:',
+    '',
+    '| answer | JSON bytes | text bytes | text vs JSON | JSON tokens | text tokens | whole answer bytes before → now |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const a of answers)
+    out(
+      `| ${a.tool}${a.ok ? '' : ' (error)'} | ${a.jsonBytes} | ${a.textBytes} | ${fmt(a.textBytes / a.jsonBytes, 2)}x | ${a.jsonTokens} | ${a.textTokens} | ${a.oldAnswerBytes} → ${a.answerBytes} |`,
+    );
+  const slots = answers.find((a) => a.tool.startsWith('find_slots'));
+  target(
+    'find_slots text vs the whole answer before (limit 100, 2 calendars)',
+    slots.textBytes / slots.oldAnswerBytes,
+    0.25,
+    {
+      atMost: true,
+    },
+  );
 
   out(
     '',

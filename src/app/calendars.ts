@@ -43,6 +43,14 @@ export async function listCalendars(
   };
 }
 
+/** One calendar of the caller's tenant; another tenant's id is as unknown as a made-up one. */
+export async function getCalendar(deps: AppDeps, principal: Principal, id: string): Promise<Calendar> {
+  requireScope(principal, 'read');
+  const [calendar] = await deps.store.read((tx) => tx.calendars.get(principal.tenantId, [id]));
+  if (!calendar) throw new DomainError('NOT_FOUND', `No calendar ${id}.`, { calendarIds: [id] });
+  return calendar;
+}
+
 export interface CreateCalendarInput {
   readonly name: string;
   readonly timeZone: string;

@@ -49,6 +49,7 @@ export async function peopleOf(deps: AppDeps, owner: Person): Promise<PeopleView
       limits: defaultTenantLimits,
       defaultWritePolicy: 'draft',
       toolProfile: 'inherit',
+      toolMode: 'inherit',
       disabledTools: [],
       createdAt: 0,
     },

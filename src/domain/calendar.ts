@@ -27,6 +27,8 @@ export interface Principal {
   readonly scopes: readonly Scope[];
   readonly writePolicy: WritePolicy;
   readonly limits: TenantLimits;
+  /** The tenant's choice of tool surface, when it made one (else the server's --tools). */
+  readonly toolMode?: 'flat' | 'catalog';
 }
 
 export type { Scope, WritePolicy } from './identity/identity.js';

@@ -100,6 +100,8 @@ export const optionDocs: Record<string, string> = {
   'max-body-mb':
     '--max-body-mb N         largest request in MB (default 10 with --profile hotel-ops, else 0.25)',
   'tool-profile': "--tool-profile P        inherit (the server's --profile), hotel-ops or standard",
+  tools:
+    "--tools M               flat: every tool listed (default); catalog: three tools that search, read and call them (tenants: also inherit, the server's)",
   provider: '--provider P            where imported mail came from (default AGENTBUS)',
   channel: '--channel C             how it came (default EMAIL)',
 };
@@ -124,6 +126,7 @@ const SERVER = [
   'profile',
   'disable-tool',
   'max-body-mb',
+  'tools',
 ];
 
 export const commands: readonly CommandDoc[] = [
@@ -226,12 +229,14 @@ export const commands: readonly CommandDoc[] = [
       'max-holds-per-connection',
       'max-open-approvals-per-person',
       'tool-profile',
+      'tools',
       'disable-tool',
       'json',
     ],
     examples: [
       'holdfast tenants set local --calls-per-minute 600 --max-active-holds 20',
       'holdfast tenants set local --tool-profile hotel-ops --disable-tool th_hotel_submit_task_results',
+      'holdfast tenants set local --tools catalog',
     ],
   },
   {

@@ -148,7 +148,7 @@ export async function buildRuntime(
     // One key per process unless configured: MRTR rounds must come back to a process that knows it.
     stateKey: config.stateKey ?? randomBytes(32).toString('base64url'),
     publicBaseUrl,
-    profile: { profile: config.profile, disabledTools: config.disabledTools },
+    profile: { profile: config.profile, disabledTools: config.disabledTools, toolMode: config.toolMode },
     links: linksFor({
       publicBaseUrl,
       paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl.replace(/\/+$/, '')}/pay/`,

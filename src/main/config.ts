@@ -42,6 +42,8 @@ export interface ServerConfig {
   readonly maxBodyBytes: number;
   /** `hotel-ops`: the reservation-operations contract's tools beside Holdfast's own (`--profile`). */
   readonly profile: 'standard' | 'hotel-ops';
+  /** How agents see the tools (`--tools`): all listed, or the progressive catalog. */
+  readonly toolMode: 'flat' | 'catalog';
   /** Contract tools switched off on this server (`--disable-tool NAME`, repeatable). */
   readonly disabledTools: readonly string[];
   readonly sweepIntervalMs: number;
@@ -86,6 +88,8 @@ export interface ServerConfig {
     readonly provider?: string;
     /** tenants set --tool-profile inherit|hotel-ops|standard */
     readonly toolProfile?: string;
+    /** tenants set --tools inherit|flat|catalog */
+    readonly tools?: string;
     readonly channel?: string;
     /** tenants add|set: limits. */
     readonly callsPerMinute?: string;
@@ -173,6 +177,7 @@ function parse(argv: readonly string[]) {
         'checkpoint-every': { type: 'string' },
         profile: { type: 'string' },
         'tool-profile': { type: 'string' },
+        tools: { type: 'string' },
         'disable-tool': { type: 'string', multiple: true },
         'max-body-mb': { type: 'string' },
         provider: { type: 'string' },
@@ -245,6 +250,11 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     'standard',
     'hotel-ops',
   ] as const);
+  // `tenants set --tools` also takes `inherit`; it is checked there.
+  const toolMode =
+    command === 'tenants'
+      ? 'flat'
+      : oneOf(values.tools ?? env.HOLDFAST_TOOLS ?? 'flat', 'tools', ['flat', 'catalog'] as const);
   const production = values.production ?? (env.HOLDFAST_PRODUCTION === '1' || env.NODE_ENV === 'production');
   const dev = values.dev ?? false;
   if (dev && production)
@@ -296,6 +306,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     ),
     dev,
     profile,
+    toolMode,
     disabledTools: values['disable-tool'] ?? [],
     // The contract allows 10 MB requests (a thread of mail as evidence); Holdfast's own tools need far less.
     maxBodyBytes:
@@ -343,6 +354,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       expires: values.expires,
       provider: values.provider,
       toolProfile: values['tool-profile'],
+      tools: values.tools,
       channel: values.channel,
       callsPerMinute: values['calls-per-minute'],
       maxActiveHolds: values['max-active-holds'],

@@ -10,8 +10,21 @@ import {
 } from '../app/identity/people.js';
 import { createToken, listTokens, revokeToken } from '../app/identity/tokens.js';
 import { relative, table } from '../adapters/format/human-time.js';
-import type { Person, Role, TenantLimits, ToolProfile, WritePolicy } from '../domain/identity/identity.js';
-import { parseScopes, ROLES, TOOL_PROFILES, WRITE_POLICIES } from '../domain/identity/identity.js';
+import type {
+  Person,
+  Role,
+  TenantLimits,
+  ToolMode,
+  ToolProfile,
+  WritePolicy,
+} from '../domain/identity/identity.js';
+import {
+  parseScopes,
+  ROLES,
+  TOOL_MODES,
+  TOOL_PROFILES,
+  WRITE_POLICIES,
+} from '../domain/identity/identity.js';
 import { formatInstant } from '../domain/time/instant.js';
 import type { Runtime } from './compose.js';
 import { setupUrl } from './first-owner.js';
@@ -77,10 +90,14 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
     const profile = config.options.toolProfile;
     if (profile !== undefined && !(TOOL_PROFILES as readonly string[]).includes(profile))
       throw new UsageError(`--tool-profile must be one of ${TOOL_PROFILES.join(', ')}`);
+    const mode = config.options.tools;
+    if (mode !== undefined && !(TOOL_MODES as readonly string[]).includes(mode))
+      throw new UsageError(`--tools must be one of ${TOOL_MODES.join(', ')}`);
     const tenant = await setTenant(deps, id, {
       name: config.options.name,
       limits: limitsOf(config),
       ...(profile ? { toolProfile: profile as ToolProfile } : {}),
+      ...(mode ? { toolMode: mode as ToolMode } : {}),
       // `--disable-tool none` switches every tool back on.
       ...(config.disabledTools.length > 0
         ? { disabledTools: config.disabledTools.filter((t) => t !== 'none') }
@@ -89,7 +106,7 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
     print(
       config.json
         ? JSON.stringify({ ...tenant, createdAt: iso(tenant.createdAt) })
-        : `Tenant ${tenant.id}: ${JSON.stringify(tenant.limits)}; tools ${tenant.toolProfile}` +
+        : `Tenant ${tenant.id}: ${JSON.stringify(tenant.limits)}; tools ${tenant.toolProfile}, ${tenant.toolMode}` +
             (tenant.disabledTools.length > 0 ? `, off: ${tenant.disabledTools.join(', ')}` : ''),
     );
     return 0;

@@ -66,7 +66,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
       process.stdout.write(oversizeError(line, config.maxBodyBytes));
     }),
   );
-  serveStdio(() => createHoldfastServer(ctx), {
+  serveStdio(() => createHoldfastServer(ctx, 'connection', principal.toolMode ?? config.toolMode), {
     legacy: config.legacy === 'reject' ? 'reject' : 'serve',
     transport: new StdioServerTransport(input, process.stdout),
     onerror: (error) => logger.warn('stdio transport error', { error: error.message }),

@@ -19,7 +19,20 @@ afterAll(async () => {
 });
 
 describe('MCP conformance suite against the running server', () => {
-  it.each(['server-initialize', 'tools-list', 'ping', 'dns-rebinding-protection'])(
+  // The resource and prompt scenarios that read fixtures by name (test://static-text,
+  // test_simple_prompt) test the conformance project's own example server, not a product; these
+  // are the ones that apply to any server.
+  it.each([
+    'server-initialize',
+    'tools-list',
+    'ping',
+    'dns-rebinding-protection',
+    'resources-list',
+    'prompts-list',
+    'completion-complete',
+    'caching',
+    'sep-2164-resource-not-found',
+  ])(
     '%s passes',
     async (scenario) => {
       // Not spawnSync: the proxy lives in this process and must keep serving meanwhile.

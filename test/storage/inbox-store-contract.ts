@@ -838,6 +838,7 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
         limits: defaultTenantLimits,
         defaultWritePolicy: 'draft',
         toolProfile: 'hotel-ops',
+        toolMode: 'catalog',
         disabledTools: ['submit_reservation_results', 'hold_slot'],
         createdAt: T0,
       };
@@ -846,6 +847,7 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
         id: 't2',
         name: 'Hotel Two',
         toolProfile: 'inherit',
+        toolMode: 'flat',
         disabledTools: [],
       };
       await store.write(async (tx) => {
@@ -855,7 +857,7 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
       expect(await store.read((tx) => tx.identity.getTenant('t1'))).toEqual(tenant);
       expect(await store.read((tx) => tx.identity.getTenant('t2'))).toEqual(other);
 
-      const changed: Tenant = { ...tenant, toolProfile: 'standard', disabledTools: [] };
+      const changed: Tenant = { ...tenant, toolProfile: 'standard', toolMode: 'inherit', disabledTools: [] };
       await store.write((tx) => tx.identity.putTenant(changed));
       expect(await store.read((tx) => tx.identity.getTenant('t1'))).toEqual(changed);
       const back: Tenant = { ...tenant, toolProfile: 'inherit', disabledTools: ['find_slots'] };
@@ -865,6 +867,9 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
       // The schema itself refuses a profile it does not know.
       await expect(
         store.write((tx) => tx.identity.putTenant({ ...tenant, toolProfile: 'bogus' as ToolProfile })),
+      ).rejects.toThrow();
+      await expect(
+        store.write((tx) => tx.identity.putTenant({ ...tenant, toolMode: 'bogus' as Tenant['toolMode'] })),
       ).rejects.toThrow();
       expect(await store.read((tx) => tx.identity.getTenant('t1'))).toEqual(back);
     });

@@ -761,6 +761,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         limits: defaultTenantLimits,
         defaultWritePolicy: 'draft' as const,
         toolProfile: 'inherit' as const,
+        toolMode: 'inherit' as const,
         disabledTools: [],
         createdAt: T0,
       };
@@ -805,6 +806,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           limits: defaultTenantLimits,
           defaultWritePolicy: 'draft',
           toolProfile: 'inherit',
+          toolMode: 'catalog',
           disabledTools: [],
           createdAt: T0,
         });
@@ -849,6 +851,8 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect(credential!.token).toEqual(token);
       expect(credential!.person.email).toBe('ana@example.com');
       expect(credential!.tenant.id).toBe('t1');
+      // The tool surface the tenant chose comes with the credential: no second read per call.
+      expect(credential!.tenant.toolMode).toBe('catalog');
       expect(await store.readOne((tx) => tx.identity.credentialOf('nope'))).toBeNull();
       await store.write((tx) => tx.identity.touchToken('tok_1', T0 + 9));
       expect((await store.read((tx) => tx.identity.getTokenBySecretHash('th')))!.lastUsedAt).toBe(T0 + 9);
@@ -888,6 +892,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           limits: defaultTenantLimits,
           defaultWritePolicy: 'draft',
           toolProfile: 'inherit',
+          toolMode: 'inherit',
           disabledTools: [],
           createdAt: T0,
         });
@@ -1015,6 +1020,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           limits: defaultTenantLimits,
           defaultWritePolicy: 'draft',
           toolProfile: 'inherit',
+          toolMode: 'inherit',
           disabledTools: [],
           createdAt: T0,
         });
@@ -1024,6 +1030,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           limits: defaultTenantLimits,
           defaultWritePolicy: 'draft',
           toolProfile: 'inherit',
+          toolMode: 'inherit',
           disabledTools: [],
           createdAt: T0,
         });

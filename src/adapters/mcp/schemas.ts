@@ -146,8 +146,14 @@ const toolError = z.object({
 });
 
 /** The one envelope every tool answers with: `ok` plus `data`, or `error`. */
-export function envelopeOf(data: z.ZodType) {
-  return z.object({ ok: z.boolean(), data: data.optional(), error: toolError.optional(), meta });
+/** `stable`: a successful answer leaves the per-call meta out (the catalog's cacheable answers). */
+export function envelopeOf(data: z.ZodType, { stable = false } = {}) {
+  return z.object({
+    ok: z.boolean(),
+    data: data.optional(),
+    error: toolError.optional(),
+    meta: stable ? meta.optional() : meta,
+  });
 }
 
 export const approvalProof = z

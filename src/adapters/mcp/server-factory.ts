@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
-import type { ClientIdentity, ToolContext } from './tool-kit.js';
+import type { Principal } from '../../domain/calendar.js';
+import { registerCatalog } from './catalog/catalog-tools.js';
+import { registerPrompts } from './resources/prompts.js';
+import { registerResources } from './resources/resources.js';
+import type { ClientIdentity, ToolContext, ToolDefinition, ToolSurface } from './tool-kit.js';
 import { registerTool } from './tool-kit.js';
 import { createCalendarTool, setAvailabilityTool } from './tools/admin-calendars.js';
 import { bookSlotTool } from './tools/book-slot.js';
@@ -36,7 +40,7 @@ const instructions = `Holdfast books time on calendars in two steps and never do
 Every write takes a fresh UUID idempotencyKey: retry with the same key after a timeout, never a new one.
 Times are RFC 3339 with an offset. Errors carry code, retryable and recovery.action: follow it.`;
 
-const tools = [
+export const holdfastTools = [
   listCalendarsTool,
   findSlotsTool,
   holdSlotTool,
@@ -52,7 +56,7 @@ const tools = [
   bookSlotTool,
 ];
 
-export const toolNames = tools.map((t) => t.name);
+export const toolNames = holdfastTools.map((t) => t.name);
 
 /** The TH Hotel reservation-operations contract (`--profile hotel-ops`), in its own envelope. */
 const hotelOpsTools = [
@@ -64,8 +68,18 @@ const hotelOpsTools = [
 ];
 export const hotelOpsToolNames = hotelOpsTools.map((t) => t.name);
 
+const catalogInstructions = `Holdfast books time on calendars and never double-books. Its tools are in a catalog:
+tool_catalog.search finds them, tool_catalog.read shows one's schema, tool_catalog.call runs one.
+Start with tool_catalog.search { query: "", limit: 20 }. The flow: find_slots, hold_slot, show the hold
+to the user, confirm_booking after a person approved (APPROVAL_REQUIRED tells you how).
+Every write takes a fresh UUID idempotencyKey. Errors carry code, retryable and recovery.action: follow it.`;
+
 /** One factory for every transport: stdio builds one per connection, HTTP one per request. */
-export function createHoldfastServer(ctx: ToolContext, identity: ClientIdentity = 'connection'): McpServer {
+export function createHoldfastServer(
+  ctx: ToolContext,
+  identity: ClientIdentity = 'connection',
+  surface: ToolSurface = ctx.profile.toolMode,
+): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
@@ -73,15 +87,23 @@ export function createHoldfastServer(ctx: ToolContext, identity: ClientIdentity 
       capabilities: { tools: { listChanged: false } },
       // MRTR approval rounds come back through the client: only sealed, principal-bound state is trusted.
       requestState: { verify: (state, request) => ctx.stateCodec.verify(state, request) },
-      instructions,
+      instructions: surface === 'catalog' ? catalogInstructions : instructions,
       // The tool list only changes on upgrade: let clients and shared caches keep it for a minute.
       cacheHints: {
         'tools/list': { ttlMs: 60_000, cacheScope: 'public' },
+        'prompts/list': { ttlMs: 60_000, cacheScope: 'public' },
+        'resources/templates/list': { ttlMs: 60_000, cacheScope: 'public' },
         'server/discover': { ttlMs: 60_000, cacheScope: 'public' },
       },
     },
   );
-  for (const tool of tools) registerTool(server, ctx, tool as Parameters<typeof registerTool>[2], identity);
+  if (surface === 'catalog')
+    registerCatalog(server, ctx, holdfastTools as readonly ToolDefinition<unknown, unknown>[], identity);
+  else
+    for (const tool of holdfastTools)
+      registerTool(server, ctx, tool as Parameters<typeof registerTool>[2], identity);
+  registerResources(server, ctx);
+  registerPrompts(server);
   if (ctx.profile.profile === 'hotel-ops')
     for (const tool of hotelOpsTools)
       registerContractTool(server, ctx, tool as Parameters<typeof registerContractTool>[2], identity);
@@ -98,13 +120,21 @@ const MAX_IDLE = 64;
  * 2025-era requests get a fresh instance, whose identity comes from its initialize.
  */
 export function pooledServerFactory(ctx: ToolContext): McpServerFactory {
-  const idle: McpServer[] = [];
-  const fresh = (): McpServer => {
-    const server = createHoldfastServer(ctx, 'request');
+  const idle: Record<ToolSurface, McpServer[]> = { flat: [], catalog: [] };
+  const fresh = (surface: ToolSurface): McpServer => {
+    const server = createHoldfastServer(ctx, 'request', surface);
+    const pool = idle[surface];
     server.server.onclose = () => {
-      if (idle.length < MAX_IDLE && !idle.includes(server)) idle.push(server);
+      if (pool.length < MAX_IDLE && !pool.includes(server)) pool.push(server);
     };
     return server;
   };
-  return ({ era }) => (era === 'modern' ? (idle.pop() ?? fresh()) : createHoldfastServer(ctx, 'connection'));
+  return ({ era, authInfo }) => {
+    // The tenant's choice came with the credential (no read per request); else the server's.
+    const principal = authInfo?.extra?.principal as Principal | undefined;
+    const surface = principal?.toolMode ?? ctx.profile.toolMode;
+    return era === 'modern'
+      ? (idle[surface].pop() ?? fresh(surface))
+      : createHoldfastServer(ctx, 'connection', surface);
+  };
 }

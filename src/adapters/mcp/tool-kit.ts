@@ -1,5 +1,6 @@
 import { randomBytesPooled } from '../ids/random-ids.js';
 import type {
+  CallToolResult,
   InputRequiredResult,
   McpServer,
   RequestStateCodec,
@@ -24,6 +25,7 @@ import { inspectInput, printable } from './input-guard.js';
 import { envelopeOf } from './schemas.js';
 import type { Links } from './links.js';
 import { toToolError } from './tool-error.js';
+import { answerText } from './answer-text.js';
 
 /** What the MRTR approval round-trip carries, sealed by the codec and bound to the principal. */
 export interface ApprovalState {
@@ -54,11 +56,15 @@ export interface ToolContext {
   readonly profile: ProfileSettings;
 }
 
+export type ToolSurface = 'flat' | 'catalog';
+
 export interface ProfileSettings {
   /** `hotel-ops`: the reservation-operations contract's five tools are listed too. */
   readonly profile: 'standard' | 'hotel-ops';
   /** Contract tools off on this server: calls answer MCP_TOOL_DISABLED. */
   readonly disabledTools: readonly string[];
+  /** How agents see Holdfast's tools unless their tenant chose: all listed, or the catalog. */
+  readonly toolMode: ToolSurface;
 }
 
 export interface ToolCall {
@@ -95,6 +101,13 @@ export interface ToolDefinition<I, D> {
   readonly input: z.ZodType<I>;
   readonly data: z.ZodType;
   readonly annotations: ToolAnnotations;
+  /**
+   * The answer depends on the arguments alone (the tool catalog): the per-call meta goes to the
+   * result's `_meta`, so the same request gets byte-identical content a host may cache.
+   */
+  readonly stable?: boolean;
+  /** The text content of a successful answer, where the generic compact text does not fit. */
+  text?(data: D): string;
   run(ctx: RunContext, input: I, call: ToolCall): Promise<ToolRun<D> | ToolInputRequired>;
 }
 
@@ -145,7 +158,7 @@ function schemasOf(tool: ToolDefinition<unknown, unknown>): CompiledSchemas {
       tool,
       (schemas = {
         input: publishOnly(tool.input),
-        output: publishOnly(envelopeOf(tool.data)),
+        output: publishOnly(envelopeOf(tool.data, { stable: tool.stable })),
         fieldNames: propertyNames(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })),
       }),
     );
@@ -231,6 +244,7 @@ export function registerTool<I, D>(
   ctx: ToolContext,
   tool: ToolDefinition<I, D>,
   identity: ClientIdentity = 'connection',
+  scopeChallenge: ScopeChallengeHandler = stepUpTo(tool.scope),
 ): void {
   const schemas = schemasOf(tool as ToolDefinition<unknown, unknown>);
   const registered = server.registerTool(
@@ -241,100 +255,128 @@ export function registerTool<I, D>(
       inputSchema: schemas.input,
       outputSchema: schemas.output,
       annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
-      scopeChallenge: stepUpTo(tool.scope),
+      scopeChallenge,
     },
-    async (args: unknown, request: ServerContext) => {
-      const started = performance.now();
-      const meta = {
-        traceId: traceIdOf(request),
-        operationId: ctx.deps.ids.newId('op'),
-        serverTime: formatInstant(ctx.deps.clock.now()),
-      };
-      const log = {
-        tool: tool.name,
-        traceId: meta.traceId,
-        operationId: meta.operationId,
-        transport: ctx.transport,
-      };
-      const admission = admit(ctx, tool.input, schemas.fieldNames, args ?? {});
-      // The audit names the connection (credential and its name) and the client as it declared
-      // itself (untrusted, printable). Nobody: only possible if a transport skipped authentication.
-      const caller = ctx.principalOf(request);
-      const principal: Principal = caller
-        ? { ...caller, clientId: `${caller.clientId} · ${declaredClient(request, server, identity)}` }
-        : ANONYMOUS;
-      const base: EntryBase = {
-        tenantId: principal.tenantId,
-        subject: principal.subject,
-        clientId: principal.clientId,
-        transport: ctx.transport,
-        tool: tool.name,
-        kind: tool.kind,
-        argumentsDigest: admission.argumentsDigest,
-        preview: admission.preview,
-        traceId: meta.traceId,
-        operationId: meta.operationId,
-      };
-      const audit = new CallAudit(base, ctx.audit, () => ctx.deps.clock.now(), started);
-      const finish = (end?: Parameters<CallAudit['finish']>[0]) =>
-        audit
-          .finish(end)
-          .catch((error: unknown) =>
-            ctx.logger.error('audit append failed', { ...log, error: String(error) }),
-          );
-      try {
-        if (!caller) throw new DomainError('FORBIDDEN', 'No credential: this call acts for nobody.', {});
-        if (admission.rejection !== undefined) throw admission.rejection;
-        await withinCallBudget(ctx, principal);
-        const result = await tool.run({ ...ctx, principal }, admission.input as I, {
-          traceId: meta.traceId,
-          request,
-          audit,
-          argumentsDigest: admission.argumentsDigest,
-        });
-        if ('inputRequired' in result) {
-          await finish({ outcome: 'input_required', code: 'APPROVAL_REQUIRED', message: '' });
-          return result.inputRequired;
-        }
-        const envelope = {
-          ok: true,
-          data: result.data,
-          meta: result.replayed ? { ...meta, idempotentReplay: true } : meta,
-        };
-        await finish();
-        ctx.logger.info('tool call', {
-          ...log,
-          outcome: 'ok',
-          replayed: !!result.replayed,
-          ms: elapsed(started),
-        });
-        return {
-          content: [{ type: 'text' as const, text: JSON.stringify(envelope) }],
-          structuredContent: envelope,
-        };
-      } catch (thrown) {
-        const error = toToolError(thrown, ctx.links);
-        if (error.code === 'INTERNAL') {
-          ctx.logger.error('tool failed', {
-            ...log,
-            error: thrown instanceof Error ? thrown.stack : String(thrown),
-          });
-        }
-        await finish({ outcome: 'error', code: error.code, message: error.message });
-        ctx.logger.info('tool call', { ...log, outcome: 'error', code: error.code, ms: elapsed(started) });
-        const envelope = { ok: false, error, meta };
-        return {
-          isError: true,
-          content: [{ type: 'text' as const, text: JSON.stringify(envelope) }],
-          structuredContent: envelope,
-        };
-      }
-    },
+    toolHandler(server, ctx, tool, identity),
   );
   // The SDK converts the output schema lazily per registration; hand it the conversion done once.
   if (schemas.outputJson === undefined) schemas.outputJson = registered.outputSchemaJson;
   else registered.outputSchemaJson = schemas.outputJson;
 }
+
+export type ToolHandler = (
+  args: unknown,
+  request: ServerContext,
+) => Promise<CallToolResult | InputRequiredResult>;
+
+/**
+ * A call of `tool` from edge to answer: the hostile-input rule and strict schema, the call
+ * budget, the use case, the audit record and the envelope. The catalog's call tool hands the
+ * logical tool's arguments to the same handler, so both surfaces behave alike.
+ */
+export function toolHandler<I, D>(
+  server: McpServer,
+  ctx: ToolContext,
+  tool: ToolDefinition<I, D>,
+  identity: ClientIdentity,
+): ToolHandler {
+  const schemas = schemasOf(tool as ToolDefinition<unknown, unknown>);
+  return async (args: unknown, request: ServerContext) => {
+    const started = performance.now();
+    const meta = {
+      traceId: traceIdOf(request),
+      operationId: ctx.deps.ids.newId('op'),
+      serverTime: formatInstant(ctx.deps.clock.now()),
+    };
+    const log = {
+      tool: tool.name,
+      traceId: meta.traceId,
+      operationId: meta.operationId,
+      transport: ctx.transport,
+    };
+    const admission = admit(ctx, tool.input, schemas.fieldNames, args ?? {});
+    // The audit names the connection (credential and its name) and the client as it declared
+    // itself (untrusted, printable). Nobody: only possible if a transport skipped authentication.
+    const caller = ctx.principalOf(request);
+    const principal: Principal = caller
+      ? { ...caller, clientId: `${caller.clientId} · ${declaredClient(request, server, identity)}` }
+      : ANONYMOUS;
+    const base: EntryBase = {
+      tenantId: principal.tenantId,
+      subject: principal.subject,
+      clientId: principal.clientId,
+      transport: ctx.transport,
+      tool: tool.name,
+      kind: tool.kind,
+      argumentsDigest: admission.argumentsDigest,
+      preview: admission.preview,
+      traceId: meta.traceId,
+      operationId: meta.operationId,
+    };
+    const audit = new CallAudit(base, ctx.audit, () => ctx.deps.clock.now(), started);
+    const finish = (end?: Parameters<CallAudit['finish']>[0]) =>
+      audit
+        .finish(end)
+        .catch((error: unknown) => ctx.logger.error('audit append failed', { ...log, error: String(error) }));
+    try {
+      if (!caller) throw new DomainError('FORBIDDEN', 'No credential: this call acts for nobody.', {});
+      if (admission.rejection !== undefined) throw admission.rejection;
+      await withinCallBudget(ctx, principal);
+      const result = await tool.run({ ...ctx, principal }, admission.input as I, {
+        traceId: meta.traceId,
+        request,
+        audit,
+        argumentsDigest: admission.argumentsDigest,
+      });
+      if ('inputRequired' in result) {
+        await finish({ outcome: 'input_required', code: 'APPROVAL_REQUIRED', message: '' });
+        return result.inputRequired;
+      }
+      const callMeta = result.replayed ? { ...meta, idempotentReplay: true } : meta;
+      await finish();
+      ctx.logger.info('tool call', {
+        ...log,
+        outcome: 'ok',
+        replayed: !!result.replayed,
+        ms: elapsed(started),
+      });
+      if (tool.stable) {
+        const answer = { ok: true, data: result.data };
+        return {
+          content: [{ type: 'text' as const, text: tool.text!(result.data) }],
+          structuredContent: answer,
+          _meta: { ...callMeta, ...STABLE_CACHE_HINT },
+        };
+      }
+      const envelope = { ok: true, data: result.data, meta: callMeta };
+      return {
+        content: [
+          { type: 'text' as const, text: tool.text?.(result.data) ?? answerText(tool.name, envelope) },
+        ],
+        structuredContent: envelope,
+      };
+    } catch (thrown) {
+      const error = toToolError(thrown, ctx.links);
+      if (error.code === 'INTERNAL') {
+        ctx.logger.error('tool failed', {
+          ...log,
+          error: thrown instanceof Error ? thrown.stack : String(thrown),
+        });
+      }
+      await finish({ outcome: 'error', code: error.code, message: error.message });
+      ctx.logger.info('tool call', { ...log, outcome: 'error', code: error.code, ms: elapsed(started) });
+      const envelope = { ok: false, error, meta };
+      return {
+        isError: true,
+        content: [{ type: 'text' as const, text: answerText(tool.name, envelope) }],
+        structuredContent: envelope,
+      };
+    }
+  };
+}
+
+/** Catalog answers change only when the server is upgraded: a day, for every caller alike. */
+const STABLE_CACHE_HINT = { ttlMs: 86_400_000, cacheScope: 'public' } as const;
 
 export const ANONYMOUS: Principal = {
   tenantId: '-',

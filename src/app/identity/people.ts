@@ -4,6 +4,7 @@ import type {
   Role,
   Tenant,
   TenantLimits,
+  ToolMode,
   ToolProfile,
   WritePolicy,
 } from '../../domain/identity/identity.js';
@@ -34,6 +35,7 @@ export async function ensureTenant(deps: AppDeps, tx: StoreTx, id: string): Prom
     limits: defaultTenantLimits,
     defaultWritePolicy: 'draft',
     toolProfile: 'inherit',
+    toolMode: 'inherit',
     disabledTools: [],
     createdAt: deps.clock.now(),
   };
@@ -49,6 +51,7 @@ export async function setTenant(
     limits?: Partial<TenantLimits>;
     defaultWritePolicy?: WritePolicy;
     toolProfile?: ToolProfile;
+    toolMode?: ToolMode;
     disabledTools?: readonly string[];
   },
 ): Promise<Tenant> {
@@ -61,6 +64,7 @@ export async function setTenant(
       limits: { ...current.limits, ...change.limits },
       defaultWritePolicy: change.defaultWritePolicy ?? current.defaultWritePolicy,
       toolProfile: change.toolProfile ?? current.toolProfile,
+      toolMode: change.toolMode ?? current.toolMode,
       disabledTools: change.disabledTools ?? current.disabledTools,
     };
     await tx.identity.putTenant(next);

@@ -122,6 +122,7 @@ export function principalFor(tenant: Tenant, person: Person, connection: Connect
     scopes: connection.scopes,
     writePolicy: connection.writePolicy,
     limits: tenant.limits,
+    ...(tenant.toolMode === 'inherit' ? {} : { toolMode: tenant.toolMode }),
   };
 }
 

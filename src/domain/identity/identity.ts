@@ -54,10 +54,14 @@ export interface Tenant {
   readonly toolProfile: ToolProfile;
   /** Contract tools switched off for this tenant (an incident, a trial). */
   readonly disabledTools: readonly string[];
+  readonly toolMode: ToolMode;
   readonly createdAt: Instant;
 }
 
 export const TOOL_PROFILES = ['inherit', 'hotel-ops', 'standard'] as const;
+/** How agents see the tools: all at once, or three catalog tools (`inherit`: the server's --tools). */
+export const TOOL_MODES = ['inherit', 'flat', 'catalog'] as const;
+export type ToolMode = (typeof TOOL_MODES)[number];
 export type ToolProfile = (typeof TOOL_PROFILES)[number];
 
 /** A person who signs in to the human surfaces; one tenant each (a second tenant is a second account). */

@@ -490,4 +490,12 @@ ALTER TABLE tenants ADD COLUMN tool_profile text NOT NULL DEFAULT 'inherit'
 ALTER TABLE tenants ADD COLUMN disabled_tools text NOT NULL DEFAULT '[]';
 `,
   },
+  {
+    version: 12,
+    name: "how a tenant's agents see the tools: flat, or the progressive catalog",
+    sql: `
+ALTER TABLE tenants ADD COLUMN tool_mode text NOT NULL DEFAULT 'inherit'
+  CHECK (tool_mode IN ('inherit', 'flat', 'catalog'));
+`,
+  },
 ];

@@ -11,7 +11,7 @@ import type {
   WritePolicy,
 } from '../../../domain/identity/identity.js';
 import { defaultTenantLimits } from '../../../domain/identity/identity.js';
-import type { ToolProfile } from '../../../domain/identity/identity.js';
+import type { ToolMode, ToolProfile } from '../../../domain/identity/identity.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import type { Credential, IdentityStore, SetupLink } from '../../../ports/store/index.js';
 import type { SqlRunner } from './sql-runner.js';
@@ -26,6 +26,7 @@ interface TenantRow {
   /** Absent where a query joins only the columns a credential check needs. */
   tool_profile?: string;
   disabled_tools?: string;
+  tool_mode?: string;
   created_at: number | string;
 }
 interface PersonRow {
@@ -77,6 +78,7 @@ const tenantOf = (r: TenantRow): Tenant => ({
   defaultWritePolicy: r.default_write_policy as WritePolicy,
   toolProfile: (r.tool_profile ?? 'inherit') as ToolProfile,
   disabledTools: JSON.parse(r.disabled_tools ?? '[]') as string[],
+  toolMode: (r.tool_mode ?? 'inherit') as ToolMode,
   createdAt: Number(r.created_at),
 });
 const personOf = (r: PersonRow): Person => ({
@@ -125,11 +127,11 @@ export class IdentitySql implements IdentityStore {
 
   async putTenant(t: Tenant): Promise<void> {
     await this.db.run(
-      `INSERT INTO tenants (id, name, limits, default_write_policy, tool_profile, disabled_tools, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO tenants (id, name, limits, default_write_policy, tool_profile, disabled_tools, tool_mode, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, limits = excluded.limits,
          default_write_policy = excluded.default_write_policy, tool_profile = excluded.tool_profile,
-         disabled_tools = excluded.disabled_tools`,
+         disabled_tools = excluded.disabled_tools, tool_mode = excluded.tool_mode`,
       [
         t.id,
         t.name,
@@ -137,6 +139,7 @@ export class IdentitySql implements IdentityStore {
         t.defaultWritePolicy,
         t.toolProfile,
         JSON.stringify(t.disabledTools),
+        t.toolMode,
         t.createdAt,
       ],
     );
@@ -287,13 +290,15 @@ export class IdentitySql implements IdentityStore {
         n_name: string;
         n_limits: string;
         n_default_write_policy: string;
+        n_tool_mode: string;
         n_created_at: number | string;
       }
     >(
       `SELECT t.*, p.tenant_id AS p_tenant_id, p.email AS p_email, p.display_name AS p_display_name,
          p.role AS p_role, p.password_hash AS p_password_hash, p.disabled_at AS p_disabled_at,
          p.created_at AS p_created_at, n.name AS n_name, n.limits AS n_limits,
-         n.default_write_policy AS n_default_write_policy, n.created_at AS n_created_at
+         n.default_write_policy AS n_default_write_policy, n.tool_mode AS n_tool_mode,
+         n.created_at AS n_created_at
        FROM access_tokens t JOIN people p ON p.id = t.person_id JOIN tenants n ON n.id = t.tenant_id
        WHERE t.secret_hash = ?`,
       [secretHash],
@@ -316,6 +321,7 @@ export class IdentitySql implements IdentityStore {
         name: row.n_name,
         limits: row.n_limits,
         default_write_policy: row.n_default_write_policy,
+        tool_mode: row.n_tool_mode,
         created_at: row.n_created_at,
       }),
     };

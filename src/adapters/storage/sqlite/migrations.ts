@@ -487,4 +487,12 @@ ALTER TABLE tenants ADD COLUMN tool_profile TEXT NOT NULL DEFAULT 'inherit'
 ALTER TABLE tenants ADD COLUMN disabled_tools TEXT NOT NULL DEFAULT '[]';
 `,
   },
+  {
+    version: 12,
+    name: "how a tenant's agents see the tools: flat, or the progressive catalog",
+    sql: `
+ALTER TABLE tenants ADD COLUMN tool_mode TEXT NOT NULL DEFAULT 'inherit'
+  CHECK (tool_mode IN ('inherit', 'flat', 'catalog'));
+`,
+  },
 ];

@@ -1,0 +1,80 @@
+import type { GetPromptResult, McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { printable } from '../input-guard.js';
+
+/**
+ * Prompts a person picks in their host. They only ask: every step still goes through the tools,
+ * with approval by a person before anything is confirmed or cancelled. What the person typed
+ * is quoted, bounded and stripped of control characters.
+ */
+const quoted = (value: string | undefined, max = 100) => JSON.stringify(printable(value ?? '', max));
+
+function userSays(text: string): GetPromptResult {
+  return { messages: [{ role: 'user', content: { type: 'text', text } }] };
+}
+
+const findATime = z.object({
+  calendar: z.string().max(100).describe('The calendar id or name (completion lists yours).'),
+  durationMinutes: z.string().max(4).optional().describe('How long, in minutes (default 60).'),
+  within: z.string().max(100).optional().describe('When, in your words: "next week", "Friday afternoon".'),
+  timeZone: z.string().max(64).optional().describe('Show times in this zone (completion lists them).'),
+});
+
+const reschedule = z.object({
+  bookingId: z.string().max(100).describe('The booking to move (completion lists yours).'),
+  newTime: z.string().max(100).optional().describe('Where to, in your words.'),
+});
+
+export function registerPrompts(server: McpServer): void {
+  server.registerPrompt(
+    'find_a_time',
+    {
+      title: 'Find a time with …',
+      description:
+        'Find free time on a calendar and hold the slot you pick; nothing is confirmed without you.',
+      argsSchema: findATime,
+    },
+    ({ calendar, durationMinutes, within, timeZone }) =>
+      userSays(
+        [
+          `Find a ${/^\d{1,4}$/.test(durationMinutes ?? '') ? durationMinutes : '60'}-minute slot on calendar ${quoted(calendar)}${within ? ` ${quoted(within)}` : ' in the next 7 days'}.`,
+          'Use list_calendars if that is a name rather than an id, then find_slots.',
+          `Show me up to five options${timeZone ? ` in ${quoted(timeZone, 64)}` : ' in the calendar’s time zone'}, then hold_slot the one I pick.`,
+          'Do not confirm it: tell me the hold and how long it lasts, and wait for my approval.',
+        ].join('\n'),
+      ),
+  );
+  server.registerPrompt(
+    'reschedule_booking',
+    {
+      title: 'Reschedule my booking',
+      description:
+        'Move one of your bookings: hold the new time first, then confirm and cancel with your approval.',
+      argsSchema: reschedule,
+    },
+    ({ bookingId, newTime }) =>
+      userSays(
+        [
+          `I want to move booking ${quoted(bookingId)}${newTime ? ` to ${quoted(newTime)}` : ''}.`,
+          'Read it with get_booking, find free slots of the same length on the same calendars with find_slots, and show me the options.',
+          'Hold the one I pick with hold_slot while the old booking stays. After I approve, confirm the new hold with confirm_booking and cancel the old one with cancel_booking.',
+          'If anything fails, keep the old booking and tell me.',
+        ].join('\n'),
+      ),
+  );
+  server.registerPrompt(
+    'what_needs_my_approval',
+    {
+      title: 'What needs my approval',
+      description: 'Your held bookings that wait for a person to approve, with how to approve each.',
+    },
+    () =>
+      userSays(
+        [
+          'List my bookings with status HELD (list_bookings with status HELD, limit 20).',
+          'For each, show when, which calendars, for whom and when the hold expires.',
+          'If a confirm or cancel already asked for approval, show the approval link it gave (get_approval tells its state). Approve nothing yourself.',
+        ].join('\n'),
+      ),
+  );
+}
