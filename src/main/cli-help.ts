@@ -100,6 +100,8 @@ export const optionDocs: Record<string, string> = {
   'max-body-mb':
     '--max-body-mb N         largest request in MB (default 10 with --profile hotel-ops, else 0.25)',
   'tool-profile': "--tool-profile P        inherit (the server's --profile), hotel-ops or standard",
+  'timing-contract':
+    '--timing-contract       /mcp requests must carry x-mcp-client-sent-at (and _meta.clientSentAt); answers carry server times',
   tools:
     "--tools M               flat: every tool listed (default); catalog: three tools that search, read and call them (tenants: also inherit, the server's)",
   provider: '--provider P            where imported mail came from (default AGENTBUS)',
@@ -128,6 +130,8 @@ const SERVER = [
   'max-body-mb',
   'tools',
 ];
+/** serve only: the HTTP wire. */
+const HTTP_ONLY = ['timing-contract'];
 
 export const commands: readonly CommandDoc[] = [
   {
@@ -161,6 +165,7 @@ export const commands: readonly CommandDoc[] = [
       'login-client-id',
       'login-name',
       ...SERVER,
+      ...HTTP_ONLY,
     ],
     examples: ['holdfast serve --port 3000 --db ./data/holdfast.db'],
   },

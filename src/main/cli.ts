@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { jsonLogger } from '../adapters/log/json-logger.js';
+import { startTracing } from '../adapters/telemetry/tracing.js';
 import { explain } from './cli-errors.js';
 import { commandDoc, commandHelp, globalHelp } from './cli-help.js';
 import { readConfig, UsageError } from './config.js';
@@ -25,13 +26,18 @@ async function main(argv: readonly string[]): Promise<void> {
   const logger = jsonLogger();
   switch (config.command) {
     case 'serve': {
+      const tracing = startTracing(process.env, holdfastVersion);
       const stop = await runHttpServer(config, logger);
-      const shutdown = () => void stop().then(() => process.exit(0));
+      const shutdown = () =>
+        void stop()
+          .then(() => tracing.shutdown())
+          .then(() => process.exit(0));
       process.once('SIGINT', shutdown);
       process.once('SIGTERM', shutdown);
       return;
     }
     case 'stdio':
+      startTracing(process.env, holdfastVersion);
       return runStdioServer(config, logger);
     default:
       process.exitCode = await runOperatorCommand(config, print);

@@ -7,6 +7,7 @@ import { StoreAuditLog } from '../adapters/audit/audit-chain.js';
 import type { AuditKey } from '../adapters/audit/audit-key.js';
 import { CheckpointLog } from '../adapters/audit/checkpoint-log.js';
 import { PgStore } from '../adapters/storage/postgres/pg-store.js';
+import { TracedStore } from '../adapters/telemetry/traced-store.js';
 import { MemorySlotCache } from '../adapters/cache/memory-slot-cache.js';
 import { PgNotifySlotCache } from '../adapters/cache/pg-notify-slot-cache.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
@@ -106,7 +107,7 @@ export async function buildRuntime(
   const simulator = new SimulatedPayments(store, config.tenantId);
   const publicBaseUrl = config.publicBaseUrl ?? options.boundOrigin ?? `http://127.0.0.1:${config.port}`;
   const deps: AppDeps = {
-    store,
+    store: new TracedStore(store, store instanceof PgStore ? 'postgresql' : 'sqlite'),
     clock: systemClock,
     ids: randomIds,
     digest: jcsDigest,

@@ -42,6 +42,8 @@ export interface ServerConfig {
   readonly maxBodyBytes: number;
   /** `hotel-ops`: the reservation-operations contract's tools beside Holdfast's own (`--profile`). */
   readonly profile: 'standard' | 'hotel-ops';
+  /** `--timing-contract`: /mcp requests must say when they were sent; answers say when they came and left. */
+  readonly timingContract: boolean;
   /** How agents see the tools (`--tools`): all listed, or the progressive catalog. */
   readonly toolMode: 'flat' | 'catalog';
   /** Contract tools switched off on this server (`--disable-tool NAME`, repeatable). */
@@ -129,6 +131,7 @@ function parse(argv: readonly string[]) {
         port: { type: 'string' },
         'console-port': { type: 'string' },
         'no-seed': { type: 'boolean' },
+        'timing-contract': { type: 'boolean' },
         'hold-ttl': { type: 'string' },
         legacy: { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
@@ -268,6 +271,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     port: whole(values.port ?? env.HOLDFAST_PORT ?? env.PORT, 'port', 3000, [0, 65535]),
     consolePort: whole(values['console-port'] ?? env.HOLDFAST_CONSOLE_PORT, 'console-port', 0, [0, 65535]),
     seed: !values['no-seed'],
+    timingContract: values['timing-contract'] ?? env.HOLDFAST_TIMING_CONTRACT === '1',
     holdTtlMs:
       whole(values['hold-ttl'] ?? env.HOLDFAST_HOLD_TTL_SECONDS, 'hold-ttl', 300, [1, 7 * 24 * 3600]) * 1000,
     legacy,

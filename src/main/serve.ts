@@ -91,6 +91,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
       legacy: config.legacy,
       maxBodyBytes: config.maxBodyBytes,
       contractCodes: config.profile === 'hotel-ops',
+      ...(config.timingContract ? { timingContract: () => deps.clock.now() } : {}),
     },
     names: serverNames(bound.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
     logger,

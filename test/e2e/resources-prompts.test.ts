@@ -6,7 +6,8 @@ import { futureHour, openAllWeek } from '../support/fixtures.js';
 import { connectHttp, ok } from '../support/mcp-clients.js';
 import { addAgent, identityDeps } from '../support/provision.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { spawnServer } from '../support/spawn-server.js';
+import { runCli, spawnServer } from '../support/spawn-server.js';
+import { setTenant } from '../../src/app/identity/people.js';
 
 // Calendars and bookings as resources, the prompts, and completion, through the official client:
 // listing pages through everything once, reads answer as get_booking would, and neither a
@@ -215,5 +216,56 @@ describe('completion and prompts', () => {
     expect(text).toContain('wait for my approval');
     const moved = await owner.getPrompt({ name: 'reschedule_booking', arguments: { bookingId: booking } });
     expect((moved.messages[0]!.content as { text: string }).text).toContain(booking);
+  });
+
+  it('completion of names on Object.prototype answers nothing, not an internal error', async () => {
+    for (const name of ['constructor', '__proto__', 'hasOwnProperty', 'valueOf', 'toString']) {
+      for (const ref of [
+        { type: 'ref/resource', uri: 'holdfast://calendars/{id}' },
+        { type: 'ref/prompt', name: 'find_a_time' },
+        { type: 'ref/prompt', name: 'constructor' },
+      ] as const) {
+        const answer = await owner.complete({ ref, argument: { name, value: '' } });
+        expect(answer.completion.values, `${ref.type} ${name}`).toEqual([]);
+      }
+    }
+  });
+});
+
+describe('protocol requests are held to the call budget and audited', () => {
+  it('resources and completion count against calls per minute; refused past it, reached 0', async () => {
+    const { deps, close } = await identityDeps(server.dbPath);
+    const tight = await addAgent(deps, { email: 'tight@tight.example', tenant: 'tight' });
+    await setTenant(deps, 'tight', { limits: { callsPerMinute: 3 } });
+    await close();
+    const client = await connectHttp(server.url, 'modern', { token: tight.token });
+    const outcomes: string[] = [];
+    const attempts = [
+      () => client.listResources({ cursor: Buffer.from('{"kind":"calendars"}').toString('base64url') }),
+      () => client.readResource({ uri: 'holdfast://calendars/cal_none' }),
+      () =>
+        client.complete({
+          ref: { type: 'ref/resource', uri: 'holdfast://calendars/{id}' },
+          argument: { name: 'id', value: '' },
+        }),
+    ];
+    for (let i = 0; i < 9; i++) {
+      const error = await attempts[i % 3]!().then(
+        () => null,
+        (e: unknown) => e as ProtocolError,
+      );
+      outcomes.push(error ? String((error.data as { code?: string } | undefined)?.code ?? error.code) : 'ok');
+    }
+    await client.close();
+    // Three within the budget (the read is not found, which still counts); six refused.
+    expect(outcomes.filter((o) => o === 'RATE_LIMITED')).toHaveLength(6);
+    const tail = runCli(['audit', 'tail', '-n', '50', '--json', '--tenant', 'tight', '--db', server.dbPath]);
+    const methods = tail.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).tool as string);
+    expect(methods).toEqual(
+      expect.arrayContaining(['resources/list', 'resources/read', 'completion/complete']),
+    );
   });
 });

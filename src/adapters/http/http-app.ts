@@ -7,6 +7,8 @@ import type { Logger } from '../log/json-logger.js';
 import type { ServerNames } from './request-guards.js';
 import { formOnly, hostGuard, jsonOnly } from './request-guards.js';
 import { withContractCodes } from './contract-codes.js';
+import { requestSpan } from './request-span.js';
+import { timingContract } from './timing-contract.js';
 
 /** The app every page and route is mounted on: Node's request and response ride along as bindings. */
 export type PageApp = Hono<{ Bindings: HttpBindings }>;
@@ -19,6 +21,8 @@ export interface McpMount {
   readonly maxBodyBytes: number;
   /** Under the hotel-ops profile, failed answers also carry the contract's MCP-layer codes. */
   readonly contractCodes?: boolean;
+  /** `--timing-contract`: the clock that stamps when requests came and answers left. */
+  readonly timingContract?: () => number;
 }
 
 export interface HttpAppOptions {
@@ -43,6 +47,7 @@ export interface HttpApp {
 /** The HTTP surface: POST /mcp (both protocol eras), health, the human pages, and nothing else. */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = new Hono<{ Bindings: HttpBindings }>();
+  app.use('*', requestSpan);
   app.use('*', secureHeaders({ xFrameOptions: 'DENY', referrerPolicy: 'same-origin' }));
   app.use('*', hostGuard(options.names));
 
@@ -66,6 +71,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       const auth = await gate(request);
       return auth instanceof Response ? auth : mcp.fetch(request, { authInfo: auth });
     };
+    const clock = options.mcp!.timingContract;
+    if (clock) app.post('/mcp', timingContract(clock));
     if (options.mcp!.contractCodes)
       app.post('/mcp', async (c, next) => {
         await next();

@@ -1,3 +1,5 @@
+import { pino } from 'pino';
+import { activeIds } from '../telemetry/tracing.js';
 /** JSON lines on stderr: stdout belongs to the stdio transport. Never pass secrets in fields. */
 export interface Logger {
   /** `now`: written at once rather than with the turn's other lines (audit checkpoints). */
@@ -30,14 +32,38 @@ function stderrLines(): (line: string, urgent: boolean) => void {
   };
 }
 
+/**
+ * pino, writing JSON lines `{"level","time","message",...}` through the batching writer above
+ * (or `write`, for tests). Every line written inside a span carries its `trace_id` and
+ * `span_id` (W3C: 32 and 16 hex), so logs join the traces.
+ */
 export function jsonLogger(write?: (line: string) => void): Logger {
-  const out = write ? (line: string) => write(line) : stderrLines();
+  const batched = write ? null : stderrLines();
+  let urgent = false;
+  const destination = { write: (line: string) => (write ? write(line) : batched!(line, urgent)) };
+  const log = pino(
+    {
+      base: undefined,
+      messageKey: 'message',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: () => {
+        const ids = activeIds();
+        return ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {};
+      },
+    },
+    destination,
+  );
   const emit = (
     level: Level,
     message: string,
     fields: Record<string, unknown> = {},
     now = level !== 'info',
-  ) => out(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`, now);
+  ) => {
+    urgent = now;
+    log[level](fields, message);
+    urgent = false;
+  };
   return {
     info: (m, f, o) => emit('info', m, f, o?.now ?? false),
     warn: (m, f) => emit('warn', m, f),

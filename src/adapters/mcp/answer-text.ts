@@ -30,9 +30,21 @@ class Composed {
   constructor(readonly text: string) {}
 }
 
+/**
+ * JSON.stringify leaves line and paragraph separators, NEL and the other C1 controls, and the
+ * bidirectional overrides as they are: a reader splitting on Unicode line breaks would see new
+ * lines, a terminal might act on them. Escape them too.
+ */
+const UNSAFE = /[\u0080-\u009f\u2028-\u202e\u2066-\u2069]/g;
+const quote = (text: string) =>
+  JSON.stringify(text).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** A field name as written: a caller's map key (customer extras) is quoted unless plain. */
+const keyText = (key: string) => (PLAIN.test(key) ? key : quote(key));
+
 function scalar(value: unknown): string {
   if (value instanceof Composed) return value.text;
-  if (typeof value === 'string') return PLAIN.test(value) ? value : JSON.stringify(value);
+  if (typeof value === 'string') return PLAIN.test(value) ? value : quote(value);
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   return String(value);
 }
@@ -77,11 +89,11 @@ function condense(value: Json): Json {
 function objectLines(value: Json, indent: string, out: string[]): void {
   for (const [key, field] of Object.entries(condense(value))) {
     if (isEmpty(field)) continue;
-    if (Array.isArray(field)) arrayLines(key, field, indent, out);
+    if (Array.isArray(field)) arrayLines(keyText(key), field, indent, out);
     else if (isObject(field)) {
-      out.push(`${indent}${key}:`);
+      out.push(`${indent}${keyText(key)}:`);
       objectLines(field, `${indent}  `, out);
-    } else out.push(`${indent}${key}: ${scalar(field)}`);
+    } else out.push(`${indent}${keyText(key)}: ${scalar(field)}`);
   }
 }
 

@@ -74,7 +74,7 @@ export function printable(text: string, max: number): string {
     const c = text.charCodeAt(i);
     const plain =
       c >= 0x20 &&
-      c !== 0x7f &&
+      !(c >= 0x7f && c <= 0x9f) &&
       !(c >= 0xd800 && c <= 0xdfff) &&
       !(c >= 0x2028 && c <= 0x202e) &&
       !(c >= 0x2066 && c <= 0x2069);

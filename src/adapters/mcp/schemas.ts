@@ -132,6 +132,7 @@ export const bookingOut = z.object({
 
 const meta = z.object({
   traceId: z.string(),
+  spanId: z.string().optional(),
   operationId: z.string(),
   serverTime: instantOut,
   idempotentReplay: z.boolean().optional(),

@@ -88,12 +88,13 @@ export function createHoldfastServer(
       // MRTR approval rounds come back through the client: only sealed, principal-bound state is trusted.
       requestState: { verify: (state, request) => ctx.stateCodec.verify(state, request) },
       instructions: surface === 'catalog' ? catalogInstructions : instructions,
-      // The tool list only changes on upgrade: let clients and shared caches keep it for a minute.
+      // The tool list changes on upgrade, and per tenant (flat or catalog): a minute, this caller's.
+      // Prompts and templates are the same for everyone.
       cacheHints: {
-        'tools/list': { ttlMs: 60_000, cacheScope: 'public' },
+        'tools/list': { ttlMs: 60_000, cacheScope: 'private' },
         'prompts/list': { ttlMs: 60_000, cacheScope: 'public' },
         'resources/templates/list': { ttlMs: 60_000, cacheScope: 'public' },
-        'server/discover': { ttlMs: 60_000, cacheScope: 'public' },
+        'server/discover': { ttlMs: 60_000, cacheScope: 'private' },
       },
     },
   );

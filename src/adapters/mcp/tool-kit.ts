@@ -25,6 +25,9 @@ import { inspectInput, printable } from './input-guard.js';
 import { envelopeOf } from './schemas.js';
 import type { Links } from './links.js';
 import { toToolError } from './tool-error.js';
+import type { Span } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
+import { activeIds, contextFromMeta, inSpan } from '../telemetry/tracing.js';
 import { answerText } from './answer-text.js';
 
 /** What the MRTR approval round-trip carries, sealed by the codec and bound to the principal. */
@@ -119,6 +122,8 @@ const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
 
 /** Reuses the caller's W3C trace id when it sent one, so logs join up across systems. */
 export function traceIdOf(request: ServerContext): string {
+  const active = activeIds();
+  if (active) return active.traceId;
   const traceparent = request.mcpReq._meta?.[TRACEPARENT_META_KEY];
   const match = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent) : null;
   return match?.[1] ?? randomBytesPooled(16).toString('hex');
@@ -281,19 +286,29 @@ export function toolHandler<I, D>(
   identity: ClientIdentity,
 ): ToolHandler {
   const schemas = schemasOf(tool as ToolDefinition<unknown, unknown>);
-  return async (args: unknown, request: ServerContext) => {
+  // One span per call: a child of the caller's traceparent (2026-07-28 `_meta`) or of the HTTP
+  // request's span; the answer names its trace and span, the log lines carry them too.
+  return (args: unknown, request: ServerContext) =>
+    inSpan(
+      `tool ${tool.name}`,
+      {
+        parent: contextFromMeta(request.mcpReq._meta),
+        attributes: { 'mcp.tool.name': tool.name, 'mcp.transport': ctx.transport },
+      },
+      (span) => handle(args, request, span),
+    );
+
+  async function handle(args: unknown, request: ServerContext, span: Span) {
     const started = performance.now();
+    const ids = span.spanContext();
+    const traced = trace.isSpanContextValid(ids);
     const meta = {
-      traceId: traceIdOf(request),
+      traceId: traced ? ids.traceId : traceIdOf(request),
+      ...(traced ? { spanId: ids.spanId } : {}),
       operationId: ctx.deps.ids.newId('op'),
       serverTime: formatInstant(ctx.deps.clock.now()),
     };
-    const log = {
-      tool: tool.name,
-      traceId: meta.traceId,
-      operationId: meta.operationId,
-      transport: ctx.transport,
-    };
+    const log = { tool: tool.name, operation_id: meta.operationId, transport: ctx.transport };
     const admission = admit(ctx, tool.input, schemas.fieldNames, args ?? {});
     // The audit names the connection (credential and its name) and the client as it declared
     // itself (untrusted, printable). Nobody: only possible if a transport skipped authentication.
@@ -372,7 +387,7 @@ export function toolHandler<I, D>(
         structuredContent: envelope,
       };
     }
-  };
+  }
 }
 
 /** Catalog answers change only when the server is upgraded: a day, for every caller alike. */

@@ -4,6 +4,12 @@ import type { PaymentReport } from '../../domain/payment/payment.js';
 import { paymentStatuses } from '../../domain/payment/payment.js';
 import type { PaymentQuery } from '../../ports/payment-query.js';
 import { PaymentUnavailableError } from '../../ports/payment-query.js';
+import type { Span } from '@opentelemetry/api';
+import { SERVER_RESPONDED_AT } from '../http/timing-contract.js';
+import { inSpan, outgoingTraceHeaders, SpanKind } from '../telemetry/tracing.js';
+
+/** When Holdfast sent its query, per the wire timing contract. */
+export const REQUEST_SENT_AT = 'x-mcp-server-request-sent-at';
 
 const reportSchema = z.object({
   bookingId: z.string(),
@@ -23,17 +29,38 @@ export class HttpPayments implements PaymentQuery {
     private readonly timeoutMs = 3_000,
   ) {}
 
-  async queryPayment(bookingId: string, trace: { readonly traceId: string }): Promise<PaymentReport> {
+  queryPayment(bookingId: string, trace: { readonly traceId: string }): Promise<PaymentReport> {
+    return inSpan(
+      'payment.query',
+      { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'GET' } },
+      (span) => this.query(bookingId, trace, span),
+    );
+  }
+
+  private async query(
+    bookingId: string,
+    trace: { readonly traceId: string },
+    span: Span,
+  ): Promise<PaymentReport> {
     const url = `${this.baseUrl.replace(/\/+$/, '')}/payments/${encodeURIComponent(bookingId)}`;
     let body: unknown;
     try {
+      // This span's traceparent; without a tracer (no provider), one in the caller's trace id.
+      const propagated = outgoingTraceHeaders();
       const response = await fetch(url, {
         headers: {
           accept: 'application/json',
-          traceparent: `00-${trace.traceId}-${randomBytes(8).toString('hex')}-01`,
+          traceparent: propagated.traceparent ?? `00-${trace.traceId}-${randomBytes(8).toString('hex')}-01`,
+          ...(propagated.tracestate ? { tracestate: propagated.tracestate } : {}),
+          [REQUEST_SENT_AT]: new Date().toISOString(),
         },
         signal: AbortSignal.timeout(this.timeoutMs),
       });
+      // When the provider answered (its own claim, if it makes one) and when the answer arrived.
+      span.setAttribute('http.response.status_code', response.status);
+      span.setAttribute('holdfast.payment.received_at', new Date().toISOString());
+      const answeredAt = response.headers.get(SERVER_RESPONDED_AT);
+      if (answeredAt) span.setAttribute('holdfast.payment.responded_at', answeredAt.slice(0, 40));
       if (!response.ok)
         throw new PaymentUnavailableError(`payment provider answered HTTP ${response.status}`);
       body = await response.json();

@@ -39,7 +39,8 @@ export function compactJson(value: unknown, indent = '', width = 100): string {
 
 /** The first sentence: enough to choose a tool, short enough to list them all. */
 function summaryOf(description: string): string {
-  const end = description.search(/\.(\s|$)/);
+  // A sentence ends at a full stop before a capital or the end ("e.g. x" goes on).
+  const end = description.search(/\.(\s+[A-Z]|$)/);
   return end === -1 ? description : description.slice(0, end + 1);
 }
 

@@ -3,6 +3,7 @@ import { listCalendars } from '../../../app/calendars.js';
 import { listBookings } from '../../../app/read-bookings.js';
 import type { Principal } from '../../../domain/calendar.js';
 import type { ToolContext } from '../tool-kit.js';
+import { guarded } from './guarded.js';
 import { BOOKING_TEMPLATE, CALENDAR_TEMPLATE } from './resource-names.js';
 
 const MAX_VALUES = 100;
@@ -55,19 +56,22 @@ interface CompleteParams {
  */
 export function registerCompletion(server: McpServer, ctx: ToolContext): void {
   server.server.registerCapabilities({ completions: {} });
-  server.server.setRequestHandler('completion/complete', async (request, context: ServerContext) => {
+  server.server.setRequestHandler('completion/complete', (request, context: ServerContext) => {
     const { ref, argument } = request.params as CompleteParams;
-    const key = ref.type === 'ref/resource' ? `resource:${ref.uri}` : `prompt:${ref.name}`;
-    const completer = COMPLETERS[key]?.[argument.name];
-    const principal = ctx.principalOf(context);
-    const value = argument.value.slice(0, 200);
-    const all = completer && principal ? await completer(ctx, principal, value).catch(() => []) : [];
-    return {
-      completion: {
-        values: all.slice(0, MAX_VALUES),
-        total: all.length,
-        hasMore: all.length > MAX_VALUES,
-      },
+    const key = ref.type === 'ref/resource' ? `resource:${String(ref.uri)}` : `prompt:${String(ref.name)}`;
+    // Own properties only: `constructor` or `__proto__` name nothing here.
+    const forRef = Object.hasOwn(COMPLETERS, key) ? COMPLETERS[key]! : {};
+    const completer = Object.hasOwn(forRef, argument.name) ? forRef[argument.name] : undefined;
+    const value = String(argument.value).slice(0, 200);
+    const call = {
+      method: 'completion/complete',
+      preview: { ref: key.slice(0, 120), argument: String(argument.name).slice(0, 64) },
     };
+    return guarded(server, ctx, context, call, async (principal) => {
+      const all = completer ? await completer(ctx, principal, value) : [];
+      return {
+        completion: { values: all.slice(0, MAX_VALUES), total: all.length, hasMore: all.length > MAX_VALUES },
+      };
+    });
   });
 }

@@ -9,6 +9,12 @@ import { printable } from '../input-guard.js';
  */
 const quoted = (value: string | undefined, max = 100) => JSON.stringify(printable(value ?? '', max));
 
+/** A duration find_slots takes (5 to 1440 minutes); anything else: an hour. */
+function minutesOf(text: string | undefined): number {
+  const minutes = /^\d{1,4}$/.test(text ?? '') ? Number(text) : 60;
+  return minutes >= 5 && minutes <= 1440 ? minutes : 60;
+}
+
 function userSays(text: string): GetPromptResult {
   return { messages: [{ role: 'user', content: { type: 'text', text } }] };
 }
@@ -37,7 +43,7 @@ export function registerPrompts(server: McpServer): void {
     ({ calendar, durationMinutes, within, timeZone }) =>
       userSays(
         [
-          `Find a ${/^\d{1,4}$/.test(durationMinutes ?? '') ? durationMinutes : '60'}-minute slot on calendar ${quoted(calendar)}${within ? ` ${quoted(within)}` : ' in the next 7 days'}.`,
+          `Find a ${minutesOf(durationMinutes)}-minute slot on calendar ${quoted(calendar)}${within ? ` ${quoted(within)}` : ' in the next 7 days'}.`,
           'Use list_calendars if that is a name rather than an id, then find_slots.',
           `Show me up to five options${timeZone ? ` in ${quoted(timeZone, 64)}` : ' in the calendar’s time zone'}, then hold_slot the one I pick.`,
           'Do not confirm it: tell me the hold and how long it lasts, and wait for my approval.',
