@@ -140,7 +140,8 @@ describe('compact answer text', () => {
       meta,
     };
     const text = answerText('get_booking', envelope);
-    const anyBreak = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/;
+    // Every line break Unicode knows (VT and FF too).
+    const anyBreak = new RegExp('\\r\\n|[\\n\\r\\v\\f\\u0085\\u2028\\u2029]');
     const lines = text.split('\n');
     expect(text.split(anyBreak)).toHaveLength(lines.length);
     expect(lines.filter((l) => /^\s*(status|payment|ok hold_slot)/.test(l))).toEqual([]);

@@ -1,10 +1,5 @@
-import type { McpServer, ReadResourceResult, ServerContext } from '@modelcontextprotocol/server';
-import {
-  ProtocolError,
-  ProtocolErrorCode,
-  ResourceNotFoundError,
-  ResourceTemplate,
-} from '@modelcontextprotocol/server';
+import type { McpServer, ReadResourceResult } from '@modelcontextprotocol/server';
+import { ResourceTemplate } from '@modelcontextprotocol/server';
 import { getCalendar, listCalendars } from '../../../app/calendars.js';
 import { getBooking, listBookings } from '../../../app/read-bookings.js';
 import type { Principal } from '../../../domain/calendar.js';
