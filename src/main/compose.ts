@@ -8,6 +8,9 @@ import type { AuditKey } from '../adapters/audit/audit-key.js';
 import { CheckpointLog } from '../adapters/audit/checkpoint-log.js';
 import { PgStore } from '../adapters/storage/postgres/pg-store.js';
 import { TracedStore } from '../adapters/telemetry/traced-store.js';
+import { meteredPayments } from '../adapters/telemetry/metered-payments.js';
+import { HoldfastMetrics, noMetrics } from '../adapters/telemetry/metrics.js';
+import { operationalCounts } from '../app/operational-counts.js';
 import { MemorySlotCache } from '../adapters/cache/memory-slot-cache.js';
 import { PgNotifySlotCache } from '../adapters/cache/pg-notify-slot-cache.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
@@ -51,6 +54,8 @@ export interface Runtime {
   readonly publicBaseUrl: string;
   /** Which tool contracts this server offers, and which of their tools are off. */
   readonly profile: ProfileSettings;
+  /** Prometheus metrics, for the processes that serve /metrics (`holdfast serve`). */
+  readonly metrics: HoldfastMetrics | null;
 }
 
 export interface RuntimeOptions {
@@ -58,6 +63,8 @@ export interface RuntimeOptions {
   readonly boundOrigin?: string;
   /** serve and stdio create the audit key on first start; operator commands only read it. */
   readonly createAuditKey?: boolean;
+  /** serve measures (GET /metrics); stdio and operator commands do not. */
+  readonly metrics?: boolean;
 }
 
 export { describeDatabase, isPostgresUrl } from './database-url.js';
@@ -106,14 +113,20 @@ export async function buildRuntime(
   const slotCache = await slotCacheFor(store, config, logger);
   const simulator = new SimulatedPayments(store, config.tenantId);
   const publicBaseUrl = config.publicBaseUrl ?? options.boundOrigin ?? `http://127.0.0.1:${config.port}`;
+  const traced = new TracedStore(store, store instanceof PgStore ? 'postgresql' : 'sqlite');
+  // The gauges read the database at scrape time, through the same (traced) store.
+  const metrics = options.metrics
+    ? new HoldfastMetrics(() => operationalCounts({ ...deps, store: traced }))
+    : null;
+  const payments = config.payments === 'http' ? new HttpPayments(config.paymentQueryBaseUrl!) : simulator;
   const deps: AppDeps = {
-    store: new TracedStore(store, store instanceof PgStore ? 'postgresql' : 'sqlite'),
+    store: traced,
     clock: systemClock,
     ids: randomIds,
     digest: jcsDigest,
     requestDigest: new KeyedDigest(auditKey.derive('request')),
     pageTokens: new KeyedPageTokens(auditKey.derive('approval-page')),
-    payments: config.payments === 'http' ? new HttpPayments(config.paymentQueryBaseUrl!) : simulator,
+    payments: metrics ? meteredPayments(payments, metrics) : payments,
     // Writes invalidate at once (on every instance); the age bound covers holds lapsing meanwhile.
     slotCache,
     calendarCache: new CalendarCache(),
@@ -148,6 +161,7 @@ export async function buildRuntime(
     auditKey,
     // One key per process unless configured: MRTR rounds must come back to a process that knows it.
     stateKey: config.stateKey ?? randomBytes(32).toString('base64url'),
+    metrics,
     publicBaseUrl,
     profile: { profile: config.profile, disabledTools: config.disabledTools, toolMode: config.toolMode },
     links: linksFor({
@@ -210,5 +224,6 @@ export function toolContext(
     stateCodec: approvalStateCodec(runtime.stateKey, principalOf),
     links: runtime.links,
     profile: runtime.profile,
+    metrics: runtime.metrics ?? noMetrics,
   };
 }

@@ -43,6 +43,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   const runtime = await buildRuntime(config, logger, {
     boundOrigin: bound.origin,
     createAuditKey: true,
+    metrics: true,
   }).catch(async (error: unknown) => {
     await bound.close();
     throw error;
@@ -96,6 +97,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     names: serverNames(bound.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
     logger,
     version: SERVER_VERSION,
+    ...(runtime.metrics ? { metrics: runtime.metrics.registry } : {}),
     health: () =>
       deps.store.read(async (tx) => (await tx.calendars.count(config.tenantId), true)).catch(() => false),
     mountBeforeForms: (hono) => {

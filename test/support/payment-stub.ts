@@ -15,7 +15,7 @@ export interface StubbedPayment {
 /** A real HTTP payment provider on 127.0.0.1 that answers what the test set and records every request. */
 export async function startPaymentStub() {
   const payments = new Map<string, StubbedPayment>();
-  const requests: { bookingId: string; traceparent: string | undefined }[] = [];
+  const requests: { bookingId: string; traceparent: string | undefined; sentAt: string | undefined }[] = [];
   const server = createServer((req, res) => {
     const match = /^\/payments\/([^/]+)$/.exec(req.url ?? '');
     if (!match) {
@@ -23,7 +23,11 @@ export async function startPaymentStub() {
       return;
     }
     const bookingId = decodeURIComponent(match[1]!);
-    requests.push({ bookingId, traceparent: req.headers.traceparent as string | undefined });
+    requests.push({
+      bookingId,
+      traceparent: req.headers.traceparent as string | undefined,
+      sentAt: req.headers['x-mcp-server-request-sent-at'] as string | undefined,
+    });
     const stubbed = payments.get(bookingId) ?? {
       status: 'PENDING',
       amount: null,

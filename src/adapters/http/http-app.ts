@@ -7,6 +7,8 @@ import type { Logger } from '../log/json-logger.js';
 import type { ServerNames } from './request-guards.js';
 import { formOnly, hostGuard, jsonOnly } from './request-guards.js';
 import { withContractCodes } from './contract-codes.js';
+import type { Registry } from 'prom-client';
+import { mountMetrics } from './metrics-route.js';
 import { requestSpan } from './request-span.js';
 import { timingContract } from './timing-contract.js';
 
@@ -36,6 +38,8 @@ export interface HttpAppOptions {
   readonly mountPages?: (app: PageApp) => void;
   /** Endpoints with their own body parsing and limits (the OAuth authorization server). */
   readonly mountBeforeForms?: (app: PageApp) => void;
+  /** GET /metrics (Prometheus): absent where nothing is measured (the stdio page server). */
+  readonly metrics?: Registry;
 }
 
 export interface HttpApp {
@@ -55,6 +59,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.get('/readyz', async (c) =>
     (await options.health()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
   );
+  if (options.metrics && options.mcp)
+    mountMetrics(app, { registry: options.metrics, authenticate: options.mcp.authenticate });
 
   const mcp =
     options.mcp &&

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { parseInstant } from '../../domain/time/instant.js';
 
 export const CLIENT_SENT_AT = 'x-mcp-client-sent-at';
 export const SERVER_RECEIVED_AT = 'x-mcp-server-received-at';
@@ -6,10 +7,40 @@ export const SERVER_RESPONDED_AT = 'x-mcp-server-responded-at';
 /** The key of the same instant inside the request's `params._meta`. */
 export const CLIENT_SENT_AT_META = 'clientSentAt';
 
-const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/i;
-
+/** RFC 3339 with an offset, and a date that exists (the domain's own parser: no 30 February). */
 function validInstant(value: string | undefined): value is string {
-  return value !== undefined && RFC3339.test(value) && !Number.isNaN(Date.parse(value));
+  if (value === undefined || value.length > 40) return false;
+  try {
+    parseInstant(value, CLIENT_SENT_AT);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+type Stamp = Record<string, string>;
+
+/** Adds the instants to the `_meta` of every result in a JSON-RPC message or batch. */
+function stampResults(answer: unknown, times: Stamp): void {
+  for (const message of messagesOf(answer) as { result?: { _meta?: Record<string, unknown> } }[])
+    if (message.result) message.result._meta = { ...message.result._meta, ...times };
+}
+
+/** An SSE answer (2025-era POSTs): each event's JSON data stamped, the rest as it was. */
+function stampEvents(stream: string, times: Stamp): string {
+  return stream
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('data:')) return line;
+      try {
+        const answer = JSON.parse(line.slice(5)) as unknown;
+        stampResults(answer, times);
+        return `data: ${JSON.stringify(answer)}`;
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
 }
 
 type Message = { id?: unknown; params?: { _meta?: Record<string, unknown> } };
@@ -63,17 +94,27 @@ export function timingContract(now: () => number): MiddlewareHandler {
     }
     await next();
     const response = c.res;
-    const times = { clientSentAt: sentAt, serverReceivedAt: receivedAt };
-    if (response.headers.get('content-type')?.includes('application/json')) {
-      const answer = (await response.clone().json()) as unknown;
-      const respondedAt = new Date(now()).toISOString();
-      for (const message of messagesOf(answer) as { result?: { _meta?: Record<string, unknown> } }[])
-        if (message.result)
-          message.result._meta = { ...message.result._meta, ...times, serverRespondedAt: respondedAt };
-      c.res = new Response(JSON.stringify(answer), response);
-      c.res.headers.set(SERVER_RESPONDED_AT, respondedAt);
-    } else c.res.headers.set(SERVER_RESPONDED_AT, new Date(now()).toISOString());
+    const type = response.headers.get('content-type') ?? '';
+    // A stateless POST's answer ends with its response: read it whole, then say when it left.
+    const text =
+      type.includes('application/json') || type.includes('text/event-stream') ? await response.text() : null;
+    const respondedAt = new Date(now()).toISOString();
+    const times = { clientSentAt: sentAt, serverReceivedAt: receivedAt, serverRespondedAt: respondedAt };
+    if (text !== null) {
+      let body = text;
+      if (type.includes('application/json')) {
+        try {
+          const answer = JSON.parse(text) as unknown;
+          stampResults(answer, times);
+          body = JSON.stringify(answer);
+        } catch {
+          // Not JSON after all: pass it on untouched.
+        }
+      } else body = stampEvents(text, times);
+      c.res = new Response(body, response);
+    }
     c.res.headers.set(SERVER_RECEIVED_AT, receivedAt);
+    c.res.headers.set(SERVER_RESPONDED_AT, respondedAt);
     c.res.headers.delete('content-length');
   };
 }

@@ -135,6 +135,7 @@ const meta = z.object({
   spanId: z.string().optional(),
   operationId: z.string(),
   serverTime: instantOut,
+  serverResultCreatedAt: instantOut.optional(),
   idempotentReplay: z.boolean().optional(),
 });
 

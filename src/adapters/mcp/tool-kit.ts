@@ -28,6 +28,7 @@ import { toToolError } from './tool-error.js';
 import type { Span } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
 import { activeIds, contextFromMeta, inSpan } from '../telemetry/tracing.js';
+import type { CallMetrics } from '../telemetry/metrics.js';
 import { answerText } from './answer-text.js';
 
 /** What the MRTR approval round-trip carries, sealed by the codec and bound to the principal. */
@@ -57,6 +58,8 @@ export interface ToolContext {
   readonly links: Links;
   /** The tool contracts offered beside Holdfast's own. */
   readonly profile: ProfileSettings;
+  /** Calls, outcomes and latencies for /metrics (a no-op where nothing is served). */
+  readonly metrics: CallMetrics;
 }
 
 export type ToolSurface = 'flat' | 'catalog';
@@ -329,10 +332,17 @@ export function toolHandler<I, D>(
       operationId: meta.operationId,
     };
     const audit = new CallAudit(base, ctx.audit, () => ctx.deps.clock.now(), started);
-    const finish = (end?: Parameters<CallAudit['finish']>[0]) =>
-      audit
+    const finish = async (outcome: string, end?: Parameters<CallAudit['finish']>[0]) => {
+      const appending = performance.now();
+      await audit
         .finish(end)
         .catch((error: unknown) => ctx.logger.error('audit append failed', { ...log, error: String(error) }));
+      const now = performance.now();
+      ctx.metrics.auditAppended((now - appending) / 1000);
+      ctx.metrics.callFinished(tool.name, outcome, (now - started) / 1000);
+    };
+    // When the answer was made, for the wire timing contract (between arrival and departure).
+    const created = () => ({ serverResultCreatedAt: formatInstant(ctx.deps.clock.now()) });
     try {
       if (!caller) throw new DomainError('FORBIDDEN', 'No credential: this call acts for nobody.', {});
       if (admission.rejection !== undefined) throw admission.rejection;
@@ -344,11 +354,11 @@ export function toolHandler<I, D>(
         argumentsDigest: admission.argumentsDigest,
       });
       if ('inputRequired' in result) {
-        await finish({ outcome: 'input_required', code: 'APPROVAL_REQUIRED', message: '' });
+        await finish('input_required', { outcome: 'input_required', code: 'APPROVAL_REQUIRED', message: '' });
         return result.inputRequired;
       }
-      const callMeta = result.replayed ? { ...meta, idempotentReplay: true } : meta;
-      await finish();
+      await finish('ok');
+      const callMeta = { ...meta, ...(result.replayed ? { idempotentReplay: true } : {}), ...created() };
       ctx.logger.info('tool call', {
         ...log,
         outcome: 'ok',
@@ -378,9 +388,9 @@ export function toolHandler<I, D>(
           error: thrown instanceof Error ? thrown.stack : String(thrown),
         });
       }
-      await finish({ outcome: 'error', code: error.code, message: error.message });
+      await finish(error.code, { outcome: 'error', code: error.code, message: error.message });
       ctx.logger.info('tool call', { ...log, outcome: 'error', code: error.code, ms: elapsed(started) });
-      const envelope = { ok: false, error, meta };
+      const envelope = { ok: false, error, meta: { ...meta, ...created() } };
       return {
         isError: true,
         content: [{ type: 'text' as const, text: answerText(tool.name, envelope) }],
