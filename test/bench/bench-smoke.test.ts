@@ -69,6 +69,13 @@ describe('npm run bench -- --profile (smoke: same code paths, a few hundred call
     const pages = rows.filter((r) => r['console page'] !== undefined);
     expect(pages).toHaveLength(9);
     for (const page of pages) expect(Number(page['p95 ms']), page['console page']).toBeGreaterThan(0);
+    // Every tool's answer measured; sizes do not depend on the machine, so the README's claims
+    // hold here too: the text is smaller than the JSON it replaced, and find_slots at most 25%.
+    const answers = rows.filter((r) => r.answer !== undefined);
+    expect(new Set(answers.map((r) => r.answer!.split(' ')[0])).size).toBe(13);
+    for (const a of answers) expect(parseFloat(a['text vs JSON']!), a.answer).toBeLessThan(1);
+    const slotsTarget = rows.find((r) => r.target?.startsWith('find_slots text vs the whole answer before'));
+    expect(slotsTarget?.['']).toBe('met');
     // Every call of the smoke run must have succeeded.
     const withFailures = rows.filter((r) => r.failures !== undefined);
     expect(withFailures.length).toBeGreaterThan(30);

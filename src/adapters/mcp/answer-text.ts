@@ -97,7 +97,27 @@ function objectLines(value: Json, indent: string, out: string[]): void {
   }
 }
 
+const HHMM = /^\d\d:\d\d$/;
+
+/** Opening hours `[{start: "09:00", end: "17:00"}]` → `09:00–17:00` (the times are checked, not a caller's text). */
+function asWindow(item: unknown): Composed | null {
+  if (!isObject(item) || Object.keys(item).length !== 2) return null;
+  const { start, end } = item;
+  return typeof start === 'string' && typeof end === 'string' && HHMM.test(start) && HHMM.test(end)
+    ? new Composed(`${start}–${end}`)
+    : null;
+}
+
+/** An object of scalars only, on one line: `id: cal_1, name: "Jade Room", timeZone: UTC`. */
+function flatLine(item: Json): string | null {
+  const fields = Object.entries(item).filter(([, v]) => !isEmpty(v));
+  if (fields.some(([, v]) => typeof v === 'object' && !(v instanceof Composed))) return null;
+  return fields.map(([k, v]) => `${keyText(k)}: ${scalar(v)}`).join(', ');
+}
+
 function arrayLines(key: string, items: unknown[], indent: string, out: string[]): void {
+  const windows = items.map(asWindow);
+  if (items.length > 0 && windows.every((w) => w !== null)) items = windows;
   if (items.every((item) => !isObject(item) && !Array.isArray(item))) {
     out.push(`${indent}${key}: ${items.map(scalar).join(', ')}`);
     return;
@@ -105,7 +125,9 @@ function arrayLines(key: string, items: unknown[], indent: string, out: string[]
   out.push(`${indent}${key}:`);
   for (const item of items) {
     const block: string[] = [];
-    if (isObject(item)) objectLines(item, `${indent}    `, block);
+    const flat = isObject(item) ? flatLine(condense(item)) : null;
+    if (flat !== null) block.push(flat);
+    else if (isObject(item)) objectLines(item, `${indent}    `, block);
     else block.push(`${indent}    ${scalar(item)}`);
     if (block.length === 0) continue;
     block[0] = `${indent}  - ${block[0]!.trimStart()}`;
