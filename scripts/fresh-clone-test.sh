@@ -3,14 +3,17 @@
 #   --node 22|24   use that Node.js (from tools/runtimes, installed by npm install) instead of the machine's
 #   --isolated     as on a machine with nothing else: no PostgreSQL on 5432, no system Chromium or Caddy
 #                  (the tests then start embedded-postgres, use @sparticuz/chromium and a Node TLS proxy)
+#   --only FILES   build and run only these test files (space-separated) instead of `npm test`
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 node_major=""
 isolated=0
+only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --node) node_major="$2"; shift 2 ;;
     --isolated) isolated=1; shift ;;
+    --only) only="$2"; shift 2 ;;
     *) echo "fresh-clone-test: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -43,4 +46,10 @@ echo "fresh clone at $(git rev-parse --short HEAD) on Node $(node --version)$([ 
 started=$(date +%s)
 npm ci --no-audit --no-fund
 echo "install took $(( $(date +%s) - started )) s"
-npm test
+if [ -n "$only" ]; then
+  npm run build
+  # shellcheck disable=SC2086 # a list of paths
+  npx vitest run $only
+else
+  npm test
+fi

@@ -97,7 +97,15 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     names: serverNames(bound.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
     logger,
     version: SERVER_VERSION,
-    ...(runtime.metrics ? { metrics: runtime.metrics.registry } : {}),
+    ...(runtime.metrics
+      ? {
+          metrics: {
+            registry: runtime.metrics.registry,
+            operatorTenant: config.tenantId,
+            trustProxy: config.trustProxy,
+          },
+        }
+      : {}),
     health: () =>
       deps.store.read(async (tx) => (await tx.calendars.count(config.tenantId), true)).catch(() => false),
     mountBeforeForms: (hono) => {

@@ -4,7 +4,8 @@ import { posix } from 'node:path';
  * The architecture as rules over one source file: its path under src/ and its text. Imports flow
  * domain <- ports <- app <- adapters <- main; the core (domain, ports, app) does no I/O and reads
  * no clock, environment, randomness or timer; an adapter uses another adapter only through the
- * modules that adapter offers.
+ * modules that adapter offers. `client` is the small library agents' code imports
+ * (holdfast/client-timing): it stands apart and imports nothing of the server.
  */
 
 export interface Violation {
@@ -12,7 +13,7 @@ export interface Violation {
   readonly detail: string;
 }
 
-const LAYERS = ['domain', 'ports', 'app', 'adapters', 'main'] as const;
+const LAYERS = ['domain', 'ports', 'app', 'adapters', 'main', 'client'] as const;
 type Layer = (typeof LAYERS)[number];
 
 const allowedLayers: Record<Layer, readonly Layer[]> = {
@@ -20,7 +21,8 @@ const allowedLayers: Record<Layer, readonly Layer[]> = {
   ports: ['domain', 'ports'],
   app: ['domain', 'ports', 'app'],
   adapters: ['domain', 'ports', 'app', 'adapters'],
-  main: LAYERS,
+  main: ['domain', 'ports', 'app', 'adapters', 'main'],
+  client: ['client'],
 };
 
 /** Packages the core may import; adapters and main may import any. */
@@ -59,6 +61,8 @@ const publicAdapterModules: readonly RegExp[] = [
   /^adapters\/oauth\/endpoints\.ts$/,
   // Mail in, parsed and sanitized: for the ingestion endpoint and the views that show it.
   /^adapters\/inbox\/index\.ts$/,
+  // Traces, metrics and the timing contract's header names: every adapter that handles a call reports.
+  /^adapters\/telemetry\/(tracing|metrics|timing-headers)\.ts$/,
   // What every storage engine shares: rows, migrations' shape, and the SQL of each aggregate.
   /^adapters\/storage\/[^/]+\.ts$/,
   /^adapters\/storage\/sql\/[^/]+\.ts$/,

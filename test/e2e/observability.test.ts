@@ -214,6 +214,8 @@ describe('/metrics', () => {
     const { deps, close } = await identityDeps(server.dbPath);
     const viewer = await addAgent(deps, { email: 'viewer@local.example', role: 'viewer' });
     const approver = await addAgent(deps, { email: 'approver@local.example', role: 'approver' });
+    // An owner, but of another tenant: metrics span every tenant, so they are the operator's.
+    const tenantOwner = await addAgent(deps, { email: 'owner@elsewhere.example', tenant: 'elsewhere' });
     await close();
     const forwarded = { 'x-forwarded-for': '203.0.113.9' };
     const attempts: Record<string, string>[] = [
@@ -223,6 +225,11 @@ describe('/metrics', () => {
       { ...forwarded, authorization: `Bearer ${approver.token}` },
       { ...forwarded, authorization: 'Bearer hf_at_forged' },
       { ...forwarded, cookie: 'hf_session=anything' },
+      { ...forwarded, authorization: `Bearer ${tenantOwner.token}` },
+      // Relayed by a proxy that names the client some other way, or not at all.
+      { 'x-real-ip': '203.0.113.9' },
+      { via: '1.1 proxy' },
+      { 'x-forwarded-for': '' },
     ];
     let scraped = 0;
     for (const headers of attempts) {
@@ -234,5 +241,21 @@ describe('/metrics', () => {
     const owner = await scrape({ ...forwarded, authorization: `Bearer ${server.agent.token}` });
     expect(owner.status).toBe(200);
     expect(owner.text).toContain('holdfast_tool_calls_total');
+  });
+});
+
+describe('span names', () => {
+  it('a path Holdfast does not serve is one span name, whatever it says', async () => {
+    const before = receiver.spans.length;
+    for (const path of ['/evil-1', `/${'X'.repeat(3000)}`, '/a%0A%7B%22b%22%3A1%7D'])
+      expect((await fetch(new URL(path, server.url))).status).toBe(404);
+    const named = await until(() => {
+      const found = receiver.spans
+        .slice(before)
+        .filter((s) => s.kind === 2 && s.attributes['http.response.status_code'] === 404);
+      return found.length >= 3 ? found : undefined;
+    }, 'three server spans');
+    expect(new Set(named.map((s) => s.name))).toEqual(new Set(['GET /*']));
+    expect(new Set(named.map((s) => s.attributes['url.path']))).toEqual(new Set(['/*']));
   });
 });

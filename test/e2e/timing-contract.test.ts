@@ -97,6 +97,37 @@ describe('requests that do not say when they were sent', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.id).toBe(10);
   });
+
+  // Past the 256 KiB limit (by a little, so the upload finishes before the early answer).
+  it('odd bodies are answered, not crashed on; a body past the limit is 400 or 413, never parsed', async () => {
+    const now = new Date().toISOString();
+    const send = (body: string, headers: Record<string, string> = {}) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body,
+      });
+    for (const body of ['[null]', '[1, "x", null]', 'null', '[]', '{"id":{"a":1}}'])
+      expect([400, 401], body).toContain((await send(body, { 'x-mcp-client-sent-at': now })).status);
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'x'.repeat(1000),
+      method: 'tools/list',
+      pad: 'C'.repeat(300_000),
+    });
+    const withoutStamp = await send(huge);
+    expect(withoutStamp.status).toBe(400);
+    expect(((await withoutStamp.json()) as { id: unknown }).id).toBeNull();
+    const stamped = await send(huge, {
+      'x-mcp-client-sent-at': now,
+      authorization: `Bearer ${server.agent.token}`,
+    });
+    expect(stamped.status).toBe(413);
+  });
 });
 
 interface Exchange {

@@ -39,7 +39,11 @@ export interface HttpAppOptions {
   /** Endpoints with their own body parsing and limits (the OAuth authorization server). */
   readonly mountBeforeForms?: (app: PageApp) => void;
   /** GET /metrics (Prometheus): absent where nothing is measured (the stdio page server). */
-  readonly metrics?: Registry;
+  readonly metrics?: {
+    readonly registry: Registry;
+    readonly operatorTenant: string;
+    readonly trustProxy: boolean;
+  };
 }
 
 export interface HttpApp {
@@ -60,7 +64,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     (await options.health()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
   );
   if (options.metrics && options.mcp)
-    mountMetrics(app, { registry: options.metrics, authenticate: options.mcp.authenticate });
+    mountMetrics(app, { ...options.metrics, authenticate: options.mcp.authenticate });
 
   const mcp =
     options.mcp &&
@@ -78,7 +82,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       return auth instanceof Response ? auth : mcp.fetch(request, { authInfo: auth });
     };
     const clock = options.mcp!.timingContract;
-    if (clock) app.post('/mcp', timingContract(clock));
+    if (clock) app.post('/mcp', timingContract(clock, options.mcp!.maxBodyBytes));
     if (options.mcp!.contractCodes)
       app.post('/mcp', async (c, next) => {
         await next();

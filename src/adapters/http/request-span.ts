@@ -2,8 +2,31 @@ import type { MiddlewareHandler } from 'hono';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { contextFromHeaders, inSpan, SpanKind } from '../telemetry/tracing.js';
 
-/** `/console/bookings/bk_1` → `/console`: span names stay few whatever the ids. */
-const routeOf = (path: string) => `/${path.split('/')[1] ?? ''}`;
+/** The first path segments Holdfast serves; anything else is named `/*`. */
+const ROUTES = new Set([
+  '',
+  'mcp',
+  'console',
+  'oauth',
+  '.well-known',
+  'api',
+  'account',
+  'approvals',
+  'assets',
+  'login',
+  'logout',
+  'setup',
+  'pay',
+  'healthz',
+  'readyz',
+  'metrics',
+]);
+
+/** `/console/bookings/bk_1` → `/console`, a made-up path → `/*`: span names stay few whatever a caller sends. */
+const routeOf = (path: string) => {
+  const first = path.split('/')[1] ?? '';
+  return ROUTES.has(first) ? `/${first}` : '/*';
+};
 
 /** A server span per HTTP request, continuing the caller's W3C `traceparent` when it sent one. */
 export const requestSpan: MiddlewareHandler = (c, next) =>

@@ -1,9 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { parseInstant } from '../../domain/time/instant.js';
 
-export const CLIENT_SENT_AT = 'x-mcp-client-sent-at';
-export const SERVER_RECEIVED_AT = 'x-mcp-server-received-at';
-export const SERVER_RESPONDED_AT = 'x-mcp-server-responded-at';
+import { CLIENT_SENT_AT, SERVER_RECEIVED_AT, SERVER_RESPONDED_AT } from '../telemetry/timing-headers.js';
+
 /** The key of the same instant inside the request's `params._meta`. */
 export const CLIENT_SENT_AT_META = 'clientSentAt';
 
@@ -23,7 +22,8 @@ type Stamp = Record<string, string>;
 /** Adds the instants to the `_meta` of every result in a JSON-RPC message or batch. */
 function stampResults(answer: unknown, times: Stamp): void {
   for (const message of messagesOf(answer) as { result?: { _meta?: Record<string, unknown> } }[])
-    if (message.result) message.result._meta = { ...message.result._meta, ...times };
+    if (message.result && typeof message.result === 'object')
+      message.result._meta = { ...message.result._meta, ...times };
 }
 
 /** An SSE answer (2025-era POSTs): each event's JSON data stamped, the rest as it was. */
@@ -45,9 +45,36 @@ function stampEvents(stream: string, times: Stamp): string {
 
 type Message = { id?: unknown; params?: { _meta?: Record<string, unknown> } };
 
+const isMessage = (value: unknown): value is Message =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 function messagesOf(body: unknown): Message[] {
-  if (Array.isArray(body)) return body as Message[];
-  return body && typeof body === 'object' ? [body as Message] : [];
+  return (Array.isArray(body) ? body : [body]).filter(isMessage);
+}
+
+/**
+ * The request's body as text, read from a copy and never past `max` bytes: null when it is
+ * bigger (the MCP handler then answers 413 as it always does, reading no more than it must).
+ */
+async function bodyWithin(request: Request, max: number): Promise<string | null> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) return null;
+  const stream = request.clone().body;
+  if (!stream) return '';
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -58,13 +85,15 @@ function messagesOf(body: unknown): Message[] {
  * request and when it answered, as headers and in each JSON result's `_meta`, so that
  * clientSentAt <= serverReceivedAt <= serverResultCreatedAt <= serverRespondedAt.
  */
-export function timingContract(now: () => number): MiddlewareHandler {
+export function timingContract(now: () => number, maxBodyBytes: number): MiddlewareHandler {
   return async (c, next) => {
     const receivedAt = new Date(now()).toISOString();
     const sentAt = c.req.header(CLIENT_SENT_AT);
+    // Checked before authentication, so never reading more than the endpoint accepts at all.
+    const text = await bodyWithin(c.req.raw, maxBodyBytes);
     let body: unknown = null;
     try {
-      body = JSON.parse(await c.req.raw.clone().text());
+      if (text !== null) body = JSON.parse(text);
     } catch {
       // Malformed JSON is the MCP handler's to answer; the header is still required.
     }
@@ -96,21 +125,21 @@ export function timingContract(now: () => number): MiddlewareHandler {
     const response = c.res;
     const type = response.headers.get('content-type') ?? '';
     // A stateless POST's answer ends with its response: read it whole, then say when it left.
-    const text =
+    const answered =
       type.includes('application/json') || type.includes('text/event-stream') ? await response.text() : null;
     const respondedAt = new Date(now()).toISOString();
     const times = { clientSentAt: sentAt, serverReceivedAt: receivedAt, serverRespondedAt: respondedAt };
-    if (text !== null) {
-      let body = text;
+    if (answered !== null) {
+      let body = answered;
       if (type.includes('application/json')) {
         try {
-          const answer = JSON.parse(text) as unknown;
+          const answer = JSON.parse(answered) as unknown;
           stampResults(answer, times);
           body = JSON.stringify(answer);
         } catch {
           // Not JSON after all: pass it on untouched.
         }
-      } else body = stampEvents(text, times);
+      } else body = stampEvents(answered, times);
       c.res = new Response(body, response);
     }
     c.res.headers.set(SERVER_RECEIVED_AT, receivedAt);

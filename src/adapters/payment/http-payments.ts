@@ -5,11 +5,8 @@ import { paymentStatuses } from '../../domain/payment/payment.js';
 import type { PaymentQuery } from '../../ports/payment-query.js';
 import { PaymentUnavailableError } from '../../ports/payment-query.js';
 import type { Span } from '@opentelemetry/api';
-import { SERVER_RESPONDED_AT } from '../http/timing-contract.js';
+import { SERVER_REQUEST_SENT_AT, SERVER_RESPONDED_AT } from '../telemetry/timing-headers.js';
 import { inSpan, outgoingTraceHeaders, SpanKind } from '../telemetry/tracing.js';
-
-/** When Holdfast sent its query, per the wire timing contract. */
-export const REQUEST_SENT_AT = 'x-mcp-server-request-sent-at';
 
 const reportSchema = z.object({
   bookingId: z.string(),
@@ -52,7 +49,7 @@ export class HttpPayments implements PaymentQuery {
           accept: 'application/json',
           traceparent: propagated.traceparent ?? `00-${trace.traceId}-${randomBytes(8).toString('hex')}-01`,
           ...(propagated.tracestate ? { tracestate: propagated.tracestate } : {}),
-          [REQUEST_SENT_AT]: new Date().toISOString(),
+          [SERVER_REQUEST_SENT_AT]: new Date().toISOString(),
         },
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -119,6 +119,12 @@ async function claimed<T>(
   }
 }
 
+/** Gives a booking's time back if it is still only held: a task that will not go on leaves none behind. */
+async function releaseIfHeld(deps: AppDeps, person: Person, bookingId: string): Promise<void> {
+  const booking = await deps.store.read((tx) => loadBooking(tx, person.tenantId, bookingId));
+  if (booking.status === 'HELD') await endBookingAs(deps, person, booking.id, 'release', booking.version);
+}
+
 /** The booking a cancel or update task names: resolved and checked when it was submitted. */
 async function targetOf(deps: AppDeps, person: Person, task: InboxTask) {
   if (!task.objectId?.startsWith('ORDER:'))
@@ -229,8 +235,7 @@ async function holdForApproval(
     // Nothing held stays behind a task that is not waiting for it.
     async () => {
       if (!held) return;
-      const booking = await deps.store.read((tx) => loadBooking(tx, person.tenantId, held!.id));
-      if (booking.status === 'HELD') await endBookingAs(deps, person, booking.id, 'release', booking.version);
+      await releaseIfHeld(deps, person, held.id);
     },
   );
 }
@@ -318,8 +323,7 @@ export async function rejectTask(
     throw new DomainError('INVALID_STATE', 'Someone is confirming this task right now; reload it.', {});
   const rejected = await move(deps, person, task, 'REJECTED', { note: note.slice(0, 500) || null });
   if (task.objectId?.startsWith('ORDER:') && readTaskDetail(task.detail).eventType === 'reservation.create') {
-    const booking = await deps.store.read((tx) => loadBooking(tx, person.tenantId, task.objectId!.slice(6)));
-    if (booking.status === 'HELD') await endBookingAs(deps, person, booking.id, 'release', booking.version);
+    await releaseIfHeld(deps, person, task.objectId.slice('ORDER:'.length));
   }
   if (task.approvalId)
     await decideInConsole(deps, task.approvalId, 'DENY', { person, method: 'inbox task rejected' }).catch(

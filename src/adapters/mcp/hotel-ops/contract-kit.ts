@@ -137,6 +137,7 @@ export function registerContractTool<I>(
           .finish()
           .catch((e: unknown) => ctx.logger.error('audit append failed', { error: String(e) }));
         ctx.logger.info('tool call', { tool: tool.name, traceId, outcome: 'ok', ms: elapsed(started) });
+        ctx.metrics.callFinished(tool.name, 'ok', (performance.now() - started) / 1000);
         return answer(
           {
             success: true,
@@ -160,6 +161,7 @@ export function registerContractTool<I>(
           .finish({ outcome: 'error', code: error.code, message: error.message })
           .catch((e: unknown) => ctx.logger.error('audit append failed', { error: String(e) }));
         ctx.logger.info('tool call', { tool: tool.name, traceId, outcome: 'error', code: error.code });
+        ctx.metrics.callFinished(tool.name, error.code, (performance.now() - started) / 1000);
         return answer(
           { success: false, request_id: requestId, trace_id: traceId, data: null, warnings: [], error },
           true,
