@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { futureHour, openAllWeek } from '../support/fixtures.js';
-import { connectHttp, ok } from '../support/mcp-clients.js';
+import { connectHttp, MODERN_META, ok, postJsonRpc } from '../support/mcp-clients.js';
 import { addAgent, identityDeps } from '../support/provision.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { runCli, spawnServer } from '../support/spawn-server.js';
@@ -62,31 +62,13 @@ interface ListPage {
 
 /** One resources/list page over plain HTTP, as a 2026-07-28 client sends it. */
 async function listPage(cursor?: string): Promise<ListPage> {
-  const response = await fetch(server.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${server.agent.token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'resources/list',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'resources/list',
-      params: {
-        ...(cursor ? { cursor } : {}),
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'pager', version: '1' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
+  const answer = await postJsonRpc(server.url, server.agent.token, {
+    id: 1,
+    method: 'resources/list',
+    params: { ...(cursor ? { cursor } : {}), _meta: MODERN_META },
   });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { result: ListPage }).result;
+  expect(answer.status).toBe(200);
+  return answer.body.result as ListPage;
 }
 
 async function refusal(promise: Promise<unknown>): Promise<ProtocolError> {

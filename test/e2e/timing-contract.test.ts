@@ -3,7 +3,7 @@ import { withClientTiming } from 'holdfast/client-timing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { futureHour, openAllWeek } from '../support/fixtures.js';
 import type { Era } from '../support/mcp-clients.js';
-import { connectHttp, ok } from '../support/mcp-clients.js';
+import { connectHttp, MODERN_META, ok, postJsonRpc } from '../support/mcp-clients.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { spawnServer } from '../support/spawn-server.js';
 
@@ -19,36 +19,21 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+const META = MODERN_META;
 
-async function post(message: Record<string, unknown>, headers: Record<string, string>) {
-  const response = await fetch(server.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${server.agent.token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': String(message.method),
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
-  });
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: (await response.json()) as Record<string, any>,
-  };
-}
+const post = (
+  message: { id?: unknown; method: string; params?: Record<string, unknown> },
+  headers: Record<string, string>,
+) => postJsonRpc(server.url, server.agent.token, message, headers);
 
 describe('requests that do not say when they were sent', () => {
   it('are refused with 400 MISSING_CLIENT_TIMESTAMP, the JSON-RPC id echoed, nothing run', async () => {
     const now = new Date().toISOString();
-    const cases: [string, Record<string, unknown>, Record<string, string>][] = [
+    const cases: [
+      string,
+      { id: unknown; method: string; params: Record<string, unknown> },
+      Record<string, string>,
+    ][] = [
       ['no header', { id: 42, method: 'tools/list', params: { _meta: META } }, {}],
       [
         'not RFC 3339',

@@ -82,3 +82,36 @@ export async function ok<D = Record<string, any>>(
   if (!envelope.ok) throw new Error(`${name} failed: ${JSON.stringify(envelope.error)}`);
   return envelope.data!;
 }
+
+/** What a 2026-07-28 client puts in every request's `params._meta`. */
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-http', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** One JSON-RPC request over plain HTTP as a 2026-07-28 client sends it (`_meta` is the caller's). */
+export async function postJsonRpc(
+  url: string,
+  token: string,
+  message: { id?: unknown; method: string; params?: Record<string, unknown> },
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': message.method,
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+  });
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, any>,
+  };
+}
