@@ -252,7 +252,6 @@ export function registerTool<I, D>(
   ctx: ToolContext,
   tool: ToolDefinition<I, D>,
   identity: ClientIdentity = 'connection',
-  scopeChallenge: ScopeChallengeHandler = stepUpTo(tool.scope),
 ): void {
   const schemas = schemasOf(tool as ToolDefinition<unknown, unknown>);
   const registered = server.registerTool(
@@ -263,7 +262,7 @@ export function registerTool<I, D>(
       inputSchema: schemas.input,
       outputSchema: schemas.output,
       annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
-      scopeChallenge,
+      scopeChallenge: stepUpTo(tool.scope),
     },
     toolHandler(server, ctx, tool, identity),
   );
