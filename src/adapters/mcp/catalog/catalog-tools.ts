@@ -175,6 +175,25 @@ function stepUpToCalled(entries: readonly CatalogEntry[], tools: readonly AnyToo
   };
 }
 
+const definitions = new WeakMap<readonly AnyTool[], ReturnType<typeof buildCatalogTools>>();
+
+function buildCatalogTools(tools: readonly AnyTool[]) {
+  const entries = catalogOf(tools);
+  return {
+    entries,
+    search: searchTool(entries) as AnyTool,
+    read: readTool(entries) as AnyTool,
+    call: callTool(entries) as AnyTool,
+  };
+}
+
+/** The three definitions, once per tool list: a server is built per HTTP request, its schemas are not. */
+function catalogToolsOf(tools: readonly AnyTool[]) {
+  let built = definitions.get(tools);
+  if (!built) definitions.set(tools, (built = buildCatalogTools(tools)));
+  return built;
+}
+
 /**
  * The progressive surface: three tools instead of every tool. `tool_catalog.call` hands a
  * well-formed call of a known tool to that tool's own handler; anything else gets the refusal
@@ -186,14 +205,13 @@ export function registerCatalog(
   tools: readonly AnyTool[],
   identity: ClientIdentity,
 ): void {
-  const entries = catalogOf(tools);
-  registerTool(server, ctx, searchTool(entries) as AnyTool, identity);
-  registerTool(server, ctx, readTool(entries) as AnyTool, identity);
+  const { entries, search, read, call } = catalogToolsOf(tools);
+  registerTool(server, ctx, search, identity);
+  registerTool(server, ctx, read, identity);
   const handlers = new Map<string, ToolHandler>(
     tools.map((t) => [t.name, toolHandler(server, ctx, t, identity)]),
   );
-  const call = callTool(entries);
-  const refuse = toolHandler(server, ctx, call as AnyTool, identity);
+  const refuse = toolHandler(server, ctx, call, identity);
   server.registerTool(
     call.name,
     {
