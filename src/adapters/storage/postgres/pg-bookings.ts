@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { auditEntryColumns, auditEntryValues } from '../audit-rows.js';
 import type { HoldPlacement, HoldPlan } from '../../../ports/store/index.js';
 import { NO_LIMIT } from '../../../domain/identity/identity.js';
@@ -42,8 +43,11 @@ function placeHoldSql(calendars: number, versionsChecked: number, audited: boole
   const versions = Array.from({ length: versionsChecked }, () => '(?::text, ?::int)').join(', ');
   const allocations = Array.from({ length: calendars }, () => '(?::text)').join(', ');
   return `
-WITH fresh AS (
+WITH cells AS (
+  SELECT count(pg_advisory_xact_lock(k)) AS n FROM unnest(?::bigint[]) AS k
+), fresh AS (
   SELECT count(*) = ${versionsChecked} AS ok FROM calendars WHERE tenant_id = ?::text AND (id, version) IN (VALUES ${versions})
+    AND (SELECT n FROM cells) >= 0
 ), room AS (
   SELECT ${capped ? 'holdfast_hold_room(?::text, ?::text, ?::text, ?::bigint, ?::int, ?::int)' : 'true'} AS ok
 ), claim AS (
@@ -72,6 +76,39 @@ WITH fresh AS (
       : ''
   }
 SELECT (SELECT ok FROM fresh) AS fresh, (SELECT ok FROM room) AS room, (SELECT count(*) FROM claim) AS claimed, (SELECT count(*) FROM allocation) AS allocated`;
+}
+
+const DAY_MS = 86_400_000;
+/** Past this many days a hold locks its calendars whole: a few keys rather than thousands. */
+const MAX_CELL_DAYS = 62;
+
+/**
+ * The advisory-lock keys of the (calendar, UTC day) cells a hold covers, in ascending order.
+ * PostgreSQL checks an exclusion constraint after inserting: two holds of the same time insert
+ * their allocations, each finds the other's uncommitted row and waits for it — a deadlock, which
+ * costs a second to detect and a retry. Taking the cells' locks first, always in one order,
+ * queues such holds instead; holds of other days or calendars share no cell and run side by
+ * side. A hash collision only queues two holds that need not wait.
+ */
+export function cellLocks(
+  tenantId: string,
+  calendars: readonly string[],
+  start: number,
+  end: number,
+): string[] {
+  const first = Math.floor(start / DAY_MS);
+  const last = Math.floor((end - 1) / DAY_MS);
+  const days =
+    last - first + 1 <= MAX_CELL_DAYS
+      ? Array.from({ length: last - first + 1 }, (_, i) => first + i)
+      : ['all'];
+  const keys = new Set<bigint>();
+  for (const calendar of calendars)
+    for (const day of days)
+      keys.add(
+        createHash('sha256').update(`${tenantId}\u0000${calendar}\u0000${day}`).digest().readBigInt64BE(0),
+      );
+  return [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
 }
 
 /** PostgreSQL's bookings: the shared SQL, with the hold and the expiry of lapsed holds as one statement each. */
@@ -108,6 +145,7 @@ export class PgBookings extends BookingsSql {
         plan.cap !== null,
       ),
       [
+        cellLocks(b.tenantId, calendars, b.start, b.end),
         b.tenantId,
         ...plan.calendarVersions.flatMap((v) => [v.id, v.version]),
         ...(plan.cap
