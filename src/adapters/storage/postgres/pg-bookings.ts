@@ -78,16 +78,16 @@ WITH cells AS (
 SELECT (SELECT ok FROM fresh) AS fresh, (SELECT ok FROM room) AS room, (SELECT count(*) FROM claim) AS claimed, (SELECT count(*) FROM allocation) AS allocated`;
 }
 
-const DAY_MS = 86_400_000;
-/** Past this many days a hold locks its calendars whole: a few keys rather than thousands. */
-const MAX_CELL_DAYS = 62;
+const HOUR_MS = 3_600_000;
+/** Past this many hours (62 days) a hold locks its calendars whole: a few keys rather than thousands. */
+const MAX_CELLS = 24 * 62;
 
 /**
- * The advisory-lock keys of the (calendar, UTC day) cells a hold covers, in ascending order.
+ * The advisory-lock keys of the (calendar, UTC hour) cells a hold covers, in ascending order.
  * PostgreSQL checks an exclusion constraint after inserting: two holds of the same time insert
  * their allocations, each finds the other's uncommitted row and waits for it — a deadlock, which
  * costs a second to detect and a retry. Taking the cells' locks first, always in one order,
- * queues such holds instead; holds of other days or calendars share no cell and run side by
+ * queues such holds instead; holds of other hours or calendars share no cell and run side by
  * side. A hash collision only queues two holds that need not wait.
  */
 export function cellLocks(
@@ -96,17 +96,14 @@ export function cellLocks(
   start: number,
   end: number,
 ): string[] {
-  const first = Math.floor(start / DAY_MS);
-  const last = Math.floor((end - 1) / DAY_MS);
-  const days =
-    last - first + 1 <= MAX_CELL_DAYS
-      ? Array.from({ length: last - first + 1 }, (_, i) => first + i)
-      : ['all'];
+  const first = Math.floor(start / HOUR_MS);
+  const count = Math.floor((end - 1) / HOUR_MS) - first + 1;
+  const cells = count <= MAX_CELLS ? Array.from({ length: count }, (_, i) => first + i) : ['all'];
   const keys = new Set<bigint>();
   for (const calendar of calendars)
-    for (const day of days)
+    for (const cell of cells)
       keys.add(
-        createHash('sha256').update(`${tenantId}\u0000${calendar}\u0000${day}`).digest().readBigInt64BE(0),
+        createHash('sha256').update(`${tenantId}\u0000${calendar}\u0000${cell}`).digest().readBigInt64BE(0),
       );
   return [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
 }
