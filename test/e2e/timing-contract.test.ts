@@ -106,6 +106,8 @@ describe('requests that do not say when they were sent', () => {
     });
     const withoutStamp = await send(huge);
     expect(withoutStamp.status).toBe(400);
+    // The body was not read: the answer ends the connection, so no next request rides on it.
+    expect(withoutStamp.headers.get('connection')).toBe('close');
     expect(((await withoutStamp.json()) as { id: unknown }).id).toBeNull();
     const stamped = await send(huge, {
       'x-mcp-client-sent-at': now,

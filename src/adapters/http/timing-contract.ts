@@ -91,6 +91,9 @@ export function timingContract(now: () => number, maxBodyBytes: number): Middlew
     const sentAt = c.req.header(CLIENT_SENT_AT);
     // Checked before authentication, so never reading more than the endpoint accepts at all.
     const text = await bodyWithin(c.req.raw, maxBodyBytes);
+    // A body left unread ends the connection after the answer: say so, or a keep-alive client
+    // sends its next request on a socket the server is closing.
+    const unread: Record<string, string> = text === null ? { connection: 'close' } : {};
     let body: unknown = null;
     try {
       if (text !== null) body = JSON.parse(text);
@@ -118,7 +121,7 @@ export function timingContract(now: () => number, maxBodyBytes: number): Middlew
           },
         },
         400,
-        { [SERVER_RECEIVED_AT]: receivedAt, [SERVER_RESPONDED_AT]: new Date(now()).toISOString() },
+        { [SERVER_RECEIVED_AT]: receivedAt, [SERVER_RESPONDED_AT]: new Date(now()).toISOString(), ...unread },
       );
     }
     await next();
@@ -144,6 +147,7 @@ export function timingContract(now: () => number, maxBodyBytes: number): Middlew
     }
     c.res.headers.set(SERVER_RECEIVED_AT, receivedAt);
     c.res.headers.set(SERVER_RESPONDED_AT, respondedAt);
+    if (text === null) c.res.headers.set('connection', 'close');
     c.res.headers.delete('content-length');
   };
 }
