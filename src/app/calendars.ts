@@ -1,5 +1,7 @@
 import type { Availability } from '../domain/availability/availability.js';
 import { validateAvailability } from '../domain/availability/availability.js';
+import type { BookingRules } from '../domain/availability/booking-rules.js';
+import { completeRules, validateBookingRules } from '../domain/availability/booking-rules.js';
 import type { Money } from '../domain/booking/money.js';
 import { validateMoney } from '../domain/booking/money.js';
 import type { Calendar, Principal } from '../domain/calendar.js';
@@ -139,6 +141,42 @@ export async function setAvailability(
       const [calendar] = await loadCalendars(tx, principal.tenantId, [input.calendarId]);
       await tx.calendars.replaceAvailability(principal.tenantId, input.calendarId, input.availability);
       return { ...calendar!, availability: input.availability, version: calendar!.version + 1 };
+    }),
+  );
+  deps.calendarCache.forget(principal.tenantId, [input.calendarId]);
+  deps.slotCache.invalidate(principal.tenantId, [input.calendarId]);
+  return outcome;
+}
+
+export interface SetBookingRulesInput {
+  readonly calendarId: string;
+  /** Every rule not given takes its default. */
+  readonly rules: Partial<BookingRules>;
+  readonly idempotencyKey: string;
+}
+
+/** Replaces a calendar's booking rules whole; bookings already made are kept as they are. */
+export async function setBookingRules(
+  deps: AppDeps,
+  principal: Principal,
+  input: SetBookingRulesInput,
+  call: WriteCall = {},
+): Promise<Outcome<Calendar>> {
+  requireWriter(principal, 'sensitive');
+  const rules = completeRules(input.rules);
+  validateBookingRules(rules);
+  const record = {
+    principal,
+    tool: 'set_booking_rules',
+    key: input.idempotencyKey,
+    args: input,
+    audit: call.audit,
+  };
+  const outcome = await deps.store.write((tx) =>
+    idempotent(deps, tx, record, async () => {
+      const [calendar] = await loadCalendars(tx, principal.tenantId, [input.calendarId]);
+      await tx.calendars.replaceRules(principal.tenantId, input.calendarId, rules);
+      return { ...calendar!, rules, version: calendar!.version + 1 };
     }),
   );
   deps.calendarCache.forget(principal.tenantId, [input.calendarId]);

@@ -7,7 +7,10 @@ import type { AppDeps } from './deps.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
 import type { CalendarRef } from './snapshot.js';
 import { calendarRef, loadCalendars } from './snapshot.js';
-import { searchSlotStarts } from './slot-search.js';
+import { searchSlotStarts, servable } from './slot-search.js';
+import type { Calendar } from '../domain/calendar.js';
+import { rulesOf } from '../domain/calendar.js';
+import { DomainError } from '../domain/errors.js';
 
 export interface FindSlotsInput {
   readonly calendarIds: readonly string[];
@@ -50,6 +53,7 @@ export async function findSlots(
   const generation = deps.slotCache.generation(tenantId);
   return deps.store.read(async (tx) => {
     const calendars = await loadCalendars(tx, tenantId, input.calendarIds);
+    requireAllowedDuration(calendars, input.durationMinutes);
     let starts = deps.slotCache.get(tenantId, cacheKey, now);
     if (!starts) {
       const range = { start: from, end: to };
@@ -64,10 +68,10 @@ export async function findSlots(
         generation,
       });
     }
-    // Only future starts are offered; the cursor resumes after the last start shown.
-    const floor = Math.max(now, after === null ? -Infinity : after + 1);
-    const remaining = starts.filter((start) => start >= floor);
-    const total = starts.filter((start) => start >= now).length;
+    // Only starts bookable now are offered; the cursor resumes after the last start shown.
+    const bookable = servable(starts, calendars, now);
+    const remaining = after === null ? bookable : bookable.filter((start) => start > after);
+    const total = bookable.length;
     const page = remaining.slice(0, limit);
     const durationMs = input.durationMinutes * MINUTE_MS;
     const last = page[page.length - 1];
@@ -81,4 +85,21 @@ export async function findSlots(
           : null,
     };
   });
+}
+
+/** A length no calendar allows finds nothing; say which rule rather than answer an empty page. */
+function requireAllowedDuration(calendars: readonly Calendar[], durationMinutes: number): void {
+  for (const calendar of calendars) {
+    const allowed = rulesOf(calendar).allowedDurationsMinutes;
+    if (allowed !== null && !allowed.includes(durationMinutes))
+      throw new DomainError(
+        'OUTSIDE_BOOKING_RULES',
+        `${calendar.name} takes bookings of ${allowed.join(', ')} minutes only.`,
+        {
+          calendarId: calendar.id,
+          rule: 'allowedDurations',
+          allowedDurationsMinutes: allowed,
+        },
+      );
+  }
 }

@@ -2,12 +2,13 @@ import { openIntervals } from '../domain/availability/availability.js';
 import type { Booking, Customer } from '../domain/booking/booking.js';
 import { sumPrices } from '../domain/booking/money.js';
 import type { Calendar, Principal } from '../domain/calendar.js';
-import { DomainError, invalidArgument } from '../domain/errors.js';
+import { rulesOf } from '../domain/calendar.js';
+import { DomainError, invalidArgument, isDomainError } from '../domain/errors.js';
 import { MINUTE_MS, parseInstant } from '../domain/time/instant.js';
 import type { Instant } from '../domain/time/instant.js';
 import { overlaps } from '../domain/time/interval.js';
 import type { Interval } from '../domain/time/interval.js';
-import type { HoldPlacement, HoldPlan } from '../ports/store/index.js';
+import type { HoldPlacement, HoldPlan, LimitCheck } from '../ports/store/index.js';
 import { ReferenceTakenError } from '../ports/store/index.js';
 import { isLimited } from '../domain/identity/identity.js';
 import { requireWriter } from './authorize.js';
@@ -16,7 +17,14 @@ import type { IdempotentCall, Outcome, WriteCall } from './idempotent.js';
 import { findReplay, idempotencyRecord, replayOfRecord } from './idempotent.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { calendarRef, loadCalendars, snapshotStorage } from './snapshot.js';
-import { searchSlotStarts } from './slot-search.js';
+import { searchSlotStarts, servable } from './slot-search.js';
+import type { BookingRuleName } from '../domain/availability/booking-rules.js';
+import {
+  countWindows,
+  customerKey,
+  paddedInterval,
+  timingBreach,
+} from '../domain/availability/booking-rules.js';
 
 export interface HoldSlotInput {
   readonly calendarIds: readonly string[];
@@ -87,6 +95,10 @@ export async function holdSlot(
     if (error instanceof DomainError && error.code === 'SLOT_UNAVAILABLE') {
       throw await withAlternatives(deps, principal, input, range, now);
     }
+    if (isDomainError(error, 'OUTSIDE_BOOKING_RULES')) {
+      const { alternatives } = await nearestFree(deps, principal, input, range, now);
+      throw new DomainError('OUTSIDE_BOOKING_RULES', error.message, { ...error.details, alternatives });
+    }
     throw error;
   }
 }
@@ -110,6 +122,7 @@ async function placeHold(
     try {
       calendars = await calendarsToPlanWith(deps, principal.tenantId, input.calendarIds, attempt > 1);
       requireOpen(calendars, range);
+      requireRules(calendars, range, deps.clock.now());
     } catch (error) {
       // A retry of a hold that was placed replays it, even if the calendar has changed since.
       const replay = await deps.store.read((tx) => findReplay(deps, tx, call));
@@ -129,6 +142,7 @@ async function placeHold(
       return { value: snapshot, replayed: false };
     }
     if (placement.outcome === 'full') throw holdCapReached(deps, principal);
+    if (placement.outcome === 'limited') throw limitReached(calendars, placement.check);
     if (placement.outcome === 'replay') {
       const { existing } = placement;
       return deps.store.read((tx) => replayOfRecord(deps, tx, call, existing));
@@ -182,6 +196,73 @@ function requireOpen(calendars: readonly Calendar[], range: Interval): void {
   }
 }
 
+/** Notice, horizon, allowed lengths and step grids: the rules a hold breaks on its own. */
+function requireRules(calendars: readonly Calendar[], range: Interval, now: Instant): void {
+  for (const calendar of calendars) {
+    const rules = rulesOf(calendar);
+    const breach = timingBreach(rules, calendar.timeZone, range, now);
+    if (breach)
+      throw new DomainError('OUTSIDE_BOOKING_RULES', `${calendar.name}: ${RULE_WORDS[breach.rule]}`, {
+        calendarId: calendar.id,
+        rule: breach.rule,
+        ...breach.detail,
+      });
+    const padded = paddedInterval(rules, range);
+    if (padded.end - padded.start > MAX_BOOKING_MINUTES * MINUTE_MS)
+      throw invalidArgument('end', `with ${calendar.name}'s buffers a booking may last at most 7 days`);
+  }
+}
+
+const RULE_WORDS: Record<BookingRuleName, string> = {
+  minimumNotice: 'bookings need more notice than that.',
+  maximumHorizon: 'that is further ahead than bookings may be made.',
+  slotStep: 'bookings start on its step grid only.',
+  allowedDurations: 'bookings of that length are not offered.',
+  maxBookingsPerDay: 'that day is fully booked.',
+  maxBookingsPerWeek: 'that week is fully booked.',
+  maxBookingsPerCustomerPerDay: 'this customer has as many bookings that day as allowed.',
+  maxBookingsPerCustomerPerWeek: 'this customer has as many bookings that week as allowed.',
+};
+
+function limitReached(
+  calendars: readonly Calendar[],
+  check: LimitCheck,
+): DomainError<'OUTSIDE_BOOKING_RULES'> {
+  const calendar = calendars.find((c) => c.id === check.calendarId)!;
+  return new DomainError('OUTSIDE_BOOKING_RULES', `${calendar.name}: ${RULE_WORDS[check.rule]}`, {
+    calendarId: calendar.id,
+    rule: check.rule,
+    [check.rule]: check.max,
+    countedFrom: check.from,
+    countedTo: check.to,
+  });
+}
+
+/** What each calendar's allocation occupies, and the limits to count before it is written. */
+function occupancy(
+  calendars: readonly Calendar[],
+  range: Interval,
+  customer: Customer | null,
+): Pick<HoldPlan, 'occupies' | 'limits'> {
+  const key = customerKey(customer);
+  const sorted = [...calendars].sort((a, b) => (a.id < b.id ? -1 : 1));
+  return {
+    occupies: sorted.map((c) => ({ calendarId: c.id, ...paddedInterval(rulesOf(c), range) })),
+    limits: sorted.flatMap((c) =>
+      countWindows(rulesOf(c), c.timeZone, range.start)
+        .filter((w) => !w.perCustomer || key !== null)
+        .map((w) => ({
+          rule: w.rule,
+          calendarId: c.id,
+          from: w.from,
+          to: w.to,
+          max: w.max,
+          customerKey: w.perCustomer ? key : null,
+        })),
+    ),
+  };
+}
+
 /** Short references are random; on the rare clash inside a tenant, draw again. */
 async function placeWithFreshReference(
   deps: AppDeps,
@@ -222,6 +303,7 @@ async function placeWithFreshReference(
       calendarVersions: calendars.map((c) => ({ id: c.id, version: c.version })),
       idempotency: idempotencyRecord(deps, call, snapshotStorage.persist(snapshot)),
       audit: call.audit?.signed(),
+      ...occupancy(calendars, range, base.customer),
       cap:
         isLimited(principal.limits.activeHoldsPerPerson) ||
         isLimited(principal.limits.activeHoldsPerConnection)
@@ -250,11 +332,26 @@ async function withAlternatives(
   range: Interval,
   now: Instant,
 ): Promise<DomainError> {
+  const { alternatives, busyCalendarIds } = await nearestFree(deps, principal, input, range, now);
+  return new DomainError(
+    'SLOT_UNAVAILABLE',
+    'The requested time is already taken on at least one calendar.',
+    { calendarIds: busyCalendarIds, alternatives },
+  );
+}
+
+async function nearestFree(
+  deps: AppDeps,
+  principal: Principal,
+  input: HoldSlotInput,
+  range: Interval,
+  now: Instant,
+): Promise<{ alternatives: Alternative[]; busyCalendarIds: string[] }> {
   const durationMs = range.end - range.start;
-  const { alternatives, busyCalendarIds } = await deps.store.read(async (tx) => {
+  const { starts, busyCalendarIds } = await deps.store.read(async (tx) => {
     const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
     const busy = await tx.bookings.busyIntervals(principal.tenantId, input.calendarIds, range, now);
-    const starts = await searchSlotStarts(
+    const found = await searchSlotStarts(
       tx,
       principal.tenantId,
       {
@@ -271,21 +368,14 @@ async function withAlternatives(
     return {
       // Only the calendars that are actually taken then, so the agent can offer to drop one.
       busyCalendarIds: input.calendarIds.filter((id) => (busy.get(id) ?? []).some((b) => overlaps(b, range))),
-      alternatives: starts
-        .filter((start) => start >= now)
+      starts: servable(found, calendars, now)
         .sort((a, b) => Math.abs(a - range.start) - Math.abs(b - range.start) || a - b)
         .slice(0, ALTERNATIVES)
         .sort((a, b) => a - b),
     };
   });
-  const offered: Alternative[] = alternatives.map((start) => ({
-    start,
-    end: start + durationMs,
-    reserved: false,
-  }));
-  return new DomainError(
-    'SLOT_UNAVAILABLE',
-    'The requested time is already taken on at least one calendar.',
-    { calendarIds: busyCalendarIds, alternatives: offered },
-  );
+  return {
+    busyCalendarIds,
+    alternatives: starts.map((start) => ({ start, end: start + durationMs, reserved: false as const })),
+  };
 }

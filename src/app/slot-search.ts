@@ -1,7 +1,7 @@
-import { openIntervals } from '../domain/availability/availability.js';
-import { commonFreeTime, slotStarts } from '../domain/availability/free-slots.js';
+import type { RuledCalendar } from '../domain/availability/ruled-slots.js';
+import { ruledSlotStarts, withinStartWindow } from '../domain/availability/ruled-slots.js';
 import type { Calendar } from '../domain/calendar.js';
-import { MINUTE_MS, zoneOffsetMs } from '../domain/time/instant.js';
+import { rulesOf } from '../domain/calendar.js';
 import type { Instant } from '../domain/time/instant.js';
 import type { Interval } from '../domain/time/interval.js';
 import type { StoreTx } from '../ports/store/index.js';
@@ -13,11 +13,19 @@ export interface SlotQuery {
   readonly stepMinutes: number;
 }
 
+/** Limits count whole local weeks: the bookings a week either side of the range are read too. */
+const LIMIT_MARGIN_MS = 8 * 24 * 60 * 60 * 1000;
+
+const hasLimits = (calendar: Calendar): boolean => {
+  const rules = rulesOf(calendar);
+  return rules.maxBookingsPerDay !== null || rules.maxBookingsPerWeek !== null;
+};
+
 /**
- * Every start when all calendars are open and free for the whole duration,
- * aligned on the first calendar's wall clock. Starts before `now` are kept:
- * the grid does not depend on the range start, so callers filter by the time
- * they serve the result (which lets a cached result stay correct as time passes).
+ * Every start when all calendars are open and free for the whole duration, under their booking
+ * rules, aligned on the first calendar's wall clock. Starts before `now` (and inside a notice or
+ * past a horizon) are kept: the grid does not depend on the clock, so callers filter by the time
+ * they serve the result (`servable`), which lets a cached result stay correct as time passes.
  */
 export async function searchSlotStarts(
   tx: StoreTx,
@@ -29,15 +37,31 @@ export async function searchSlotStarts(
   if (range.end <= range.start) return [];
   const ids = query.calendars.map((c) => c.id);
   const busy = await tx.bookings.busyIntervals(tenantId, ids, range, now);
-  const perCalendar = query.calendars.map((calendar) => ({
-    open: openIntervals(calendar.availability, calendar.timeZone, range),
-    busy: busy.get(calendar.id) ?? [],
+  const limited = query.calendars.filter(hasLimits).map((c) => c.id);
+  const starts =
+    limited.length === 0
+      ? new Map<string, Instant[]>()
+      : await tx.bookings.occupyingStarts(
+          tenantId,
+          limited,
+          { start: range.start - LIMIT_MARGIN_MS, end: range.end + LIMIT_MARGIN_MS },
+          now,
+        );
+  const calendars: RuledCalendar[] = query.calendars.map((calendar) => ({
+    zone: calendar.timeZone,
+    availability: calendar.availability,
+    rules: rulesOf(calendar),
+    occupied: busy.get(calendar.id) ?? [],
+    bookedStarts: starts.get(calendar.id) ?? [],
   }));
-  const free = commonFreeTime(perCalendar, range);
-  const alignZone = query.calendars[0]!.timeZone;
-  return slotStarts(free, {
-    durationMs: query.durationMinutes * MINUTE_MS,
-    stepMs: query.stepMinutes * MINUTE_MS,
-    alignOffsetMs: (t) => zoneOffsetMs(t, alignZone),
-  });
+  return ruledSlotStarts(calendars, query);
+}
+
+/** The starts that may be booked at `now`: not past, and within every calendar's notice and horizon. */
+export function servable(
+  starts: readonly Instant[],
+  calendars: readonly Calendar[],
+  now: Instant,
+): Instant[] {
+  return withinStartWindow(starts, calendars.map(rulesOf), now);
 }

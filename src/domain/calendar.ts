@@ -1,4 +1,6 @@
 import type { Availability } from './availability/availability.js';
+import type { BookingRules } from './availability/booking-rules.js';
+import { DEFAULT_BOOKING_RULES } from './availability/booking-rules.js';
 import type { Money } from './booking/money.js';
 import type { Scope, TenantLimits, WritePolicy } from './identity/identity.js';
 
@@ -13,6 +15,13 @@ export interface Calendar {
   readonly createdAt: number;
   /** Grows with every change of availability: what a cached copy is checked against. */
   readonly version: number;
+  /** Absent: every rule at its default (`rulesOf`). */
+  readonly rules?: BookingRules;
+}
+
+/** The calendar's booking rules, defaults filled in. */
+export function rulesOf(calendar: Calendar): BookingRules {
+  return calendar.rules ?? DEFAULT_BOOKING_RULES;
 }
 
 /** Who is calling; every read and write is scoped by it. */

@@ -19,6 +19,11 @@ export const errorCatalog = {
     retryable: false,
     recovery: 'The time is outside the calendar hours. Use find_slots to pick an open time.',
   },
+  OUTSIDE_BOOKING_RULES: {
+    retryable: false,
+    recovery:
+      "The time breaks the calendar's booking rule named in details.rule. Offer one of details.alternatives, or use find_slots.",
+  },
   HOLD_EXPIRED: {
     retryable: false,
     recovery: 'The hold lapsed. Hold the slot again, then confirm promptly.',
@@ -112,6 +117,18 @@ export interface ErrorDetailsByCode {
     }[];
   };
   OUTSIDE_AVAILABILITY: { readonly calendarId: string };
+  OUTSIDE_BOOKING_RULES: {
+    readonly calendarId: string;
+    /** Which rule: minimumNotice, maximumHorizon, slotStep, allowedDurations, maxBookingsPerDay, … */
+    readonly rule: string;
+    /** The rule's setting and, for a limit, the local day or week it counts in. */
+    readonly [setting: string]: unknown;
+    readonly alternatives?: readonly {
+      readonly start: Instant;
+      readonly end: Instant;
+      readonly reserved: false;
+    }[];
+  };
   HOLD_EXPIRED: {
     readonly bookingId: string;
     readonly expiredAt?: Instant | null;

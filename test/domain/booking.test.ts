@@ -126,9 +126,10 @@ describe('money', () => {
 });
 
 describe('error catalog', () => {
-  it('is the closed set of DESIGN.md plus QUOTA_EXCEEDED, each with a recovery sentence', () => {
-    expect(errorCodes).toHaveLength(23);
+  it('is the closed set of DESIGN.md plus QUOTA_EXCEEDED and OUTSIDE_BOOKING_RULES, each with a recovery sentence', () => {
+    expect(errorCodes).toHaveLength(24);
     expect(errorCodes).toContain('QUOTA_EXCEEDED');
+    expect(errorCodes).toContain('OUTSIDE_BOOKING_RULES');
     for (const code of errorCodes) expect(errorCatalog[code].recovery.length).toBeGreaterThan(10);
     expect(new DomainError('VERSION_CONFLICT', 'x').retryable).toBe(true);
     expect(new DomainError('SLOT_UNAVAILABLE', 'x').retryable).toBe(false);

@@ -93,6 +93,12 @@ export function planFor(booking: Booking, overrides: Partial<HoldPlan> = {}): Ho
       expiresAt: T0 + 24 * H,
     },
     cap: { perPerson: 1_000, perConnection: 1_000 },
+    occupies: booking.calendarIds.map((calendarId) => ({
+      calendarId,
+      start: booking.start,
+      end: booking.end,
+    })),
+    limits: [],
     ...overrides,
   };
 }

@@ -84,12 +84,73 @@ const instantOut = z.string().describe('UTC, RFC 3339');
 const localTime = z.object({ timeZone: z.string(), start: z.string(), end: z.string() });
 const calendarRef = z.object({ id: z.string(), name: z.string(), timeZone: z.string() });
 
+const minutes = (max: number) => z.int().min(0).max(max);
+const cap = (max: number) => z.int().min(1).max(max).nullable();
+
+/** Each rule of set_booking_rules; one left out takes its default. */
+export const bookingRulesFields = {
+  bufferBeforeMinutes: minutes(720).optional().describe('Busy time before each booking (default 0).'),
+  bufferAfterMinutes: minutes(720).optional().describe('Busy time after each booking (default 0).'),
+  minimumNoticeMinutes: minutes(366 * 24 * 60)
+    .optional()
+    .describe('How long before its start a booking may be made at the latest (default 0).'),
+  maximumHorizonDays: z
+    .int()
+    .min(1)
+    .max(3650)
+    .optional()
+    .describe('How far ahead a booking may start (default 365).'),
+  slotStepMinutes: z
+    .int()
+    .min(1)
+    .max(1440)
+    .nullable()
+    .optional()
+    .describe('Starts on this grid from local midnight; null: any (default).'),
+  allowedDurationsMinutes: z
+    .array(
+      z
+        .int()
+        .min(1)
+        .max(7 * 24 * 60),
+    )
+    .min(1)
+    .max(24)
+    .nullable()
+    .optional()
+    .describe('The only lengths offered; null: any (default).'),
+  maxBookingsPerDay: cap(10_000)
+    .optional()
+    .describe('Per local day on this calendar; null: no limit (default).'),
+  maxBookingsPerWeek: cap(70_000)
+    .optional()
+    .describe('Per local Monday-to-Sunday week; null: no limit (default).'),
+  maxBookingsPerCustomerPerDay: cap(10_000)
+    .optional()
+    .describe('Per customer (e-mail, else phone) and local day.'),
+  maxBookingsPerCustomerPerWeek: cap(70_000).optional().describe('Per customer and local week.'),
+};
+
+const bookingRulesOut = z.object({
+  bufferBeforeMinutes: z.int(),
+  bufferAfterMinutes: z.int(),
+  minimumNoticeMinutes: z.int(),
+  maximumHorizonDays: z.int(),
+  slotStepMinutes: z.int().nullable(),
+  allowedDurationsMinutes: z.array(z.int()).nullable(),
+  maxBookingsPerDay: z.int().nullable(),
+  maxBookingsPerWeek: z.int().nullable(),
+  maxBookingsPerCustomerPerDay: z.int().nullable(),
+  maxBookingsPerCustomerPerWeek: z.int().nullable(),
+});
+
 export const calendarOut = z.object({
   id: z.string(),
   name: z.string(),
   timeZone: z.string(),
   price: moneySchema.nullable(),
   availability: availabilitySchema,
+  rules: bookingRulesOut,
 });
 
 export const slotOut = z.object({

@@ -7,7 +7,7 @@ import { registerPrompts } from './resources/prompts.js';
 import { registerResources } from './resources/resources.js';
 import type { ClientIdentity, ToolContext, ToolDefinition, ToolSurface } from './tool-kit.js';
 import { registerTool } from './tool-kit.js';
-import { createCalendarTool, setAvailabilityTool } from './tools/admin-calendars.js';
+import { createCalendarTool, setAvailabilityTool, setBookingRulesTool } from './tools/admin-calendars.js';
 import { bookSlotTool } from './tools/book-slot.js';
 import { getApprovalTool, requestApprovalTool } from './tools/approvals.js';
 import { releaseHoldTool } from './tools/release-hold.js';
@@ -53,6 +53,7 @@ export const holdfastTools = [
   getApprovalTool,
   createCalendarTool,
   setAvailabilityTool,
+  setBookingRulesTool,
   bookSlotTool,
 ];
 

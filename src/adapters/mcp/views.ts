@@ -2,6 +2,7 @@ import { maskContact } from '../../domain/booking/contact-mask.js';
 import type { PendingApproval } from '../../app/approvals.js';
 import type { Customer } from '../../domain/booking/booking.js';
 import type { Principal } from '../../domain/calendar.js';
+import { rulesOf } from '../../domain/calendar.js';
 import type { FindSlotsResult } from '../../app/find-slots.js';
 import type { BookingSnapshot, CalendarRef } from '../../app/snapshot.js';
 import type { AppDeps } from '../../app/deps.js';
@@ -30,6 +31,7 @@ export function calendarView(calendar: Calendar) {
     timeZone: calendar.timeZone,
     price: calendar.price,
     availability: calendar.availability,
+    rules: rulesOf(calendar),
   };
 }
 

@@ -3,6 +3,8 @@ import type { IdempotencyRecord } from '../../ports/store/index.js';
 import type { Availability } from '../../domain/availability/availability.js';
 import type { Booking, BookingStatus, PaymentState } from '../../domain/booking/booking.js';
 import type { Calendar } from '../../domain/calendar.js';
+import type { BookingRules } from '../../domain/availability/booking-rules.js';
+import { completeRules, customerKey } from '../../domain/availability/booking-rules.js';
 
 /** Column values shared by the SQL adapters: instants are integer epoch milliseconds (UTC). */
 export interface CalendarRow {
@@ -15,6 +17,8 @@ export interface CalendarRow {
   availability: string;
   created_at: number | string;
   version: number;
+  /** JSON of the rules that differ from the defaults; NULL: all defaults. */
+  booking_rules: string | null;
 }
 
 export interface BookingRow {
@@ -40,6 +44,8 @@ export interface BookingRow {
   external_keys: string;
   /** 0/1 on both engines (PostgreSQL reads '1' as true). */
   payment_follow_up: number | boolean;
+  /** Who per-customer limits count this booking for (derived from the customer). */
+  customer_key: string | null;
 }
 
 const num = (v: number | string): number => Number(v);
@@ -68,6 +74,9 @@ export function calendarFromRow(row: CalendarRow): Calendar {
     availability: availabilityOf(row.availability),
     createdAt: num(row.created_at),
     version: Number(row.version),
+    ...(row.booking_rules === null
+      ? {}
+      : { rules: completeRules(JSON.parse(row.booking_rules) as Partial<BookingRules>) }),
   };
 }
 
@@ -82,6 +91,7 @@ export function calendarToRow(c: Calendar): CalendarRow {
     availability: JSON.stringify(c.availability),
     created_at: c.createdAt,
     version: c.version,
+    booking_rules: c.rules === undefined ? null : JSON.stringify(c.rules),
   };
 }
 
@@ -134,6 +144,7 @@ export function bookingToRow(b: Booking): BookingRow {
     owner_connection: b.owner.connectionId,
     external_keys: JSON.stringify(b.externalKeys),
     payment_follow_up: b.paymentFollowUp ? 1 : 0,
+    customer_key: customerKey(b.customer),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { BookingRuleName } from '../../domain/availability/booking-rules.js';
 import type { Booking, BookingStatus } from '../../domain/booking/booking.js';
 import type { Instant } from '../../domain/time/instant.js';
 import type { Interval } from '../../domain/time/interval.js';
@@ -37,6 +38,27 @@ export interface HoldPlan {
   readonly audit?: { readonly entry: AuditEntry; readonly mac: string };
   /** Active holds the booking's person and connection may have at once, counting this one; null: no cap. */
   readonly cap: HoldCap | null;
+  /** The time each calendar's allocation occupies: the booking with that calendar's buffers. */
+  readonly occupies: readonly CalendarSpan[];
+  /** Per-day and per-week limits to count under a lock before writing, sorted by calendar; the first full one refuses. */
+  readonly limits: readonly LimitCheck[];
+}
+
+export interface CalendarSpan {
+  readonly calendarId: string;
+  readonly start: Instant;
+  readonly end: Instant;
+}
+
+/** Fewer than `max` occupying bookings of the calendar (of the customer, if set) may start in [from, to). */
+export interface LimitCheck {
+  /** The rule it enforces, for the refusal to name. */
+  readonly rule: BookingRuleName;
+  readonly calendarId: string;
+  readonly from: Instant;
+  readonly to: Instant;
+  readonly max: number;
+  readonly customerKey: string | null;
 }
 
 export interface HoldCap {
@@ -58,7 +80,8 @@ export type HoldPlacement =
   | { readonly outcome: 'placed' }
   | { readonly outcome: 'full' }
   | { readonly outcome: 'replay'; readonly existing: IdempotencyRecord }
-  | { readonly outcome: 'stale' };
+  | { readonly outcome: 'stale' }
+  | { readonly outcome: 'limited'; readonly check: LimitCheck };
 
 /** Bookings and the allocations that make them occupy calendars. */
 export interface BookingStore {
@@ -87,6 +110,13 @@ export interface BookingStore {
    * later pass asks the provider whether money came anyway. Returns how many.
    */
   expireLapsed(now: Instant, tenantId?: string): Promise<number>;
+  /** Starts of the bookings occupying each calendar that start within `range` (lapsed holds left out). */
+  occupyingStarts(
+    tenantId: string,
+    calendarIds: readonly string[],
+    range: Interval,
+    now: Instant,
+  ): Promise<Map<string, Instant[]>>;
   /** Priced bookings whose payment must still be asked about, least recently changed first. */
   paymentFollowUps(limit: number): Promise<Booking[]>;
   /** Bookings paid after their hold lapsed, for a person to settle. */

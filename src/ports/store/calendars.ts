@@ -1,3 +1,4 @@
+import type { BookingRules } from '../../domain/availability/booking-rules.js';
 import type { Availability } from '../../domain/availability/availability.js';
 import type { Money } from '../../domain/booking/money.js';
 import type { Calendar } from '../../domain/calendar.js';
@@ -29,6 +30,8 @@ export interface CalendarStore {
    * With `expectedVersion`, only while the calendar is still at that version (a read-modify-write
    * then loses no concurrent change). False when nothing was changed.
    */
+  /** Replaces the booking rules and moves the calendar to its next version; false if there is no such calendar. */
+  replaceRules(tenantId: string, calendarId: string, rules: BookingRules): Promise<boolean>;
   replaceAvailability(
     tenantId: string,
     calendarId: string,

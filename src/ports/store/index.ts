@@ -11,7 +11,15 @@ import type { SimulatedPaymentStore } from './simulated-payments.js';
 
 export type { ApprovalStore } from './approvals.js';
 export type { AuditStore } from './audit.js';
-export type { BookingQuery, BookingStore, HoldCap, HoldPlacement, HoldPlan } from './bookings.js';
+export type {
+  BookingQuery,
+  BookingStore,
+  CalendarSpan,
+  HoldCap,
+  HoldPlacement,
+  HoldPlan,
+  LimitCheck,
+} from './bookings.js';
 export { ReferenceTakenError } from './bookings.js';
 export type { CalendarDetails, CalendarStore, Page } from './calendars.js';
 export type { IdempotencyRecord, IdempotencyScope, IdempotencyStore } from './idempotency.js';

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { createCalendar, setAvailability } from '../../../app/calendars.js';
+import { createCalendar, setAvailability, setBookingRules } from '../../../app/calendars.js';
 import {
   calendarOut,
   dateOverrides,
   idempotencyKey,
   moneySchema,
   availabilitySchema,
+  bookingRulesFields,
   weeklyHours,
 } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
@@ -59,6 +60,27 @@ export const setAvailabilityTool = defineTool({
       },
       call,
     );
+    return { data: { calendar: calendarView(outcome.value) }, replayed: outcome.replayed };
+  },
+});
+
+export const setBookingRulesTool = defineTool({
+  name: 'set_booking_rules',
+  scope: 'sensitive',
+  title: 'Set calendar booking rules (admin)',
+  description:
+    'Replaces a calendar booking rules whole (a rule left out takes its default): buffers, minimum notice, how far ahead, start grid, allowed lengths, limits per day and week. find_slots and hold_slot apply them; a hold that breaks one gets OUTSIDE_BOOKING_RULES naming it. Existing bookings are kept. Admin only.',
+  input: z.strictObject({
+    calendarId: z.string().min(1).max(100),
+    ...bookingRulesFields,
+    idempotencyKey,
+  }),
+  data: z.object({ calendar: calendarOut }),
+  kind: 'admin',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  async run({ deps, principal }, input, call) {
+    const { calendarId, idempotencyKey: key, ...rules } = input;
+    const outcome = await setBookingRules(deps, principal, { calendarId, rules, idempotencyKey: key }, call);
     return { data: { calendar: calendarView(outcome.value) }, replayed: outcome.replayed };
   },
 });

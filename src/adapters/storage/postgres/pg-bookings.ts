@@ -39,9 +39,15 @@ const typed = (columns: readonly string[]) => columns.map((c) => `?::${TYPES[c] 
  * same order) and the audit entry are written. One text per number of calendars, each prepared
  * once per connection.
  */
-function placeHoldSql(calendars: number, versionsChecked: number, audited: boolean, capped: boolean): string {
+function placeHoldSql(
+  calendars: number,
+  versionsChecked: number,
+  audited: boolean,
+  capped: boolean,
+  limited: boolean,
+): string {
   const versions = Array.from({ length: versionsChecked }, () => '(?::text, ?::int)').join(', ');
-  const allocations = Array.from({ length: calendars }, () => '(?::text)').join(', ');
+  const allocations = Array.from({ length: calendars }, () => '(?::text, ?::bigint, ?::bigint)').join(', ');
   return `
 WITH cells AS (
   SELECT count(pg_advisory_xact_lock(k)) AS n FROM unnest(?::bigint[]) AS k
@@ -50,9 +56,12 @@ WITH cells AS (
     AND (SELECT n FROM cells) >= 0
 ), room AS (
   SELECT ${capped ? 'holdfast_hold_room(?::text, ?::text, ?::text, ?::bigint, ?::int, ?::int)' : 'true'} AS ok
+), rules AS (
+  SELECT ${limited ? 'holdfast_rules_room(?::text, ?::bigint, ?::text)' : '0'} AS failed
 ), claim AS (
   INSERT INTO idempotency (${IDEMPOTENCY_COLUMNS.join(', ')})
   SELECT ${typed(IDEMPOTENCY_COLUMNS)} WHERE (SELECT ok FROM fresh) AND (SELECT ok FROM room)
+    AND (SELECT failed FROM rules) = 0
   ON CONFLICT (tenant_id, subject, tool, key) DO UPDATE SET arguments_digest = excluded.arguments_digest,
     result = excluded.result, created_at = excluded.created_at, expires_at = excluded.expires_at
   WHERE idempotency.expires_at <= excluded.created_at
@@ -63,8 +72,8 @@ WITH cells AS (
   RETURNING tenant_id, id, start_at, end_at
 ), allocation AS (
   INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active)
-  SELECT booking.tenant_id, booking.id, c.calendar_id, booking.start_at, booking.end_at, true
-  FROM booking, (VALUES ${allocations}) AS c(calendar_id) ORDER BY c.calendar_id
+  SELECT booking.tenant_id, booking.id, c.calendar_id, c.start_at, c.end_at, true
+  FROM booking, (VALUES ${allocations}) AS c(calendar_id, start_at, end_at) ORDER BY c.calendar_id
   RETURNING 1
 )${
     audited
@@ -75,7 +84,8 @@ WITH cells AS (
 )`
       : ''
   }
-SELECT (SELECT ok FROM fresh) AS fresh, (SELECT ok FROM room) AS room, (SELECT count(*) FROM claim) AS claimed, (SELECT count(*) FROM allocation) AS allocated`;
+SELECT (SELECT ok FROM fresh) AS fresh, (SELECT ok FROM room) AS room, (SELECT failed FROM rules) AS failed,
+  (SELECT count(*) FROM claim) AS claimed, (SELECT count(*) FROM allocation) AS allocated`;
 }
 
 const HOUR_MS = 3_600_000;
@@ -134,15 +144,22 @@ export class PgBookings extends BookingsSql {
   override async placeHold(plan: HoldPlan): Promise<HoldPlacement> {
     const b = plan.booking;
     const calendars = [...b.calendarIds].sort();
-    const [row] = await this.db.all<{ fresh: boolean; room: boolean; claimed: string }>(
+    const spans = [...plan.occupies].sort((x, y) => (x.calendarId < y.calendarId ? -1 : 1));
+    const [row] = await this.db.all<{ fresh: boolean; room: boolean; failed: number; claimed: string }>(
       placeHoldSql(
         calendars.length,
         plan.calendarVersions.length,
         plan.audit !== undefined,
         plan.cap !== null,
+        plan.limits.length > 0,
       ),
       [
-        cellLocks(b.tenantId, calendars, b.start, b.end),
+        cellLocks(
+          b.tenantId,
+          calendars,
+          Math.min(...spans.map((span) => span.start)),
+          Math.max(...spans.map((span) => span.end)),
+        ),
         b.tenantId,
         ...plan.calendarVersions.flatMap((v) => [v.id, v.version]),
         ...(plan.cap
@@ -155,17 +172,28 @@ export class PgBookings extends BookingsSql {
               Math.min(plan.cap.perConnection, NO_LIMIT),
             ]
           : []),
+        ...(plan.limits.length > 0
+          ? [
+              b.tenantId,
+              b.createdAt,
+              JSON.stringify(
+                plan.limits.map((l) => ({ c: l.calendarId, f: l.from, t: l.to, m: l.max, k: l.customerKey })),
+              ),
+            ]
+          : []),
         ...idempotencyValues(plan.idempotency),
         ...bookingValues(b),
-        ...calendars,
+        ...spans.flatMap((span) => [span.calendarId, span.start, span.end]),
         ...(plan.audit ? [...auditEntryValues(plan.audit.entry), plan.audit.mac] : []),
       ],
     );
     if (!row?.fresh) return { outcome: 'stale' };
     if (Number(row.claimed) === 1) return { outcome: 'placed' };
     const existing = await new IdempotencySql(this.db).get(plan.idempotency);
-    if (!row.room && !(existing && existing.expiresAt > plan.idempotency.createdAt))
-      return { outcome: 'full' };
+    const live = !!existing && existing.expiresAt > plan.idempotency.createdAt;
+    if (!row.room && !live) return { outcome: 'full' };
+    const failed = Number(row.failed);
+    if (failed > 0 && !live) return { outcome: 'limited', check: plan.limits[failed - 1]! };
     // Claimed by nobody and recorded nowhere cannot happen in one statement; answer as if stale and let the caller retry.
     return existing ? { outcome: 'replay', existing } : { outcome: 'stale' };
   }

@@ -498,4 +498,38 @@ ALTER TABLE tenants ADD COLUMN tool_mode text NOT NULL DEFAULT 'inherit'
   CHECK (tool_mode IN ('inherit', 'flat', 'catalog'));
 `,
   },
+  {
+    version: 13,
+    name: 'booking rules per calendar, and the customer key per-customer limits count by',
+    sql: `
+ALTER TABLE calendars ADD COLUMN booking_rules text;
+ALTER TABLE bookings ADD COLUMN customer_key text;
+-- The first of a hold's limit checks that has no room left (1-based), else 0. Each calendar's
+-- limits are serialised by a transaction-scoped lock taken in the order given (sorted by the
+-- caller), then counted with a fresh snapshot, so racing holds cannot all see the same count.
+CREATE FUNCTION holdfast_rules_room(p_tenant text, p_now bigint, p_checks text) RETURNS int
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  checks jsonb := p_checks::jsonb;
+  item jsonb;
+  i int := 0;
+  taken int;
+BEGIN
+  FOR item IN SELECT value FROM jsonb_array_elements(checks) LOOP
+    PERFORM pg_advisory_xact_lock(hashtextextended('holdfast-limits:' || p_tenant || ':' || (item->>'c'), 0));
+  END LOOP;
+  FOR item IN SELECT value FROM jsonb_array_elements(checks) LOOP
+    i := i + 1;
+    SELECT count(*) INTO taken FROM bookings b JOIN allocations a ON a.tenant_id = b.tenant_id AND a.booking_id = b.id
+      WHERE a.tenant_id = p_tenant AND a.calendar_id = item->>'c' AND a.active
+        AND a.start_at >= (item->>'f')::bigint - 43200000 AND a.start_at < (item->>'t')::bigint
+        AND b.start_at >= (item->>'f')::bigint AND b.start_at < (item->>'t')::bigint
+        AND NOT (b.status = 'HELD' AND b.expires_at <= p_now)
+        AND (item->>'k' IS NULL OR b.customer_key = item->>'k');
+    IF taken >= (item->>'m')::int THEN RETURN i; END IF;
+  END LOOP;
+  RETURN 0;
+END $$;
+`,
+  },
 ];

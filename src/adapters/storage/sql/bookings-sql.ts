@@ -10,6 +10,7 @@ import type {
   HoldCap,
   HoldPlacement,
   HoldPlan,
+  LimitCheck,
 } from '../../../ports/store/index.js';
 import { NO_LIMIT } from '../../../domain/identity/identity.js';
 import { auditEntryValues } from '../audit-rows.js';
@@ -22,6 +23,8 @@ import { placeholders } from './sql-runner.js';
 
 /** Allocations last at most a week (a CHECK on both engines), which bounds the index range scanned. */
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+/** A buffer is at most 12 hours (booking rules): an allocation starts at most this long before its booking. */
+const MAX_BUFFER_MS = 12 * 60 * 60 * 1000;
 
 export const bookingColumns: readonly (keyof BookingRow)[] = [
   'tenant_id',
@@ -45,6 +48,7 @@ export const bookingColumns: readonly (keyof BookingRow)[] = [
   'owner_connection',
   'external_keys',
   'payment_follow_up',
+  'customer_key',
 ];
 
 export const INSERT_BOOKING = `INSERT INTO bookings (${bookingColumns.join(', ')}) VALUES (${placeholders(bookingColumns.length)})`;
@@ -85,16 +89,70 @@ export class BookingsSql implements BookingStore {
       const existing = await new IdempotencySql(this.db).get(plan.idempotency);
       if (existing) return { outcome: 'replay', existing };
     }
+    // One writer at a time (SQLite): the limits are counted here and cannot be raced either.
+    for (const check of plan.limits) {
+      if ((await this.countStarts(b.tenantId, check, b.createdAt)) >= check.max) {
+        const existing = await new IdempotencySql(this.db).get(plan.idempotency);
+        if (existing && existing.expiresAt > plan.idempotency.createdAt)
+          return { outcome: 'replay', existing };
+        return { outcome: 'limited', check };
+      }
+    }
     await this.db.run(INSERT_BOOKING, bookingValues(b));
-    const calendars = [...b.calendarIds].sort();
+    const spans = [...plan.occupies].sort((x, y) => (x.calendarId < y.calendarId ? -1 : 1));
     await this.db.run(
       `INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active)
-       VALUES ${calendars.map(() => `(?, ?, ?, ?, ?, ${this.dialect.TRUE})`).join(', ')}`,
-      calendars.flatMap((c) => [b.tenantId, b.id, c, b.start, b.end]),
+       VALUES ${spans.map(() => `(?, ?, ?, ?, ?, ${this.dialect.TRUE})`).join(', ')}`,
+      spans.flatMap((span) => [b.tenantId, b.id, span.calendarId, span.start, span.end]),
     );
     if (plan.audit)
       await this.db.run(APPEND_PENDING, [...auditEntryValues(plan.audit.entry), plan.audit.mac]);
     return { outcome: 'placed' };
+  }
+
+  /** Occupying bookings of the check's calendar (and customer) that start in its window. */
+  private async countStarts(tenantId: string, check: LimitCheck, now: Instant): Promise<number> {
+    const [row] = await this.db.all<{ n: number | string }>(
+      `SELECT count(*) AS n FROM bookings b JOIN allocations a ON a.tenant_id = b.tenant_id AND a.booking_id = b.id
+       WHERE a.tenant_id = ? AND a.calendar_id = ? AND a.active = ${this.dialect.TRUE}
+         AND a.start_at >= ? AND a.start_at < ? AND b.start_at >= ? AND b.start_at < ?
+         AND NOT (b.status = 'HELD' AND b.expires_at <= ?)${check.customerKey === null ? '' : ' AND b.customer_key = ?'}`,
+      [
+        tenantId,
+        check.calendarId,
+        check.from - MAX_BUFFER_MS,
+        check.to,
+        check.from,
+        check.to,
+        now,
+        ...(check.customerKey === null ? [] : [check.customerKey]),
+      ],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async occupyingStarts(
+    tenantId: string,
+    calendarIds: readonly string[],
+    range: Interval,
+    now: Instant,
+  ): Promise<Map<string, Instant[]>> {
+    const starts = new Map<string, Instant[]>();
+    if (calendarIds.length === 0) return starts;
+    const rows = await this.db.all<{ calendar_id: string; start_at: number | string }>(
+      `SELECT a.calendar_id, b.start_at FROM allocations a
+       JOIN bookings b ON b.tenant_id = a.tenant_id AND b.id = a.booking_id
+       WHERE a.tenant_id = ? AND a.active = ${this.dialect.TRUE} AND a.calendar_id IN (${placeholders(calendarIds.length)})
+         AND a.start_at >= ? AND a.start_at < ? AND b.start_at >= ? AND b.start_at < ?
+         AND NOT (b.status = 'HELD' AND b.expires_at <= ?)`,
+      [tenantId, ...calendarIds, range.start - MAX_BUFFER_MS, range.end, range.start, range.end, now],
+    );
+    for (const row of rows) {
+      const list = starts.get(row.calendar_id) ?? [];
+      list.push(Number(row.start_at));
+      starts.set(row.calendar_id, list);
+    }
+    return starts;
   }
 
   /** Counts at most the person's cap of rows: below it the count is exact, at it the answer is no. */
@@ -123,7 +181,7 @@ export class BookingsSql implements BookingStore {
     const r = bookingToRow(next);
     const changed = await this.db.run(
       `UPDATE bookings SET status = ?, version = ?, updated_at = ?, expires_at = ?, customer = ?, label = ?,
-         payment = ?, external_keys = ?, payment_follow_up = ?
+         payment = ?, external_keys = ?, payment_follow_up = ?, customer_key = ?
        WHERE tenant_id = ? AND id = ? AND version = ?`,
       [
         r.status,
@@ -135,6 +193,7 @@ export class BookingsSql implements BookingStore {
         r.payment,
         r.external_keys,
         r.payment_follow_up,
+        r.customer_key,
         r.tenant_id,
         r.id,
         next.version - 1,

@@ -1,5 +1,6 @@
 import type { Availability } from '../../../domain/availability/availability.js';
 import type { Calendar } from '../../../domain/calendar.js';
+import type { BookingRules } from '../../../domain/availability/booking-rules.js';
 import type { CalendarDetails, CalendarStore, Page } from '../../../ports/store/index.js';
 import type { CalendarRow } from '../rows.js';
 import { calendarFromRow, calendarToRow } from '../rows.js';
@@ -38,8 +39,8 @@ export class CalendarsSql implements CalendarStore {
   async insert(calendar: Calendar): Promise<void> {
     const r = calendarToRow(calendar);
     await this.db.run(
-      `INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version, booking_rules)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         r.tenant_id,
         r.id,
@@ -50,8 +51,17 @@ export class CalendarsSql implements CalendarStore {
         r.availability,
         r.created_at,
         r.version,
+        r.booking_rules,
       ],
     );
+  }
+
+  async replaceRules(tenantId: string, calendarId: string, rules: BookingRules): Promise<boolean> {
+    const changed = await this.db.run(
+      'UPDATE calendars SET booking_rules = ?, version = version + 1 WHERE tenant_id = ? AND id = ?',
+      [JSON.stringify(rules), tenantId, calendarId],
+    );
+    return changed > 0;
   }
 
   async replaceAvailability(

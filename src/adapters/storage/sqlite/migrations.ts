@@ -495,4 +495,13 @@ ALTER TABLE tenants ADD COLUMN tool_mode TEXT NOT NULL DEFAULT 'inherit'
   CHECK (tool_mode IN ('inherit', 'flat', 'catalog'));
 `,
   },
+  {
+    version: 13,
+    name: 'booking rules per calendar, and the customer key per-customer limits count by',
+    sql: `
+-- NULL: every rule at its default (see domain/availability/booking-rules.ts).
+ALTER TABLE calendars ADD COLUMN booking_rules TEXT;
+ALTER TABLE bookings ADD COLUMN customer_key TEXT;
+`,
+  },
 ];

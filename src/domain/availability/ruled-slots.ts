@@ -1,0 +1,81 @@
+import type { Instant } from '../time/instant.js';
+import type { Interval } from '../time/interval.js';
+import { offsetAt } from '../time/zone.js';
+import type { Availability } from './availability.js';
+import { openIntervals } from './availability.js';
+import type { BookingRules } from './booking-rules.js';
+import { blockingBusy, countIn, countWindows, onStepGrid, startWindow } from './booking-rules.js';
+import { commonFreeTime, slotStarts } from './free-slots.js';
+
+const MINUTE_MS = 60_000;
+
+/** One calendar as slot search sees it. */
+export interface RuledCalendar {
+  readonly zone: string;
+  readonly availability: Availability;
+  readonly rules: BookingRules;
+  /** Time the engine holds as taken: other bookings with their buffers, external busy time. */
+  readonly occupied: readonly Interval[];
+  /** Starts of the bookings that count towards its limits (covering the weeks of the range). */
+  readonly bookedStarts: readonly Instant[];
+}
+
+export interface RuledQuery {
+  readonly range: Interval;
+  readonly durationMinutes: number;
+  /** The caller's grid; a calendar's own slotStepMinutes replaces it. */
+  readonly stepMinutes: number;
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/**
+ * Every start on which all calendars are open for the whole duration, free with their buffers,
+ * on their step grids, of an allowed length and under their per-day and per-week limits.
+ * Independent of the clock: notice and horizon are applied by `withinStartWindow` when served.
+ */
+export function ruledSlotStarts(calendars: readonly RuledCalendar[], query: RuledQuery): Instant[] {
+  if (calendars.length === 0) return [];
+  const { range, durationMinutes } = query;
+  if (calendars.some((c) => c.rules.allowedDurationsMinutes?.includes(durationMinutes) === false)) return [];
+  const free = commonFreeTime(
+    calendars.map((c) => ({
+      open: openIntervals(c.availability, c.zone, range),
+      busy: blockingBusy(c.rules, c.occupied),
+    })),
+    range,
+  );
+  const ruleSteps = calendars.flatMap((c) =>
+    c.rules.slotStepMinutes === null ? [] : [c.rules.slotStepMinutes],
+  );
+  // Wall-clock grids drift against UTC across a DST change; candidates every quarter hour (every zone's
+  // offset is a multiple of one) then each calendar's own grid keeps the starts local midnight aligns.
+  const step = ruleSteps.length === 0 ? query.stepMinutes : ruleSteps.reduce(gcd, 15);
+  const alignZone = calendars[0]!.zone;
+  const starts = slotStarts(free, {
+    durationMs: durationMinutes * MINUTE_MS,
+    stepMs: step * MINUTE_MS,
+    alignOffsetMs: (t) => offsetAt(t, alignZone),
+  });
+  return starts.filter((start) =>
+    calendars.every(
+      (c) =>
+        onStepGrid(c.rules, c.zone, start) &&
+        countWindows(c.rules, c.zone, start).every(
+          (w) => w.perCustomer || countIn(c.bookedStarts, w.from, w.to) < w.max,
+        ),
+    ),
+  );
+}
+
+/** The starts that every calendar's minimum notice and maximum horizon allow at `now`. */
+export function withinStartWindow(
+  starts: readonly Instant[],
+  rules: readonly BookingRules[],
+  now: Instant,
+): Instant[] {
+  const { earliest, latest } = startWindow(rules, now);
+  return starts.filter((s) => s >= earliest && s <= latest);
+}
