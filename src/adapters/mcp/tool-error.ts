@@ -16,18 +16,26 @@ export interface ToolError {
 const instant = (value: Instant | null | undefined) =>
   value === undefined ? undefined : value === null ? null : formatInstant(value);
 
+const wireAlternative = (a: { readonly start: Instant; readonly end: Instant }) => ({
+  start: formatInstant(a.start),
+  end: formatInstant(a.end),
+  reserved: false,
+});
+
 /**
  * Details on the wire: instants as RFC 3339, and what only this transport knows — how a person
  * reaches an approval (page link, command line) or a payment page.
  */
 function wireDetails(error: DomainError, links: Links): Record<string, unknown> {
   if (isDomainError(error, 'SLOT_UNAVAILABLE') && error.details.alternatives) {
-    const alternatives = error.details.alternatives.map((a) => ({
-      start: formatInstant(a.start),
-      end: formatInstant(a.end),
-      reserved: false,
-    }));
-    return { ...error.details, alternatives };
+    return { ...error.details, alternatives: error.details.alternatives.map(wireAlternative) };
+  }
+  if (isDomainError(error, 'OUTSIDE_BOOKING_RULES')) {
+    const details: Record<string, unknown> = { ...error.details };
+    for (const key of ['earliestStart', 'latestStart', 'countedFrom', 'countedTo'])
+      if (typeof details[key] === 'number') details[key] = formatInstant(details[key]);
+    if (error.details.alternatives) details.alternatives = error.details.alternatives.map(wireAlternative);
+    return details;
   }
   if (isDomainError(error, 'HOLD_EXPIRED') && error.details.expiredAt !== undefined)
     return { ...error.details, expiredAt: instant(error.details.expiredAt) };

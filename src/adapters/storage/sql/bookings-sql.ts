@@ -85,10 +85,6 @@ export class BookingsSql implements BookingStore {
       if (existing && existing.expiresAt > plan.idempotency.createdAt) return { outcome: 'replay', existing };
       return { outcome: 'full' };
     }
-    if ((await this.db.run(CLAIM, idempotencyValues(plan.idempotency))) !== 1) {
-      const existing = await new IdempotencySql(this.db).get(plan.idempotency);
-      if (existing) return { outcome: 'replay', existing };
-    }
     // One writer at a time (SQLite): the limits are counted here and cannot be raced either.
     for (const check of plan.limits) {
       if ((await this.countStarts(b.tenantId, check, b.createdAt)) >= check.max) {
@@ -97,6 +93,10 @@ export class BookingsSql implements BookingStore {
           return { outcome: 'replay', existing };
         return { outcome: 'limited', check };
       }
+    }
+    if ((await this.db.run(CLAIM, idempotencyValues(plan.idempotency))) !== 1) {
+      const existing = await new IdempotencySql(this.db).get(plan.idempotency);
+      if (existing) return { outcome: 'replay', existing };
     }
     await this.db.run(INSERT_BOOKING, bookingValues(b));
     const spans = [...plan.occupies].sort((x, y) => (x.calendarId < y.calendarId ? -1 : 1));
