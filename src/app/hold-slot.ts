@@ -247,7 +247,11 @@ function occupancy(
   const key = customerKey(customer);
   const sorted = [...calendars].sort((a, b) => (a.id < b.id ? -1 : 1));
   return {
-    occupies: sorted.map((c) => ({ calendarId: c.id, ...paddedInterval(rulesOf(c), range) })),
+    occupies: sorted.map((c) => ({
+      calendarId: c.id,
+      ...paddedInterval(rulesOf(c), range),
+      capacity: rulesOf(c).capacity,
+    })),
     limits: sorted.flatMap((c) =>
       countWindows(rulesOf(c), c.timeZone, range.start)
         .filter((w) => !w.perCustomer || key !== null)

@@ -53,6 +53,7 @@ const rules: fc.Arbitrary<BookingRules> = fc.record({
   maxBookingsPerWeek: fc.constantFrom(null, null, 2, 3),
   maxBookingsPerCustomerPerDay: fc.constant(null),
   maxBookingsPerCustomerPerWeek: fc.constant(null),
+  capacity: fc.constantFrom(1, 1, 2, 3),
 });
 
 interface Case {
@@ -77,8 +78,12 @@ const aCase: fc.Arbitrary<Case> = fc
         availability,
         rules,
         bookings: fc.array(
-          fc.tuple(fc.integer({ min: -2 * 96, max: 5 * 96 }), fc.integer({ min: 1, max: 12 })),
-          { maxLength: 4 },
+          fc.tuple(
+            // Anywhere near the range, or crowded into the DST day's small hours so seat lanes fill up.
+            fc.oneof(fc.integer({ min: -2 * 96, max: 5 * 96 }), fc.integer({ min: 96 + 16, max: 96 + 24 })),
+            fc.integer({ min: 1, max: 12 }),
+          ),
+          { maxLength: 8 },
         ),
       }),
       { minLength: 2, maxLength: 2 },
@@ -143,9 +148,14 @@ function bruteForce(c: Case): number[] {
       for (let m = s; m < e; m += MINUTE) if (!open(m, cal)) return false;
       const from = s - r.bufferBeforeMinutes * MINUTE;
       const to = e + r.bufferAfterMinutes * MINUTE;
-      for (let m = from; m < to; m += MINUTE)
-        if (cal.bookings.some((b) => paddedInterval(r, b).start <= m && m < paddedInterval(r, b).end))
-          return false;
+      // Some seat lane (booking i sits in lane i mod capacity) is free for the whole padded time.
+      const laneFree = (lane: number) => {
+        const taken = cal.bookings.filter((_, i) => i % r.capacity === lane).map((b) => paddedInterval(r, b));
+        for (let m = from; m < to; m += MINUTE)
+          if (taken.some((b) => b.start <= m && m < b.end)) return false;
+        return true;
+      };
+      if (!Array.from({ length: r.capacity }, (_, lane) => lane).some(laneFree)) return false;
       const day = local(s, cal.zone);
       const sameDay = cal.bookings.filter((b) =>
         local(b.start, cal.zone).toPlainDate().equals(day.toPlainDate()),
@@ -168,7 +178,7 @@ function search(c: Case): number[] {
     zone: cal.zone,
     availability: cal.availability,
     rules: cal.rules,
-    occupied: cal.bookings.map((b) => paddedInterval(cal.rules, b)),
+    occupied: cal.bookings.map((b, i) => ({ ...paddedInterval(cal.rules, b), lane: i % cal.rules.capacity })),
     bookedStarts: cal.bookings.map((b) => b.start),
   }));
   const starts = ruledSlotStarts(calendars, c);
@@ -204,6 +214,39 @@ describe('slot search under booking rules', () => {
       '03:00',
       '04:00',
       '05:00',
+    ]);
+  });
+
+  it('offers a time while one seat lane is free for all of it, and not once every lane is taken', () => {
+    const zone = 'UTC';
+    const monday = Date.parse('2026-12-07T00:00:00Z');
+    const at = (h: number, m = 0) => monday + h * 3_600_000 + m * MINUTE;
+    const open: Availability = { weekly: { mon: [{ start: '09:00', end: '13:00' }] }, overrides: [] };
+    const rules = { ...DEFAULT_BOOKING_RULES, capacity: 2 };
+    const occupied = [
+      { start: at(10), end: at(11), lane: 0 },
+      { start: at(10, 30), end: at(11, 30), lane: 1 },
+    ];
+    const starts = ruledSlotStarts([{ zone, availability: open, rules, occupied, bookedStarts: [] }], {
+      range: { start: at(9), end: at(13) },
+      durationMinutes: 30,
+      stepMinutes: 15,
+    });
+    const hhmm = (t: number) => new Date(t).toISOString().slice(11, 16);
+    // 10:00-10:30 fits lane 1; 10:15-11:30 meets both lanes; from 11:00 lane 0 is free again.
+    expect(starts.map(hhmm)).toEqual([
+      '09:00',
+      '09:15',
+      '09:30',
+      '09:45',
+      '10:00',
+      '11:00',
+      '11:15',
+      '11:30',
+      '11:45',
+      '12:00',
+      '12:15',
+      '12:30',
     ]);
   });
 

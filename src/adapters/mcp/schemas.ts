@@ -129,6 +129,12 @@ export const bookingRulesFields = {
     .optional()
     .describe('Per customer (e-mail, else phone) and local day.'),
   maxBookingsPerCustomerPerWeek: cap(70_000).optional().describe('Per customer and local week.'),
+  capacity: z
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('How many bookings may overlap: seats of a class, rooms of a pool (default 1).'),
 };
 
 const bookingRulesOut = z.object({
@@ -142,6 +148,7 @@ const bookingRulesOut = z.object({
   maxBookingsPerWeek: z.int().nullable(),
   maxBookingsPerCustomerPerDay: z.int().nullable(),
   maxBookingsPerCustomerPerWeek: z.int().nullable(),
+  capacity: z.int(),
 });
 
 export const calendarOut = z.object({

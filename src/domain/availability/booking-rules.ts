@@ -27,6 +27,8 @@ export interface BookingRules {
   /** Counted per customer (by e-mail address, else phone number) on this calendar. */
   readonly maxBookingsPerCustomerPerDay: number | null;
   readonly maxBookingsPerCustomerPerWeek: number | null;
+  /** How many bookings may overlap (seats of a class, rooms of a pool); each takes one seat lane. */
+  readonly capacity: number;
 }
 
 export const DEFAULT_BOOKING_RULES: BookingRules = Object.freeze({
@@ -40,6 +42,7 @@ export const DEFAULT_BOOKING_RULES: BookingRules = Object.freeze({
   maxBookingsPerWeek: null,
   maxBookingsPerCustomerPerDay: null,
   maxBookingsPerCustomerPerWeek: null,
+  capacity: 1,
 });
 
 /** The name a refusal gives in `details.rule`. */
@@ -63,6 +66,7 @@ const BOUNDS: Record<string, readonly [number, number]> = {
   maxBookingsPerWeek: [1, 70_000],
   maxBookingsPerCustomerPerDay: [1, 10_000],
   maxBookingsPerCustomerPerWeek: [1, 70_000],
+  capacity: [1, 1000],
 };
 const MAX_DURATION_MINUTES = 7 * 24 * 60;
 

@@ -9,13 +9,18 @@ import { commonFreeTime, slotStarts } from './free-slots.js';
 
 const MINUTE_MS = 60_000;
 
+/** Taken time in one seat lane, or in all of them (`lane: null`, e.g. external busy time). */
+export interface Occupied extends Interval {
+  readonly lane: number | null;
+}
+
 /** One calendar as slot search sees it. */
 export interface RuledCalendar {
   readonly zone: string;
   readonly availability: Availability;
   readonly rules: BookingRules;
   /** Time the engine holds as taken: other bookings with their buffers, external busy time. */
-  readonly occupied: readonly Interval[];
+  readonly occupied: readonly Occupied[];
   /** Starts of the bookings that count towards its limits (covering the weeks of the range). */
   readonly bookedStarts: readonly Instant[];
 }
@@ -40,13 +45,18 @@ export function ruledSlotStarts(calendars: readonly RuledCalendar[], query: Rule
   if (calendars.length === 0) return [];
   const { range, durationMinutes } = query;
   if (calendars.some((c) => c.rules.allowedDurationsMinutes?.includes(durationMinutes) === false)) return [];
+  // A calendar of one seat is free where nothing is taken; one of several seats is checked per start.
   const free = commonFreeTime(
     calendars.map((c) => ({
       open: openIntervals(c.availability, c.zone, range),
-      busy: blockingBusy(c.rules, c.occupied),
+      busy:
+        c.rules.capacity === 1
+          ? blockingBusy(c.rules, c.occupied)
+          : blockingBusy(c.rules, allLanes(c.occupied)),
     })),
     range,
   );
+  const pooled = calendars.filter((c) => c.rules.capacity > 1).map(seatFinder);
   const ruleSteps = calendars.flatMap((c) =>
     c.rules.slotStepMinutes === null ? [] : [c.rules.slotStepMinutes],
   );
@@ -59,14 +69,17 @@ export function ruledSlotStarts(calendars: readonly RuledCalendar[], query: Rule
     stepMs: step * MINUTE_MS,
     alignOffsetMs: (t) => offsetAt(t, alignZone),
   });
-  return starts.filter((start) =>
-    calendars.every(
-      (c) =>
-        onStepGrid(c.rules, c.zone, start) &&
-        countWindows(c.rules, c.zone, start).every(
-          (w) => w.perCustomer || countIn(c.bookedStarts, w.from, w.to) < w.max,
-        ),
-    ),
+  const durationMs = durationMinutes * MINUTE_MS;
+  return starts.filter(
+    (start) =>
+      pooled.every((hasSeat) => hasSeat(start, start + durationMs)) &&
+      calendars.every(
+        (c) =>
+          onStepGrid(c.rules, c.zone, start) &&
+          countWindows(c.rules, c.zone, start).every(
+            (w) => w.perCustomer || countIn(c.bookedStarts, w.from, w.to) < w.max,
+          ),
+      ),
   );
 }
 
@@ -78,4 +91,17 @@ export function withinStartWindow(
 ): Instant[] {
   const { earliest, latest } = startWindow(rules, now);
   return starts.filter((s) => s >= earliest && s <= latest);
+}
+
+const allLanes = (occupied: readonly Occupied[]) => occupied.filter((o) => o.lane === null);
+
+/** Whether some lane of a calendar of several seats is free, with buffers, for [start, end). */
+function seatFinder(calendar: RuledCalendar): (start: Instant, end: Instant) => boolean {
+  const lanes = Array.from({ length: calendar.rules.capacity }, (_, lane) =>
+    blockingBusy(
+      calendar.rules,
+      calendar.occupied.filter((o) => o.lane === lane),
+    ),
+  );
+  return (start, end) => lanes.some((taken) => !taken.some((t) => t.start < end && t.end > start));
 }

@@ -2,6 +2,7 @@ import type { BookingRuleName } from '../../domain/availability/booking-rules.js
 import type { Booking, BookingStatus } from '../../domain/booking/booking.js';
 import type { Instant } from '../../domain/time/instant.js';
 import type { Interval } from '../../domain/time/interval.js';
+import type { Occupied } from '../../domain/availability/ruled-slots.js';
 import type { AuditEntry } from '../audit.js';
 import type { IdempotencyRecord } from './idempotency.js';
 
@@ -48,6 +49,8 @@ export interface CalendarSpan {
   readonly calendarId: string;
   readonly start: Instant;
   readonly end: Instant;
+  /** The calendar's seat lanes: the allocation takes the lowest one free for the whole span. */
+  readonly capacity: number;
 }
 
 /** Fewer than `max` occupying bookings of the calendar (of the customer, if set) may start in [from, to). */
@@ -104,7 +107,7 @@ export interface BookingStore {
     calendarIds: readonly string[],
     range: Interval,
     now: Instant,
-  ): Promise<Map<string, Interval[]>>;
+  ): Promise<Map<string, Occupied[]>>;
   /**
    * Marks lapsed holds EXPIRED and frees their time; priced ones get `paymentFollowUp` so a
    * later pass asks the provider whether money came anyway. Returns how many.

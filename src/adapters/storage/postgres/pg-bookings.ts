@@ -47,7 +47,9 @@ function placeHoldSql(
   limited: boolean,
 ): string {
   const versions = Array.from({ length: versionsChecked }, () => '(?::text, ?::int)').join(', ');
-  const allocations = Array.from({ length: calendars }, () => '(?::text, ?::bigint, ?::bigint)').join(', ');
+  const allocations = Array.from({ length: calendars }, () => '(?::text, ?::bigint, ?::bigint, ?::int)').join(
+    ', ',
+  );
   return `
 WITH cells AS (
   SELECT count(pg_advisory_xact_lock(k)) AS n FROM unnest(?::bigint[]) AS k
@@ -71,9 +73,10 @@ WITH cells AS (
   SELECT ${typed(bookingColumns)} WHERE EXISTS (SELECT 1 FROM claim)
   RETURNING tenant_id, id, start_at, end_at
 ), allocation AS (
-  INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active)
-  SELECT booking.tenant_id, booking.id, c.calendar_id, c.start_at, c.end_at, true
-  FROM booking, (VALUES ${allocations}) AS c(calendar_id, start_at, end_at) ORDER BY c.calendar_id
+  INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active, lane)
+  SELECT booking.tenant_id, booking.id, c.calendar_id, c.start_at, c.end_at, true,
+    holdfast_free_lane(booking.tenant_id, c.calendar_id, c.start_at, c.end_at, c.capacity)
+  FROM booking, (VALUES ${allocations}) AS c(calendar_id, start_at, end_at, capacity) ORDER BY c.calendar_id
   RETURNING 1
 )${
     audited
@@ -183,7 +186,7 @@ export class PgBookings extends BookingsSql {
           : []),
         ...idempotencyValues(plan.idempotency),
         ...bookingValues(b),
-        ...spans.flatMap((span) => [span.calendarId, span.start, span.end]),
+        ...spans.flatMap((span) => [span.calendarId, span.start, span.end, span.capacity]),
         ...(plan.audit ? [...auditEntryValues(plan.audit.entry), plan.audit.mac] : []),
       ],
     );

@@ -532,4 +532,31 @@ BEGIN
 END $$;
 `,
   },
+  {
+    version: 14,
+    name: 'capacity: a calendar takes up to N overlapping bookings, each allocation in one seat lane',
+    sql: `
+ALTER TABLE allocations ADD COLUMN lane integer NOT NULL DEFAULT 0 CHECK (lane >= 0 AND lane < 1000);
+-- Non-overlap now holds per lane: a calendar of capacity N has lanes 0..N-1.
+ALTER TABLE allocations DROP CONSTRAINT allocations_no_overlap;
+ALTER TABLE allocations ADD CONSTRAINT allocations_no_overlap EXCLUDE USING gist (
+  tenant_id WITH =, calendar_id WITH =, lane WITH =, int8range(start_at, end_at, '[)') WITH &&
+) WHERE (active);
+-- The lowest lane free for the whole time, read with a fresh snapshot after the hold's cell locks;
+-- 0 when none is (the constraint then refuses the hold as taken).
+CREATE FUNCTION holdfast_free_lane(p_tenant text, p_calendar text, p_start bigint, p_end bigint, p_capacity int)
+RETURNS int LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  free int;
+BEGIN
+  IF p_capacity <= 1 THEN RETURN 0; END IF;
+  SELECT l INTO free FROM generate_series(0, p_capacity - 1) AS l
+    WHERE NOT EXISTS (SELECT 1 FROM allocations a
+      WHERE a.tenant_id = p_tenant AND a.calendar_id = p_calendar AND a.active AND a.lane = l
+        AND a.start_at < p_end AND a.start_at > p_start - ${WEEK_MS} AND a.end_at > p_start)
+    ORDER BY l LIMIT 1;
+  RETURN coalesce(free, 0);
+END $$;
+`,
+  },
 ];

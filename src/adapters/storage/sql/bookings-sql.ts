@@ -9,9 +9,11 @@ import type {
   BookingStore,
   HoldCap,
   HoldPlacement,
+  CalendarSpan,
   HoldPlan,
   LimitCheck,
 } from '../../../ports/store/index.js';
+import type { Occupied } from '../../../domain/availability/ruled-slots.js';
 import { NO_LIMIT } from '../../../domain/identity/identity.js';
 import { auditEntryValues } from '../audit-rows.js';
 import type { BookingRow } from '../rows.js';
@@ -100,14 +102,29 @@ export class BookingsSql implements BookingStore {
     }
     await this.db.run(INSERT_BOOKING, bookingValues(b));
     const spans = [...plan.occupies].sort((x, y) => (x.calendarId < y.calendarId ? -1 : 1));
+    const lanes = await Promise.all(spans.map((span) => this.freeLane(b.tenantId, span)));
     await this.db.run(
-      `INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active)
-       VALUES ${spans.map(() => `(?, ?, ?, ?, ?, ${this.dialect.TRUE})`).join(', ')}`,
-      spans.flatMap((span) => [b.tenantId, b.id, span.calendarId, span.start, span.end]),
+      `INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active, lane)
+       VALUES ${spans.map(() => `(?, ?, ?, ?, ?, ${this.dialect.TRUE}, ?)`).join(', ')}`,
+      spans.flatMap((span, i) => [b.tenantId, b.id, span.calendarId, span.start, span.end, lanes[i]]),
     );
     if (plan.audit)
       await this.db.run(APPEND_PENDING, [...auditEntryValues(plan.audit.entry), plan.audit.mac]);
     return { outcome: 'placed' };
+  }
+
+  /** The lowest seat lane free for the whole span (one writer at a time); 0 if none, which the engine refuses. */
+  private async freeLane(tenantId: string, span: CalendarSpan): Promise<number> {
+    if (span.capacity <= 1) return 0;
+    const taken = await this.db.all<{ lane: number | string }>(
+      `SELECT DISTINCT a.lane FROM allocations a
+       WHERE a.tenant_id = ? AND a.calendar_id = ? AND a.active = ${this.dialect.TRUE}
+         AND a.start_at < ? AND a.start_at > ? AND a.end_at > ?`,
+      [tenantId, span.calendarId, span.end, span.start - WEEK_MS, span.start],
+    );
+    const used = new Set(taken.map((row) => Number(row.lane)));
+    for (let lane = 0; lane < span.capacity; lane++) if (!used.has(lane)) return lane;
+    return 0;
   }
 
   /** Occupying bookings of the check's calendar (and customer) that start in its window. */
@@ -269,15 +286,16 @@ export class BookingsSql implements BookingStore {
     calendarIds: readonly string[],
     range: Interval,
     now: Instant,
-  ): Promise<Map<string, Interval[]>> {
-    const busy = new Map<string, Interval[]>();
+  ): Promise<Map<string, Occupied[]>> {
+    const busy = new Map<string, Occupied[]>();
     if (calendarIds.length === 0) return busy;
     const rows = await this.db.all<{
       calendar_id: string;
       start_at: number | string;
       end_at: number | string;
+      lane: number | string;
     }>(
-      `SELECT a.calendar_id, a.start_at, a.end_at FROM allocations a
+      `SELECT a.calendar_id, a.start_at, a.end_at, a.lane FROM allocations a
        JOIN bookings b ON b.tenant_id = a.tenant_id AND b.id = a.booking_id
        WHERE a.tenant_id = ? AND a.active = ${this.dialect.TRUE} AND a.calendar_id IN (${placeholders(calendarIds.length)})
          AND a.start_at < ? AND a.start_at > ? AND a.end_at > ?
@@ -286,7 +304,7 @@ export class BookingsSql implements BookingStore {
     );
     for (const row of rows) {
       const list = busy.get(row.calendar_id) ?? [];
-      list.push({ start: Number(row.start_at), end: Number(row.end_at) });
+      list.push({ start: Number(row.start_at), end: Number(row.end_at), lane: Number(row.lane) });
       busy.set(row.calendar_id, list);
     }
     return busy;

@@ -504,4 +504,31 @@ ALTER TABLE calendars ADD COLUMN booking_rules TEXT;
 ALTER TABLE bookings ADD COLUMN customer_key TEXT;
 `,
   },
+  {
+    version: 14,
+    name: 'capacity: a calendar takes up to N overlapping bookings, each allocation in one seat lane',
+    sql: `
+ALTER TABLE allocations ADD COLUMN lane INTEGER NOT NULL DEFAULT 0 CHECK (lane >= 0 AND lane < 1000);
+-- Non-overlap now holds per lane: a calendar of capacity N has lanes 0..N-1.
+DROP TRIGGER allocations_no_overlap_insert;
+DROP TRIGGER allocations_no_overlap_update;
+CREATE TRIGGER allocations_no_overlap_insert BEFORE INSERT ON allocations
+WHEN NEW.active = 1
+BEGIN
+  SELECT RAISE(ABORT, 'HOLDFAST_OVERLAP') WHERE EXISTS (
+    SELECT 1 FROM allocations a
+    WHERE a.tenant_id = NEW.tenant_id AND a.calendar_id = NEW.calendar_id AND a.active = 1 AND a.lane = NEW.lane
+      AND a.start_at < NEW.end_at AND a.start_at > NEW.start_at - ${WEEK_MS} AND a.end_at > NEW.start_at);
+END;
+CREATE TRIGGER allocations_no_overlap_update BEFORE UPDATE ON allocations
+WHEN NEW.active = 1
+BEGIN
+  SELECT RAISE(ABORT, 'HOLDFAST_OVERLAP') WHERE EXISTS (
+    SELECT 1 FROM allocations a
+    WHERE a.tenant_id = NEW.tenant_id AND a.calendar_id = NEW.calendar_id AND a.active = 1 AND a.lane = NEW.lane
+      AND a.rowid <> OLD.rowid
+      AND a.start_at < NEW.end_at AND a.start_at > NEW.start_at - ${WEEK_MS} AND a.end_at > NEW.start_at);
+END;
+`,
+  },
 ];
