@@ -71,7 +71,9 @@ export async function webhookApp(engine: Engine) {
     /** What the fake payment provider reports, per booking id (PENDING when unset). */
     payments: base.payments,
     async hold(customer?: { name: string; email: string; phone: string }, paid = false) {
-      const start = base.clock.now() + hour++ * 3_600_000;
+      let start = base.clock.now() + hour++ * 3_600_000;
+      // The calendar closes at 23:59.
+      if (new Date(start).getUTCHours() === 23) start = base.clock.now() + hour++ * 3_600_000;
       const { value } = await holdSlot(deps, operator, {
         calendarIds: [paid ? priced.id : calendar.id],
         start: new Date(start).toISOString(),
