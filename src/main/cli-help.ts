@@ -106,10 +106,20 @@ export const optionDocs: Record<string, string> = {
     "--tools M               flat: every tool listed (default); catalog: three tools that search, read and call them (tenants: also inherit, the server's)",
   provider: '--provider P            where imported mail came from (default AGENTBUS)',
   channel: '--channel C             how it came (default EMAIL)',
+  events:
+    '--events LIST           webhooks add: all, or event types separated by commas (booking.held, booking.confirmed, booking.cancelled, booking.expired, booking.released, booking.payment_flagged, booking.rescheduled)',
+  'include-contact':
+    '--include-contact       webhooks add: payloads carry customer email and phone unmasked (default masked)',
+  'allow-private-webhooks':
+    '--allow-private-webhooks  deliver webhooks to loopback and private addresses, http to loopback too (tests, closed networks; never in production)',
+  'webhook-timeout':
+    '--webhook-timeout SECONDS  how long one webhook delivery may take (env HOLDFAST_WEBHOOK_TIMEOUT_SECONDS; default 10, 1-30)',
 };
 
 const DATABASE = ['db', 'database', 'audit-key-file', 'tenant'];
 const SERVER = [
+  'allow-private-webhooks',
+  'webhook-timeout',
   'db',
   'database',
   'no-seed',
@@ -319,6 +329,30 @@ export const commands: readonly CommandDoc[] = [
     ],
     options: [...DATABASE, 'purge-retired', 'json'],
     examples: ['holdfast oauth rotate-keys', 'holdfast oauth rotate-keys --purge-retired'],
+  },
+  {
+    name: 'webhooks',
+    usage: [
+      'holdfast webhooks add URL --events all|TYPE,… [--include-contact] [--json]',
+      'holdfast webhooks list [--json]',
+      'holdfast webhooks remove ID',
+      'holdfast webhooks deliveries [ID | EVENT_ID] [-n N] [--json]',
+      'holdfast webhooks redeliver EVENT_ID',
+      'holdfast webhooks enable ID',
+    ],
+    summary:
+      'Send booking events to other systems: signed JSON (Standard Webhooks) with retries and a delivery log.',
+    details: [
+      'The signing secret (whsec_…) is printed once by add; Holdfast keeps it sealed with a key derived from the audit key.',
+      'A subscription whose receiver keeps failing is disabled, with the reason, shown by list; enable switches it on again.',
+      'deliveries shows the newest deliveries (one webhook’s with its ID), or every attempt of one event with its EVENT_ID.',
+      'Only people manage webhooks (here, on the server’s machine): agents over MCP cannot create or read them.',
+    ],
+    options: [...DATABASE, 'events', 'include-contact', 'allow-private-webhooks', 'lines', 'json'],
+    examples: [
+      'holdfast webhooks add https://hooks.example.com/holdfast --events booking.confirmed,booking.cancelled',
+      'holdfast webhooks deliveries evt_4f1c…',
+    ],
   },
   {
     name: 'audit',

@@ -70,6 +70,10 @@ export interface ServerConfig {
   readonly checkpointEvery: { readonly records: number; readonly ms: number };
   readonly maxCalendarsPerTenant: number;
   readonly maxOpenApprovalsPerTenant: number;
+  /** `--allow-private-webhooks`: receivers on loopback and private addresses (and http to loopback), for tests. */
+  readonly allowPrivateWebhooks: boolean;
+  /** How long one webhook delivery may take (`--webhook-timeout`, seconds). */
+  readonly webhookTimeoutMs: number;
   /** Options of the operator commands (payments set, audit tail). */
   readonly options: {
     readonly amount?: string;
@@ -100,6 +104,9 @@ export interface ServerConfig {
     readonly maxActiveHolds?: string;
     readonly maxHoldsPerConnection?: string;
     readonly maxOpenApprovalsPerPerson?: string;
+    /** webhooks add --events all|TYPE,… and --include-contact */
+    readonly events?: string;
+    readonly includeContact?: boolean;
   };
 }
 
@@ -184,6 +191,10 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
   debug: { type: 'boolean' },
+  events: { type: 'string' },
+  'include-contact': { type: 'boolean' },
+  'allow-private-webhooks': { type: 'boolean' },
+  'webhook-timeout': { type: 'string' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 function parse(argv: readonly string[]) {
@@ -354,7 +365,17 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     },
     maxCalendarsPerTenant: whole(values['max-calendars'], 'max-calendars', 1000, [1, 1_000_000]),
     maxOpenApprovalsPerTenant: whole(values['max-open-approvals'], 'max-open-approvals', 200, [1, 1_000_000]),
+    allowPrivateWebhooks: values['allow-private-webhooks'] ?? false,
+    webhookTimeoutMs:
+      whole(
+        values['webhook-timeout'] ?? env.HOLDFAST_WEBHOOK_TIMEOUT_SECONDS,
+        'webhook-timeout',
+        10,
+        [1, 30],
+      ) * 1000,
     options: {
+      events: values.events,
+      includeContact: values['include-contact'],
       amount: values.amount,
       currency: values.currency,
       lines: values.lines,

@@ -1,5 +1,6 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { inbox } from './inbox-commands.js';
+import { webhooks } from './webhook-commands.js';
 import type { ApprovalView } from '../app/approvals.js';
 import { approvalById, decideById } from '../app/approvals.js';
 import { sweep } from '../app/sweep.js';
@@ -80,6 +81,7 @@ const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   connections: 'admin',
   oauth: 'admin',
   inbox: 'admin',
+  webhooks: 'admin',
 };
 
 function run(
@@ -114,6 +116,8 @@ function run(
       return oauth(runtime, config, print);
     case 'inbox':
       return inbox(runtime, config, print);
+    case 'webhooks':
+      return webhooks(runtime, config, print);
     default:
       return auditCommand(runtime, config, print);
   }

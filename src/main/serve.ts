@@ -17,6 +17,7 @@ import { listen } from './listen.js';
 import { seedIfEmpty } from './seed.js';
 import { StartupError } from './startup-error.js';
 import { startSweeper } from './sweeper.js';
+import { startWebhookWorker } from './webhook-worker.js';
 import { inboxIngestOptions } from './inbox-wiring.js';
 import { mountInboxIngest } from '../adapters/http/inbox-ingest.js';
 
@@ -122,6 +123,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   });
   bound.serve(app.fetch);
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
+  const stopWebhooks = startWebhookWorker(runtime, config, logger);
   logger.info('holdfast listening', {
     url: `${bound.origin}/mcp`,
     approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/console/approvals`,
@@ -133,6 +135,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   await firstOwnerLink(runtime, config);
   return async () => {
     stopSweeper();
+    await stopWebhooks();
     await bound.close();
     await app.close();
     await runtime.close();

@@ -14,6 +14,7 @@ import { mountHumanPages } from './human-pages.js';
 import { listen } from './listen.js';
 import { seedIfEmpty } from './seed.js';
 import { startSweeper } from './sweeper.js';
+import { startWebhookWorker } from './webhook-worker.js';
 
 /**
  * The person the local connection acts for: `--as EMAIL`, or the tenant's only person. Nobody
@@ -59,6 +60,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   });
   pages.serve(app.fetch);
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
+  const stopWebhooks = startWebhookWorker(runtime, config, logger);
   // Oversize lines are answered with an error and skipped; the connection stays up.
   const input = process.stdin.pipe(
     new LineLimit(config.maxBodyBytes, (line) => {
@@ -73,7 +75,9 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   });
   process.stdin.once('end', () => {
     stopSweeper();
-    void pages.close().then(() => runtime.close());
+    void stopWebhooks()
+      .then(() => pages.close())
+      .then(() => runtime.close());
   });
   logger.info('holdfast serving on stdio', {
     database: describeDatabase(config.database),

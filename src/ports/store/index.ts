@@ -8,6 +8,7 @@ import type { InboxStore } from './inbox.js';
 import type { OAuthStore } from './oauth.js';
 import type { PasskeyStore } from './passkeys.js';
 import type { SimulatedPaymentStore } from './simulated-payments.js';
+import type { WebhookStore } from './webhooks.js';
 
 export type { ApprovalStore } from './approvals.js';
 export type { AuditStore } from './audit.js';
@@ -28,6 +29,15 @@ export type { Credential, IdentityStore, SetupLink } from './identity.js';
 export type { OAuthRecord, OAuthStore, SealedSigningKey } from './oauth.js';
 export type { PasskeyStore } from './passkeys.js';
 export type { ConversationKey, InboxStore, TaskSubject } from './inbox.js';
+export type {
+  AttemptResult,
+  AttemptView,
+  DeliveryState,
+  DeliveryView,
+  DueDelivery,
+  WebhookStore,
+  WebhookSubscription,
+} from './webhooks.js';
 
 /** One transaction over every aggregate: what a use case reads and writes commits together. */
 export interface StoreTx {
@@ -41,6 +51,8 @@ export interface StoreTx {
   readonly passkeys: PasskeyStore;
   readonly oauth: OAuthStore;
   readonly inbox: InboxStore;
+  /** Webhook subscriptions, the outbox of booking events and its deliveries. */
+  readonly webhooks: WebhookStore;
   /** Runs `callback` once this transaction has committed; never if it rolls back. */
   afterCommit(callback: () => void): void;
   /**

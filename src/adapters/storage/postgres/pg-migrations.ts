@@ -559,4 +559,109 @@ BEGIN
 END $$;
 `,
   },
+  {
+    version: 16,
+    name: 'webhooks: subscriptions, the outbox of booking events written by the change itself, deliveries',
+    sql: `
+CREATE TABLE webhook_subscriptions (
+  tenant_id text NOT NULL,
+  id text NOT NULL,
+  url text NOT NULL,
+  -- Comma-delimited on both sides (',booking.held,booking.confirmed,'): a trigger matches a type with strpos().
+  events text NOT NULL,
+  include_contact boolean NOT NULL DEFAULT false,
+  -- AES-256-GCM under a key derived from the audit key, which is not in the database.
+  secret_sealed text NOT NULL,
+  created_at bigint NOT NULL,
+  created_by text NOT NULL,
+  disabled_at bigint,
+  disabled_reason text,
+  failing_since bigint,
+  failed_events integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (tenant_id, id)
+);
+CREATE TABLE webhook_events (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  tenant_id text NOT NULL,
+  id text NOT NULL UNIQUE,
+  type text NOT NULL,
+  booking_id text NOT NULL,
+  created_at bigint NOT NULL,
+  -- The bookings row as it was (JSON with the column names): the payload shows the booking then, not now.
+  booking text NOT NULL
+);
+CREATE TABLE webhook_deliveries (
+  tenant_id text NOT NULL,
+  event_id text NOT NULL,
+  subscription_id text NOT NULL,
+  event_seq bigint NOT NULL,
+  state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+  attempts integer NOT NULL DEFAULT 0,
+  total_attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at bigint,
+  lease_owner text,
+  lease_until bigint,
+  last_status integer,
+  last_error text,
+  PRIMARY KEY (tenant_id, event_id, subscription_id)
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+CREATE INDEX webhook_deliveries_recent ON webhook_deliveries (tenant_id, event_seq);
+CREATE TABLE webhook_attempts (
+  tenant_id text NOT NULL,
+  event_id text NOT NULL,
+  subscription_id text NOT NULL,
+  attempt integer NOT NULL,
+  at bigint NOT NULL,
+  status_code integer,
+  duration_ms integer NOT NULL,
+  error text,
+  next_attempt_at bigint,
+  PRIMARY KEY (tenant_id, event_id, subscription_id, attempt)
+);
+-- The outbox write of one event: nothing when no active subscription of the tenant wants the
+-- type, else the event and one delivery per such subscription. Triggers call it in the statement
+-- that changes the booking (the one-statement hold and expiry included); code may call it too.
+CREATE FUNCTION holdfast_webhook_record(p_tenant text, p_id text, p_type text, p_booking_id text,
+  p_at bigint, p_booking text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  new_seq bigint;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE tenant_id = p_tenant AND disabled_at IS NULL
+      AND strpos(events, ',' || p_type || ',') > 0) THEN
+    RETURN false;
+  END IF;
+  INSERT INTO webhook_events (tenant_id, id, type, booking_id, created_at, booking)
+  VALUES (p_tenant, p_id, p_type, p_booking_id, p_at, p_booking) RETURNING seq INTO new_seq;
+  INSERT INTO webhook_deliveries (tenant_id, event_id, subscription_id, event_seq, state, next_attempt_at)
+  SELECT p_tenant, p_id, s.id, new_seq, 'pending', p_at FROM webhook_subscriptions s
+  WHERE s.tenant_id = p_tenant AND s.disabled_at IS NULL AND strpos(s.events, ',' || p_type || ',') > 0;
+  RETURN true;
+END $$;
+CREATE FUNCTION holdfast_webhook_booking_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  event_type text;
+BEGIN
+  IF TG_OP = 'INSERT' OR NEW.status IS DISTINCT FROM OLD.status THEN
+    event_type := CASE NEW.status WHEN 'HELD' THEN 'booking.held' WHEN 'CONFIRMED' THEN 'booking.confirmed'
+      WHEN 'CANCELLED' THEN 'booking.cancelled' WHEN 'EXPIRED' THEN 'booking.expired' ELSE 'booking.released' END;
+    PERFORM holdfast_webhook_record(NEW.tenant_id, 'evt_' || replace(gen_random_uuid()::text, '-', ''),
+      event_type, NEW.id, NEW.updated_at, row_to_json(NEW)::text);
+  END IF;
+  IF TG_OP = 'UPDATE' AND coalesce((NEW.payment::jsonb ->> 'reconciliationRequired')::boolean, false)
+      AND NOT coalesce((OLD.payment::jsonb ->> 'reconciliationRequired')::boolean, false) THEN
+    PERFORM holdfast_webhook_record(NEW.tenant_id, 'evt_' || replace(gen_random_uuid()::text, '-', ''),
+      'booking.payment_flagged', NEW.id, NEW.updated_at, row_to_json(NEW)::text);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER webhook_booking_inserted AFTER INSERT ON bookings
+  FOR EACH ROW WHEN (NEW.status = 'HELD') EXECUTE FUNCTION holdfast_webhook_booking_changed();
+CREATE TRIGGER webhook_booking_updated AFTER UPDATE ON bookings
+  FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.payment IS DISTINCT FROM NEW.payment)
+  EXECUTE FUNCTION holdfast_webhook_booking_changed();
+`,
+  },
 ];

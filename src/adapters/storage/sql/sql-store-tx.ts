@@ -10,6 +10,7 @@ import type {
   PasskeyStore,
   SimulatedPaymentStore,
   StoreTx,
+  WebhookStore,
 } from '../../../ports/store/index.js';
 import { ApprovalsSql } from './approvals-sql.js';
 import { AuditSql } from './audit-sql.js';
@@ -22,6 +23,7 @@ import { OAuthSql } from './oauth-sql.js';
 import { PasskeysSql } from './passkeys-sql.js';
 import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
+import { WebhooksSql } from './webhooks-sql.js';
 
 /** Where an engine replaces the shared SQL of an aggregate with its own (PostgreSQL's one-statement hold). */
 export interface AggregateOverrides {
@@ -40,6 +42,7 @@ export class SqlStoreTx implements StoreTx {
   readonly passkeys: PasskeyStore;
   readonly oauth: OAuthStore;
   readonly inbox: InboxStore;
+  readonly webhooks: WebhookStore;
   /** Run by the store once the transaction committed. */
   readonly committed: (() => void)[] = [];
 
@@ -58,6 +61,7 @@ export class SqlStoreTx implements StoreTx {
     this.passkeys = new PasskeysSql(db);
     this.oauth = new OAuthSql(db);
     this.inbox = new InboxSql(db);
+    this.webhooks = new WebhooksSql(db, dialect);
   }
 
   afterCommit(callback: () => void): void {

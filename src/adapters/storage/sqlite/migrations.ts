@@ -531,4 +531,102 @@ BEGIN
 END;
 `,
   },
+  {
+    version: 16,
+    name: 'webhooks: subscriptions, the outbox of booking events written by the change itself, deliveries',
+    sql: `
+CREATE TABLE webhook_subscriptions (
+  tenant_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  -- Comma-delimited on both sides (',booking.held,booking.confirmed,'): a trigger matches a type with instr().
+  events TEXT NOT NULL,
+  include_contact INTEGER NOT NULL DEFAULT 0 CHECK (include_contact IN (0, 1)),
+  -- AES-256-GCM under a key derived from the audit key, which is not in the database.
+  secret_sealed TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  created_by TEXT NOT NULL,
+  disabled_at INTEGER,
+  disabled_reason TEXT,
+  failing_since INTEGER,
+  failed_events INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (tenant_id, id)
+);
+CREATE TABLE webhook_events (
+  seq INTEGER PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  id TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  booking_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  -- The bookings row as it was (JSON with the column names): the payload shows the booking then, not now.
+  booking TEXT NOT NULL
+);
+CREATE TABLE webhook_deliveries (
+  tenant_id TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  subscription_id TEXT NOT NULL,
+  event_seq INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  total_attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER,
+  lease_owner TEXT,
+  lease_until INTEGER,
+  last_status INTEGER,
+  last_error TEXT,
+  PRIMARY KEY (tenant_id, event_id, subscription_id)
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+CREATE INDEX webhook_deliveries_recent ON webhook_deliveries (tenant_id, event_seq);
+CREATE TABLE webhook_attempts (
+  tenant_id TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  subscription_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  status_code INTEGER,
+  duration_ms INTEGER NOT NULL,
+  error TEXT,
+  next_attempt_at INTEGER,
+  PRIMARY KEY (tenant_id, event_id, subscription_id, attempt)
+);
+-- Every change of a booking's status (and a payment flagged for reconciliation) writes its event
+-- in the statement that makes it, whichever code path it is: nothing is lost between the change
+-- and the outbox. Only when a subscription of the tenant wants that type.
+${webhookTrigger('webhook_booking_held', 'AFTER INSERT ON bookings', "NEW.status = 'HELD'", "'booking.held'")}
+${webhookTrigger(
+  'webhook_booking_status',
+  'AFTER UPDATE OF status ON bookings',
+  'OLD.status <> NEW.status',
+  `CASE NEW.status WHEN 'HELD' THEN 'booking.held' WHEN 'CONFIRMED' THEN 'booking.confirmed'
+     WHEN 'CANCELLED' THEN 'booking.cancelled' WHEN 'EXPIRED' THEN 'booking.expired' ELSE 'booking.released' END`,
+)}
+${webhookTrigger(
+  'webhook_booking_payment_flagged',
+  'AFTER UPDATE OF payment ON bookings',
+  "coalesce(json_extract(NEW.payment, '$.reconciliationRequired'), 0) = 1 AND coalesce(json_extract(OLD.payment, '$.reconciliationRequired'), 0) <> 1",
+  "'booking.payment_flagged'",
+)}
+`,
+  },
 ];
+
+/**
+ * A trigger writing the event whose type the SQL expression `type` names, and its deliveries,
+ * when `when` holds and an active subscription of the tenant wants that type.
+ */
+function webhookTrigger(name: string, on: string, when: string, type: string): string {
+  return `CREATE TRIGGER ${name} ${on}
+WHEN ${when} AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.tenant_id = NEW.tenant_id
+  AND s.disabled_at IS NULL AND instr(s.events, ',' || (${type}) || ',') > 0)
+BEGIN
+  INSERT INTO webhook_events (tenant_id, id, type, booking_id, created_at, booking)
+  VALUES (NEW.tenant_id, 'evt_' || lower(hex(randomblob(16))), ${type}, NEW.id, NEW.updated_at,
+    json_object('tenant_id', NEW.tenant_id, 'id', NEW.id, 'reference', NEW.reference, 'calendar_ids', NEW.calendar_ids, 'start_at', NEW.start_at, 'end_at', NEW.end_at, 'status', NEW.status, 'version', NEW.version, 'created_at', NEW.created_at, 'updated_at', NEW.updated_at, 'expires_at', NEW.expires_at, 'customer', NEW.customer, 'label', NEW.label, 'price_amount', NEW.price_amount, 'price_currency', NEW.price_currency, 'payment', NEW.payment, 'owner_subject', NEW.owner_subject, 'owner_client', NEW.owner_client, 'owner_connection', NEW.owner_connection, 'external_keys', NEW.external_keys, 'payment_follow_up', NEW.payment_follow_up, 'customer_key', NEW.customer_key));
+  INSERT INTO webhook_deliveries (tenant_id, event_id, subscription_id, event_seq, state, next_attempt_at)
+  SELECT e.tenant_id, e.id, s.id, e.seq, 'pending', e.created_at
+  FROM webhook_events e JOIN webhook_subscriptions s ON s.tenant_id = e.tenant_id
+  WHERE e.seq = last_insert_rowid() AND s.disabled_at IS NULL AND instr(s.events, ',' || e.type || ',') > 0;
+END;`;
+}

@@ -21,6 +21,7 @@ export const AGGREGATES = [
   'passkeys',
   'oauth',
   'inbox',
+  'webhooks',
 ] as const;
 export type AggregateName = (typeof AGGREGATES)[number];
 
