@@ -33,6 +33,7 @@ export function singleCall(tx: StoreTx): StoreTx {
     passkeys: guard(tx.passkeys),
     oauth: guard(tx.oauth),
     inbox: guard(tx.inbox),
+    feeds: guard(tx.feeds),
     afterCommit: (callback) => tx.afterCommit(callback),
     serialize: () =>
       Promise.reject(new NotSingleCallError('writeOne cannot serialise: it has no transaction')),

@@ -3,6 +3,7 @@ import type {
   AuditStore,
   BookingStore,
   CalendarStore,
+  FeedStore,
   IdempotencyStore,
   IdentityStore,
   InboxStore,
@@ -15,6 +16,7 @@ import { ApprovalsSql } from './approvals-sql.js';
 import { AuditSql } from './audit-sql.js';
 import { BookingsSql } from './bookings-sql.js';
 import { CalendarsSql } from './calendars-sql.js';
+import { FeedsSql } from './feeds-sql.js';
 import { IdempotencySql } from './idempotency-sql.js';
 import { IdentitySql } from './identity-sql.js';
 import { InboxSql } from './inbox-sql.js';
@@ -23,9 +25,10 @@ import { PasskeysSql } from './passkeys-sql.js';
 import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 
-/** Where an engine replaces the shared SQL of an aggregate with its own (PostgreSQL's one-statement hold). */
+/** Where an engine replaces the shared SQL of an aggregate with its own (PostgreSQL's one-statement hold, its busy-time lock). */
 export interface AggregateOverrides {
   readonly bookings?: (db: SqlRunner, dialect: SqlDialect) => BookingStore;
+  readonly feeds?: (db: SqlRunner, dialect: SqlDialect) => FeedStore;
 }
 
 /** Every aggregate over one connection inside one transaction; the store owns BEGIN and COMMIT. */
@@ -40,6 +43,7 @@ export class SqlStoreTx implements StoreTx {
   readonly passkeys: PasskeyStore;
   readonly oauth: OAuthStore;
   readonly inbox: InboxStore;
+  readonly feeds: FeedStore;
   /** Run by the store once the transaction committed. */
   readonly committed: (() => void)[] = [];
 
@@ -58,6 +62,7 @@ export class SqlStoreTx implements StoreTx {
     this.passkeys = new PasskeysSql(db);
     this.oauth = new OAuthSql(db);
     this.inbox = new InboxSql(db);
+    this.feeds = overrides.feeds?.(db, dialect) ?? new FeedsSql(db, dialect);
   }
 
   afterCommit(callback: () => void): void {

@@ -22,6 +22,7 @@ import { IdentitySql } from '../sql/identity-sql.js';
 import { OAuthSql } from '../sql/oauth-sql.js';
 import { PasskeysSql } from '../sql/passkeys-sql.js';
 import { InboxSql } from '../sql/inbox-sql.js';
+import { FeedsSql } from '../sql/feeds-sql.js';
 
 export interface SqliteStoreOptions {
   /** false: a missing file is an error, not a new database (operator commands). */
@@ -41,6 +42,7 @@ const prototypes: Record<AggregateName, object> = {
   passkeys: PasskeysSql.prototype,
   oauth: OAuthSql.prototype,
   inbox: InboxSql.prototype,
+  feeds: FeedsSql.prototype,
 };
 const methods = new Map(
   AGGREGATES.map((name) => [

@@ -21,6 +21,7 @@ export const AGGREGATES = [
   'passkeys',
   'oauth',
   'inbox',
+  'feeds',
 ] as const;
 export type AggregateName = (typeof AGGREGATES)[number];
 
