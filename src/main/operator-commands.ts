@@ -1,4 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
+import { feeds } from './feeds-commands.js';
 import { inbox } from './inbox-commands.js';
 import type { ApprovalView } from '../app/approvals.js';
 import { approvalById, decideById } from '../app/approvals.js';
@@ -80,6 +81,7 @@ const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   connections: 'admin',
   oauth: 'admin',
   inbox: 'admin',
+  feeds: 'admin',
 };
 
 function run(
@@ -114,6 +116,8 @@ function run(
       return oauth(runtime, config, print);
     case 'inbox':
       return inbox(runtime, config, print);
+    case 'feeds':
+      return feeds(runtime, config, print);
     default:
       return auditCommand(runtime, config, print);
   }

@@ -14,6 +14,8 @@ import { mountHumanPages } from './human-pages.js';
 import { listen } from './listen.js';
 import { seedIfEmpty } from './seed.js';
 import { startSweeper } from './sweeper.js';
+import { startFeedRefresher } from './feed-refresher.js';
+import { icsBusyReader } from '../adapters/feeds/index.js';
 
 /**
  * The person the local connection acts for: `--as EMAIL`, or the tenant's only person. Nobody
@@ -59,6 +61,8 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   });
   pages.serve(app.fetch);
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
+  const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
+  const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
   // Oversize lines are answered with an error and skipped; the connection stays up.
   const input = process.stdin.pipe(
     new LineLimit(config.maxBodyBytes, (line) => {
@@ -73,6 +77,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   });
   process.stdin.once('end', () => {
     stopSweeper();
+    stopFeeds();
     void pages.close().then(() => runtime.close());
   });
   logger.info('holdfast serving on stdio', {
