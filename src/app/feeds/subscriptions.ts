@@ -114,7 +114,7 @@ export async function refreshSubscription(
     if (!exists) throw new DomainError('NOT_FOUND', `No feed subscription ${id} in ${tenantId}.`, {});
     throw new DomainError(
       'INVALID_STATE',
-      `Feed subscription ${id} is being refreshed by another process.`,
+      `Feed subscription ${id} is being refreshed elsewhere right now (another instance or command).`,
       {},
     );
   }
