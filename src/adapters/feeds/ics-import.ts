@@ -32,7 +32,7 @@ const blocks = (event: Pick<VEvent, 'status' | 'transparency'>) =>
  * floating instances left as wall-clock times for the calendar's zone. Throws FeedReadError.
  */
 export function busyItemsOf(text: string, window: Interval): ExternalBusyItem[] {
-  if (!/^\s*BEGIN:VCALENDAR/i.test(text))
+  if (!/^\uFEFF?\s*BEGIN:VCALENDAR/i.test(text))
     throw new FeedReadError('not an iCalendar file (no BEGIN:VCALENDAR)');
   let parsed: ReturnType<typeof ical.sync.parseICS>;
   try {
