@@ -104,6 +104,9 @@ export const optionDocs: Record<string, string> = {
     '--timing-contract       /mcp requests must carry x-mcp-client-sent-at (and _meta.clientSentAt); answers carry server times',
   tools:
     "--tools M               flat: every tool listed (default); catalog: three tools that search, read and call them (tenants: also inherit, the server's)",
+  every: '--every D               how often a subscription is refreshed: 15m, 2h, 1d (5m to 7d; default 15m)',
+  'allow-private-feeds':
+    '--allow-private-feeds   fetch calendar feeds from private and loopback addresses, and over http to loopback (closed networks, tests)',
   provider: '--provider P            where imported mail came from (default AGENTBUS)',
   channel: '--channel C             how it came (default EMAIL)',
   events:
@@ -162,6 +165,7 @@ export const commands: readonly CommandDoc[] = [
       'trust-proxy',
       'oauth-token-ttl',
       'oauth-allow-private-metadata',
+      'allow-private-feeds',
       'auth-issuer',
       'auth-jwks-url',
       'auth-audience',
@@ -187,7 +191,7 @@ export const commands: readonly CommandDoc[] = [
       'stdout carries protocol only; logs go to stderr. Creates the database on first start.',
       'approveUrl points at the page this process serves, so nothing else needs to run.',
     ],
-    options: ['console-port', 'as', 'write-policy', ...SERVER],
+    options: ['console-port', 'as', 'write-policy', 'allow-private-feeds', ...SERVER],
     examples: ['holdfast stdio --db /absolute/path/holdfast.db --as me@example.com'],
   },
   {
@@ -318,6 +322,31 @@ export const commands: readonly CommandDoc[] = [
     ],
     options: [...DATABASE, 'provider', 'channel', 'name', 'expires', 'json'],
     examples: ['holdfast inbox import mail/*.eml', 'holdfast inbox tokens create --name "mail gateway"'],
+  },
+  {
+    name: 'feeds',
+    usage: [
+      'holdfast feeds create CALENDAR_ID [--json]',
+      'holdfast feeds list [--json]',
+      'holdfast feeds revoke ID',
+      'holdfast feeds subscribe CALENDAR_ID URL_OR_FILE [--every 15m] [--json]',
+      'holdfast feeds subscriptions [--json]',
+      'holdfast feeds unsubscribe ID',
+      'holdfast feeds refresh ID [--allow-private-feeds] [--json]',
+    ],
+    summary:
+      "Publish a calendar's bookings as a private .ics feed, and count external calendars' busy time as busy.",
+    details: [
+      'create prints the feed address once (/feeds/<secret>.ics on the public URL); only its hash is stored. Subscribe to it',
+      'from Google Calendar (Other calendars > From URL), Outlook (Add calendar > Subscribe from web) or Apple Calendar.',
+      'subscribe takes an https URL or an .ics file; the server refreshes it on schedule. Its busy time is refused to holds',
+      'and left out of find_slots; a failed refresh keeps the last good busy time and is shown by subscriptions.',
+    ],
+    options: [...DATABASE, 'every', 'allow-private-feeds', 'json'],
+    examples: [
+      'holdfast feeds create cal_3kq0V…',
+      'holdfast feeds subscribe cal_3kq0V… https://calendar.example.com/busy.ics --every 30m',
+    ],
   },
   {
     name: 'oauth',

@@ -35,6 +35,8 @@ export interface ServerConfig {
   readonly oauthAccessTokenTtlSeconds: number;
   /** Client ID Metadata Documents may be fetched from private and loopback addresses. */
   readonly oauthAllowPrivateClientMetadata: boolean;
+  /** Calendar feeds may be fetched from private and loopback addresses, over http to loopback (tests). */
+  readonly allowPrivateFeeds: boolean;
   /** External identity providers whose access tokens /mcp accepts (--auth-issuer …); null: none. */
   readonly externalAuth: ExternalAuthConfig | null;
   /** The OpenID Connect provider people may sign in to the pages through (--login-issuer …); null: none. */
@@ -107,6 +109,8 @@ export interface ServerConfig {
     /** webhooks add --events all|TYPE,… and --include-contact */
     readonly events?: string;
     readonly includeContact?: boolean;
+    /** feeds subscribe --every 15m */
+    readonly every?: string;
   };
 }
 
@@ -143,6 +147,8 @@ const OPTIONS = {
   'trust-proxy': { type: 'boolean' },
   'oauth-token-ttl': { type: 'string' },
   'oauth-allow-private-metadata': { type: 'boolean' },
+  'allow-private-feeds': { type: 'boolean' },
+  every: { type: 'string' },
   'auth-issuer': { type: 'string', multiple: true },
   'auth-jwks-url': { type: 'string' },
   'auth-audience': { type: 'string', multiple: true },
@@ -307,6 +313,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       [5, 3600],
     ),
     oauthAllowPrivateClientMetadata: values['oauth-allow-private-metadata'] ?? false,
+    allowPrivateFeeds: values['allow-private-feeds'] ?? false,
     externalAuth: readExternalAuth(
       {
         'auth-issuer': values['auth-issuer'],
@@ -395,6 +402,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       maxActiveHolds: values['max-active-holds'],
       maxHoldsPerConnection: values['max-holds-per-connection'],
       maxOpenApprovalsPerPerson: values['max-open-approvals-per-person'],
+      every: values.every,
     },
   };
 }

@@ -1,4 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
+import { feeds } from './feeds-commands.js';
 import { inbox } from './inbox-commands.js';
 import { webhooks } from './webhook-commands.js';
 import type { ApprovalView } from '../app/approvals.js';
@@ -82,6 +83,7 @@ const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   oauth: 'admin',
   inbox: 'admin',
   webhooks: 'admin',
+  feeds: 'admin',
 };
 
 function run(
@@ -118,6 +120,8 @@ function run(
       return inbox(runtime, config, print);
     case 'webhooks':
       return webhooks(runtime, config, print);
+    case 'feeds':
+      return feeds(runtime, config, print);
     default:
       return auditCommand(runtime, config, print);
   }

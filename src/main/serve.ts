@@ -20,6 +20,10 @@ import { startSweeper } from './sweeper.js';
 import { startWebhookWorker } from './webhook-worker.js';
 import { inboxIngestOptions } from './inbox-wiring.js';
 import { mountInboxIngest } from '../adapters/http/inbox-ingest.js';
+import { mountCalendarFeeds } from '../adapters/http/calendar-feed-route.js';
+import { icsBusyReader, renderIcs } from '../adapters/feeds/index.js';
+import { calendarFeed } from '../app/feeds/feed-links.js';
+import { startFeedRefresher } from './feed-refresher.js';
 
 /** Off loopback only behind TLS, said explicitly: a proxy terminates https and forwards here. */
 function checkExposure(config: ServerConfig): void {
@@ -118,12 +122,20 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
         trustProxy: config.trustProxy,
       });
       mountInboxIngest(hono, inboxIngestOptions(runtime, config));
+      mountCalendarFeeds(hono, {
+        render: async (secret) => {
+          const feed = await calendarFeed(deps, secret);
+          return feed && renderIcs(feed, deps.clock.now());
+        },
+      });
     },
     mountPages: (hono) => mountHumanPages(hono, runtime, config, logger, oauth),
   });
   bound.serve(app.fetch);
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
   const stopWebhooks = startWebhookWorker(runtime, config, logger);
+  const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
+  const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
   logger.info('holdfast listening', {
     url: `${bound.origin}/mcp`,
     approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/console/approvals`,
@@ -136,6 +148,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   return async () => {
     stopSweeper();
     await stopWebhooks();
+    stopFeeds();
     await bound.close();
     await app.close();
     await runtime.close();

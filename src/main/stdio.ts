@@ -15,6 +15,8 @@ import { listen } from './listen.js';
 import { seedIfEmpty } from './seed.js';
 import { startSweeper } from './sweeper.js';
 import { startWebhookWorker } from './webhook-worker.js';
+import { startFeedRefresher } from './feed-refresher.js';
+import { icsBusyReader } from '../adapters/feeds/index.js';
 
 /**
  * The person the local connection acts for: `--as EMAIL`, or the tenant's only person. Nobody
@@ -61,6 +63,8 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   pages.serve(app.fetch);
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
   const stopWebhooks = startWebhookWorker(runtime, config, logger);
+  const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
+  const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
   // Oversize lines are answered with an error and skipped; the connection stays up.
   const input = process.stdin.pipe(
     new LineLimit(config.maxBodyBytes, (line) => {
@@ -75,6 +79,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   });
   process.stdin.once('end', () => {
     stopSweeper();
+    stopFeeds();
     void stopWebhooks()
       .then(() => pages.close())
       .then(() => runtime.close());

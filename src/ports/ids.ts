@@ -8,6 +8,20 @@ export interface Ids {
   newUuid(): string;
 }
 
-/** bk booking, cal calendar, op operation, usr person, tok token, host host; the inbox's: msg, conv, batch, task, tr, read, ing. */
+/** bk booking, cal calendar, op operation, usr person, tok token, host host; the inbox's: msg, conv, batch, task, tr, read, ing; feeds: feed (a published link), sub (a subscription). */
 export type IdPrefix =
-  'bk' | 'cal' | 'op' | 'usr' | 'tok' | 'host' | 'msg' | 'conv' | 'batch' | 'task' | 'tr' | 'read' | 'ing';
+  | 'bk'
+  | 'cal'
+  | 'op'
+  | 'usr'
+  | 'tok'
+  | 'host'
+  | 'msg'
+  | 'conv'
+  | 'batch'
+  | 'task'
+  | 'tr'
+  | 'read'
+  | 'ing'
+  | 'feed'
+  | 'sub';

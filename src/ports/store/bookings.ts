@@ -101,7 +101,7 @@ export interface BookingStore {
   update(next: Booking): Promise<void>;
   /** Bookings matching a filter, ordered by start, and how many match. */
   list(tenantId: string, query: BookingQuery): Promise<{ items: Booking[]; total: number }>;
-  /** Occupied time per calendar within `range`, ignoring holds that lapsed before `now`. */
+  /** Occupied time per calendar within `range` (bookings, and busy time imported from external calendars), ignoring holds that lapsed before `now`. */
   busyIntervals(
     tenantId: string,
     calendarIds: readonly string[],

@@ -3,6 +3,7 @@ import type { AuditStore } from './audit.js';
 import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
 import type { IdempotencyStore } from './idempotency.js';
+import type { FeedStore } from './feeds.js';
 import type { IdentityStore } from './identity.js';
 import type { InboxStore } from './inbox.js';
 import type { OAuthStore } from './oauth.js';
@@ -28,6 +29,7 @@ export type { SimulatedPaymentStore } from './simulated-payments.js';
 export type { Credential, IdentityStore, SetupLink } from './identity.js';
 export type { OAuthRecord, OAuthStore, SealedSigningKey } from './oauth.js';
 export type { PasskeyStore } from './passkeys.js';
+export type { FeedStore, SubscriptionView } from './feeds.js';
 export type { ConversationKey, InboxStore, TaskSubject } from './inbox.js';
 export type {
   AttemptResult,
@@ -53,6 +55,7 @@ export interface StoreTx {
   readonly inbox: InboxStore;
   /** Webhook subscriptions, the outbox of booking events and its deliveries. */
   readonly webhooks: WebhookStore;
+  readonly feeds: FeedStore;
   /** Runs `callback` once this transaction has committed; never if it rolls back. */
   afterCommit(callback: () => void): void;
   /**

@@ -14,6 +14,12 @@ export function mapPgError(error: unknown): unknown {
   if (error instanceof DomainError || error instanceof ReferenceTakenError) return error;
   const code = sqlStateOf(error);
   const constraint = (error as { constraint?: unknown } | null)?.constraint;
+  // The external-busy trigger raises 23P01 too, with its own message: one refusal, said precisely.
+  if (code === '23P01' && (error as Error).message === 'HOLDFAST_EXTERNAL_BUSY')
+    return new DomainError(
+      'SLOT_UNAVAILABLE',
+      'The requested time overlaps busy time imported from an external calendar.',
+    );
   if (code === '23P01')
     return new DomainError('SLOT_UNAVAILABLE', 'The requested time overlaps an existing booking.');
   // The edge refuses NUL and broken UTF-16 first; should a value slip past it, answer like SQLite would refuse it.

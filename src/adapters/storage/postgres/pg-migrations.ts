@@ -560,6 +560,78 @@ END $$;
 `,
   },
   {
+    version: 15,
+    name: 'calendar feeds: published feed links, subscriptions to external busy time, and the busy time itself',
+    sql: `
+CREATE TABLE feed_links (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL,
+  calendar_id text NOT NULL,
+  secret_hash text NOT NULL UNIQUE,
+  created_at bigint NOT NULL,
+  revoked_at bigint,
+  FOREIGN KEY (tenant_id, calendar_id) REFERENCES calendars (tenant_id, id)
+);
+CREATE INDEX feed_links_tenant ON feed_links (tenant_id, created_at);
+CREATE TABLE feed_subscriptions (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL,
+  calendar_id text NOT NULL,
+  source text NOT NULL,
+  every_ms bigint NOT NULL,
+  created_at bigint NOT NULL,
+  next_run_at bigint NOT NULL,
+  lease_owner text,
+  lease_until bigint,
+  last_ok_at bigint,
+  last_error text,
+  last_error_at bigint,
+  busy_count integer NOT NULL DEFAULT 0,
+  FOREIGN KEY (tenant_id, calendar_id) REFERENCES calendars (tenant_id, id)
+);
+CREATE INDEX feed_subscriptions_due ON feed_subscriptions (next_run_at);
+CREATE INDEX feed_subscriptions_tenant ON feed_subscriptions (tenant_id, created_at);
+CREATE TABLE external_busy (
+  tenant_id text NOT NULL,
+  calendar_id text NOT NULL,
+  subscription_id text NOT NULL,
+  start_at bigint NOT NULL,
+  end_at bigint NOT NULL,
+  CHECK (end_at > start_at AND end_at - start_at <= ${WEEK_MS})
+);
+CREATE INDEX external_busy_calendar ON external_busy (tenant_id, calendar_id, start_at);
+CREATE INDEX external_busy_subscription ON external_busy (subscription_id);
+
+-- The engine refuses an active allocation over external busy time of its calendar (as SQLite's
+-- triggers do). A refresh takes this calendar's lock exclusively before replacing busy time;
+-- every allocation check takes it shared, then reads with a fresh snapshot (a volatile function
+-- under READ COMMITTED): a hold and a refresh of one calendar never both commit an unseen overlap,
+-- while holds still never wait for each other here.
+CREATE FUNCTION holdfast_external_busy_check() RETURNS trigger
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock_shared(
+    hashtextextended(current_schema() || ':holdfast-busy:' || NEW.tenant_id || ':' || NEW.calendar_id, 0));
+  IF EXISTS (
+    SELECT 1 FROM external_busy e
+    WHERE e.tenant_id = NEW.tenant_id AND e.calendar_id = NEW.calendar_id
+      AND e.start_at < NEW.end_at AND e.start_at > NEW.start_at - ${WEEK_MS} AND e.end_at > NEW.start_at
+  ) THEN
+    RAISE EXCEPTION 'HOLDFAST_EXTERNAL_BUSY' USING ERRCODE = '23P01',
+      DETAIL = 'The time overlaps busy time imported from an external calendar.';
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER allocations_no_external_busy_insert BEFORE INSERT ON allocations
+  FOR EACH ROW WHEN (NEW.active) EXECUTE FUNCTION holdfast_external_busy_check();
+-- Only when a row becomes active or moves: confirming a booking busy time was later imported over still works.
+CREATE TRIGGER allocations_no_external_busy_update BEFORE UPDATE ON allocations
+  FOR EACH ROW WHEN (NEW.active AND (NOT OLD.active OR NEW.calendar_id <> OLD.calendar_id
+    OR NEW.start_at <> OLD.start_at OR NEW.end_at <> OLD.end_at))
+  EXECUTE FUNCTION holdfast_external_busy_check();
+`,
+  },
+  {
     version: 16,
     name: 'webhooks: subscriptions, the outbox of booking events written by the change itself, deliveries',
     sql: `

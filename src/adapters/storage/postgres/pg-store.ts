@@ -8,6 +8,7 @@ import { mapPgError, RETRYABLE_SQLSTATES, sqlStateOf } from './pg-errors.js';
 import { DatabaseMissingError } from '../database-missing.js';
 import { pgMigrations } from './pg-migrations.js';
 import { PgBookings } from './pg-bookings.js';
+import { PgFeeds } from './pg-feeds.js';
 import { PgRunner, pgDialect } from './pg-sql.js';
 
 export interface PgStoreOptions {
@@ -104,7 +105,10 @@ export class PgStore implements Store {
   }
 
   private tx(runner: PgRunner): SqlStoreTx {
-    return new SqlStoreTx(runner, pgDialect, { bookings: (db, dialect) => new PgBookings(db, dialect) });
+    return new SqlStoreTx(runner, pgDialect, {
+      bookings: (db, dialect) => new PgBookings(db, dialect),
+      feeds: (db, dialect) => new PgFeeds(db, dialect),
+    });
   }
 
   private transaction<T>(begin: string, work: (tx: StoreTx) => Promise<T>): Promise<T> {

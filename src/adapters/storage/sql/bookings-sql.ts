@@ -293,7 +293,7 @@ export class BookingsSql implements BookingStore {
       calendar_id: string;
       start_at: number | string;
       end_at: number | string;
-      lane: number | string;
+      lane: number | string | null;
     }>(
       `SELECT a.calendar_id, a.start_at, a.end_at, a.lane FROM allocations a
        JOIN bookings b ON b.tenant_id = a.tenant_id AND b.id = a.booking_id
@@ -302,12 +302,31 @@ export class BookingsSql implements BookingStore {
          AND NOT (b.status = 'HELD' AND b.expires_at <= ?)`,
       [tenantId, ...calendarIds, range.end, range.start - WEEK_MS, range.start, now],
     );
+    // External busy time takes every seat lane.
+    rows.push(
+      ...(await this.externalBusy(tenantId, calendarIds, range)).map((row) => ({ ...row, lane: null })),
+    );
     for (const row of rows) {
       const list = busy.get(row.calendar_id) ?? [];
-      list.push({ start: Number(row.start_at), end: Number(row.end_at), lane: Number(row.lane) });
+      list.push({
+        start: Number(row.start_at),
+        end: Number(row.end_at),
+        lane: row.lane === null ? null : Number(row.lane),
+      });
       busy.set(row.calendar_id, list);
     }
     return busy;
+  }
+
+  /** Calendar feeds: busy time imported from external calendars occupies time like a booking does. */
+  private externalBusy(tenantId: string, calendarIds: readonly string[], range: Interval) {
+    // Stored in pieces of at most a week (a CHECK on both engines), like allocations.
+    return this.db.all<{ calendar_id: string; start_at: number | string; end_at: number | string }>(
+      `SELECT calendar_id, start_at, end_at FROM external_busy
+       WHERE tenant_id = ? AND calendar_id IN (${placeholders(calendarIds.length)})
+         AND start_at < ? AND start_at > ? AND end_at > ?`,
+      [tenantId, ...calendarIds, range.end, range.start - WEEK_MS, range.start],
+    );
   }
 
   /** Rows another transaction is already expiring are skipped (PostgreSQL): nobody waits on a lapsed hold. */

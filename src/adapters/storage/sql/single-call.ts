@@ -34,6 +34,7 @@ export function singleCall(tx: StoreTx): StoreTx {
     oauth: guard(tx.oauth),
     inbox: guard(tx.inbox),
     webhooks: guard(tx.webhooks),
+    feeds: guard(tx.feeds),
     afterCommit: (callback) => tx.afterCommit(callback),
     serialize: () =>
       Promise.reject(new NotSingleCallError('writeOne cannot serialise: it has no transaction')),

@@ -3,6 +3,7 @@ import type {
   AuditStore,
   BookingStore,
   CalendarStore,
+  FeedStore,
   IdempotencyStore,
   IdentityStore,
   InboxStore,
@@ -16,6 +17,7 @@ import { ApprovalsSql } from './approvals-sql.js';
 import { AuditSql } from './audit-sql.js';
 import { BookingsSql } from './bookings-sql.js';
 import { CalendarsSql } from './calendars-sql.js';
+import { FeedsSql } from './feeds-sql.js';
 import { IdempotencySql } from './idempotency-sql.js';
 import { IdentitySql } from './identity-sql.js';
 import { InboxSql } from './inbox-sql.js';
@@ -25,9 +27,10 @@ import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 import { WebhooksSql } from './webhooks-sql.js';
 
-/** Where an engine replaces the shared SQL of an aggregate with its own (PostgreSQL's one-statement hold). */
+/** Where an engine replaces the shared SQL of an aggregate with its own (PostgreSQL's one-statement hold, its busy-time lock). */
 export interface AggregateOverrides {
   readonly bookings?: (db: SqlRunner, dialect: SqlDialect) => BookingStore;
+  readonly feeds?: (db: SqlRunner, dialect: SqlDialect) => FeedStore;
 }
 
 /** Every aggregate over one connection inside one transaction; the store owns BEGIN and COMMIT. */
@@ -43,6 +46,7 @@ export class SqlStoreTx implements StoreTx {
   readonly oauth: OAuthStore;
   readonly inbox: InboxStore;
   readonly webhooks: WebhookStore;
+  readonly feeds: FeedStore;
   /** Run by the store once the transaction committed. */
   readonly committed: (() => void)[] = [];
 
@@ -62,6 +66,7 @@ export class SqlStoreTx implements StoreTx {
     this.oauth = new OAuthSql(db);
     this.inbox = new InboxSql(db);
     this.webhooks = new WebhooksSql(db, dialect);
+    this.feeds = overrides.feeds?.(db, dialect) ?? new FeedsSql(db, dialect);
   }
 
   afterCommit(callback: () => void): void {

@@ -532,6 +532,73 @@ END;
 `,
   },
   {
+    version: 15,
+    name: 'calendar feeds: published feed links, subscriptions to external busy time, and the busy time itself',
+    sql: `
+-- A private .ics address of a calendar's bookings; the secret is kept only as its hash.
+CREATE TABLE feed_links (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  calendar_id TEXT NOT NULL,
+  secret_hash TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER,
+  FOREIGN KEY (tenant_id, calendar_id) REFERENCES calendars (tenant_id, id)
+) STRICT;
+CREATE INDEX feed_links_tenant ON feed_links (tenant_id, created_at);
+CREATE TABLE feed_subscriptions (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  calendar_id TEXT NOT NULL,
+  source TEXT NOT NULL,
+  every_ms INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  next_run_at INTEGER NOT NULL,
+  lease_owner TEXT,
+  lease_until INTEGER,
+  last_ok_at INTEGER,
+  last_error TEXT,
+  last_error_at INTEGER,
+  busy_count INTEGER NOT NULL DEFAULT 0,
+  FOREIGN KEY (tenant_id, calendar_id) REFERENCES calendars (tenant_id, id)
+) STRICT;
+CREATE INDEX feed_subscriptions_due ON feed_subscriptions (next_run_at);
+CREATE INDEX feed_subscriptions_tenant ON feed_subscriptions (tenant_id, created_at);
+-- Busy time of external calendars, replaced per subscription on each refresh; pieces of at most a week.
+CREATE TABLE external_busy (
+  tenant_id TEXT NOT NULL,
+  calendar_id TEXT NOT NULL,
+  subscription_id TEXT NOT NULL,
+  start_at INTEGER NOT NULL,
+  end_at INTEGER NOT NULL,
+  CHECK (end_at > start_at AND end_at - start_at <= ${WEEK_MS})
+) STRICT;
+CREATE INDEX external_busy_calendar ON external_busy (tenant_id, calendar_id, start_at);
+CREATE INDEX external_busy_subscription ON external_busy (subscription_id);
+
+-- The engine refuses an active allocation over external busy time of its calendar. On update only
+-- when a row becomes active or moves: busy time imported over an existing booking (allowed, and
+-- reported) does not stop that booking from being confirmed.
+CREATE TRIGGER allocations_no_external_busy_insert BEFORE INSERT ON allocations
+WHEN NEW.active = 1
+BEGIN
+  SELECT RAISE(ABORT, 'HOLDFAST_EXTERNAL_BUSY') WHERE EXISTS (
+    SELECT 1 FROM external_busy e
+    WHERE e.tenant_id = NEW.tenant_id AND e.calendar_id = NEW.calendar_id
+      AND e.start_at < NEW.end_at AND e.start_at > NEW.start_at - ${WEEK_MS} AND e.end_at > NEW.start_at);
+END;
+CREATE TRIGGER allocations_no_external_busy_update BEFORE UPDATE ON allocations
+WHEN NEW.active = 1 AND (OLD.active = 0 OR NEW.calendar_id <> OLD.calendar_id
+  OR NEW.start_at <> OLD.start_at OR NEW.end_at <> OLD.end_at)
+BEGIN
+  SELECT RAISE(ABORT, 'HOLDFAST_EXTERNAL_BUSY') WHERE EXISTS (
+    SELECT 1 FROM external_busy e
+    WHERE e.tenant_id = NEW.tenant_id AND e.calendar_id = NEW.calendar_id
+      AND e.start_at < NEW.end_at AND e.start_at > NEW.start_at - ${WEEK_MS} AND e.end_at > NEW.start_at);
+END;
+`,
+  },
+  {
     version: 16,
     name: 'webhooks: subscriptions, the outbox of booking events written by the change itself, deliveries',
     sql: `

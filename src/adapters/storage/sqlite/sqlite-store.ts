@@ -23,6 +23,7 @@ import { OAuthSql } from '../sql/oauth-sql.js';
 import { PasskeysSql } from '../sql/passkeys-sql.js';
 import { InboxSql } from '../sql/inbox-sql.js';
 import { WebhooksSql } from '../sql/webhooks-sql.js';
+import { FeedsSql } from '../sql/feeds-sql.js';
 
 export interface SqliteStoreOptions {
   /** false: a missing file is an error, not a new database (operator commands). */
@@ -43,6 +44,7 @@ const prototypes: Record<AggregateName, object> = {
   oauth: OAuthSql.prototype,
   inbox: InboxSql.prototype,
   webhooks: WebhooksSql.prototype,
+  feeds: FeedsSql.prototype,
 };
 const methods = new Map(
   AGGREGATES.map((name) => [

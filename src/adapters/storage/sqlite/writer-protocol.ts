@@ -22,6 +22,7 @@ export const AGGREGATES = [
   'oauth',
   'inbox',
   'webhooks',
+  'feeds',
 ] as const;
 export type AggregateName = (typeof AGGREGATES)[number];
 

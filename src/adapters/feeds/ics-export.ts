@@ -1,0 +1,32 @@
+import { createHash } from 'node:crypto';
+import ical, { ICalEventStatus } from 'ical-generator';
+import type { CalendarFeed } from '../../app/feeds/feed-links.js';
+
+/**
+ * A booking's UID in feeds: stable for the booking, and not its id (booking ids are
+ * unguessable handles; a feed address leaks easily).
+ */
+export function feedUid(tenantId: string, bookingId: string): string {
+  return `${createHash('sha256').update(`${tenantId}\u0000${bookingId}`).digest('hex').slice(0, 32)}@holdfast`;
+}
+
+/** The feed as iCalendar text: times in UTC, no customer details, a refresh hint of 15 minutes. */
+export function renderIcs(feed: CalendarFeed, now: number): string {
+  const calendar = ical({
+    name: feed.calendar.name,
+    prodId: { company: 'Holdfast', product: 'calendar feed', language: 'EN' },
+    ttl: 15 * 60,
+  });
+  for (const event of feed.events)
+    calendar.createEvent({
+      id: feedUid(feed.calendar.tenantId, event.bookingId),
+      start: new Date(event.start),
+      end: new Date(event.end),
+      stamp: new Date(now),
+      lastModified: new Date(event.changedAt),
+      sequence: event.sequence,
+      summary: event.summary,
+      status: event.status === 'CONFIRMED' ? ICalEventStatus.CONFIRMED : ICalEventStatus.TENTATIVE,
+    });
+  return calendar.toString();
+}
