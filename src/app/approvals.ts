@@ -1,6 +1,6 @@
 import type { Approval } from '../domain/approval/approval.js';
 import { approvalExpiry, decide, effectiveApprovalStatus } from '../domain/approval/approval.js';
-import type { GatedAction, Intent, IntentSummary } from '../domain/approval/intent.js';
+import type { GatedAction, Intent, IntentSummary, MovedFrom } from '../domain/approval/intent.js';
 import { intentOf } from '../domain/approval/intent.js';
 import type { Booking } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
@@ -31,8 +31,14 @@ export async function describeIntent(
   const start = parseInstant(intent.start, 'intent.start');
   const end = parseInstant(intent.end, 'intent.end');
   const moved = booking.version !== intent.version;
+  const replaces = intent.action === 'confirm_booking' ? intent.replaces : undefined;
   return {
-    action: intent.action === 'confirm_booking' ? 'Confirm booking' : 'Cancel booking',
+    action: replaces
+      ? 'Move booking'
+      : intent.action === 'confirm_booking'
+        ? 'Confirm booking'
+        : 'Cancel booking',
+    ...(replaces ? { movedFrom: await movedFrom(tx, tenantId, replaces) } : {}),
     reference: booking.reference,
     calendars: calendars.map((c) => ({
       name: c.name,
@@ -48,6 +54,28 @@ export async function describeIntent(
     label: booking.label,
     version: intent.version,
     stale: moved ? { currentVersion: booking.version, currentStatus: booking.status } : null,
+  };
+}
+
+/** The time a move gives up, as a person reads it: each calendar's local start and end. */
+async function movedFrom(
+  tx: StoreTx,
+  tenantId: string,
+  replaces: MovedFrom,
+): Promise<NonNullable<IntentSummary['movedFrom']>> {
+  const calendars = await tx.calendars.get(tenantId, replaces.calendarIds);
+  const start = parseInstant(replaces.start, 'intent.replaces.start');
+  const end = parseInstant(replaces.end, 'intent.replaces.end');
+  return {
+    reference: replaces.reference,
+    startUtc: replaces.start,
+    endUtc: replaces.end,
+    calendars: calendars.map((c) => ({
+      name: c.name,
+      timeZone: c.timeZone,
+      start: formatLocal(start, c.timeZone),
+      end: formatLocal(end, c.timeZone),
+    })),
   };
 }
 
@@ -69,7 +97,11 @@ export async function openApproval(
   booking: Booking,
 ): Promise<PendingApproval> {
   const now = deps.clock.now();
-  const intent = intentOf(action, booking);
+  const moved =
+    action === 'confirm_booking' && booking.replaces
+      ? ((await tx.bookings.get(booking.tenantId, booking.replaces)) ?? undefined)
+      : undefined;
+  const intent = intentOf(action, booking, moved);
   const intentHash = deps.digest.ofJson(intent);
   const approval: Approval = {
     id: deps.ids.newUuid(),

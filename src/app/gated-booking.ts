@@ -20,6 +20,7 @@ import type { AppDeps } from './deps.js';
 import type { IdempotentCall, Outcome, ResultStorage } from './idempotent.js';
 import { findReplay, idempotent } from './idempotent.js';
 import { flagLatePayment, lateMoney, requireCleared } from './payment-gate.js';
+import { completeMove } from './complete-move.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { loadOwnBooking, snapshotOf, snapshotStorage } from './snapshot.js';
 export interface GatedBookingInput extends ProofRequest {
@@ -64,7 +65,14 @@ export async function gatedBookingChange(
   const replay = await deps.store.read((tx) => findReplay(deps, tx, record));
   if (replay) return settle(replay);
 
-  const booking = await deps.store.read((tx) => loadOwnBooking(tx, principal, input.bookingId));
+  const { booking, moved } = await deps.store.read(async (tx) => {
+    const booking = await loadOwnBooking(tx, principal, input.bookingId);
+    const moved =
+      action === 'confirm_booking' && booking.replaces
+        ? ((await tx.bookings.get(booking.tenantId, booking.replaces)) ?? undefined)
+        : undefined;
+    return { booking, moved };
+  });
   try {
     dryRun(action, booking, input.expectedVersion, deps.clock.now());
   } catch (error) {
@@ -78,7 +86,7 @@ export async function gatedBookingChange(
     }
     throw error;
   }
-  const intent = intentOf(action, booking);
+  const intent = intentOf(action, booking, moved);
   const intentHash = deps.digest.ofJson(intent);
   const authorization = await authorize(
     deps,
@@ -90,8 +98,9 @@ export async function gatedBookingChange(
     call,
   );
 
+  // A move carries the payment of the booking it moves: nothing new is charged.
   const { verdict, paidAt } =
-    action === 'confirm_booking' && booking.price !== null
+    action === 'confirm_booking' && booking.price !== null && !booking.replaces
       ? await requireCleared(deps, booking, call.traceId)
       : { verdict: 'PAID' as const, paidAt: null };
 
@@ -113,13 +122,17 @@ export async function gatedBookingChange(
       }
       const next = dryRun(action, current, input.expectedVersion, now);
       await spend(tx, principal, authorization, now);
+      if (action === 'confirm_booking' && current.replaces) {
+        const stored = await completeMove(deps, tx, next, intent, now);
+        return { snapshot: await snapshotOf(tx, stored) };
+      }
       const stored =
         action === 'confirm_booking' && booking.price !== null ? markPaid(next, paidAt ?? now) : next;
       await tx.bookings.update(stored);
       return { snapshot: await snapshotOf(tx, stored) };
     }),
   );
-  deps.slotCache.invalidate(principal.tenantId, booking.calendarIds);
+  deps.slotCache.invalidate(principal.tenantId, [...booking.calendarIds, ...(moved?.calendarIds ?? [])]);
   return settle(outcome);
 }
 

@@ -64,13 +64,14 @@ export async function holdSlot(
   principal: Principal,
   input: HoldSlotInput,
   call: WriteCall = {},
+  move?: Booking,
 ): Promise<Outcome<BookingSnapshot>> {
   requireWriter(principal, 'draft');
   const now = deps.clock.now();
   const range = parseRange(input, now);
   const idempotent: IdempotentCall<BookingSnapshot> = {
     principal,
-    tool: 'hold_slot',
+    tool: move ? 'reschedule_booking' : 'hold_slot',
     key: input.idempotencyKey,
     args: input,
     argumentsDigest: call.argumentsDigest,
@@ -78,7 +79,7 @@ export async function holdSlot(
     storage: snapshotStorage,
   };
   try {
-    const outcome = await placeHold(deps, principal, input, range, idempotent).catch(
+    const outcome = await placeHold(deps, principal, input, range, idempotent, move).catch(
       async (error: unknown) => {
         // The engine still counts holds that lapsed but were not swept yet. Give their time back in a short
         // transaction of its own (inside the hold it could lock against a racing hold and deadlock on
@@ -86,7 +87,7 @@ export async function holdSlot(
         if (!(error instanceof DomainError && error.code === 'SLOT_UNAVAILABLE')) throw error;
         if ((await deps.store.writeOne((tx) => tx.bookings.expireLapsed(now, principal.tenantId))) === 0)
           throw error;
-        return placeHold(deps, principal, input, range, idempotent);
+        return placeHold(deps, principal, input, range, idempotent, move);
       },
     );
     deps.slotCache.invalidate(principal.tenantId, input.calendarIds);
@@ -116,6 +117,7 @@ async function placeHold(
   input: HoldSlotInput,
   range: Interval,
   call: IdempotentCall<BookingSnapshot>,
+  move?: Booking,
 ): Promise<Outcome<BookingSnapshot>> {
   for (let attempt = 1; attempt <= STALE_ATTEMPTS; attempt++) {
     let calendars: Calendar[];
@@ -136,6 +138,7 @@ async function placeHold(
       range,
       calendars,
       call,
+      move,
     );
     if (placement.outcome === 'placed') {
       call.audit?.committed();
@@ -238,20 +241,27 @@ function limitReached(
   });
 }
 
-/** What each calendar's allocation occupies, and the limits to count before it is written. */
-function occupancy(
+/**
+ * What each calendar's allocation occupies, and the limits to count before it is written. A move
+ * holds only the part of its new time the booking it moves does not already occupy (that part is
+ * handed over when the move is confirmed), and its limits do not count the booking it moves.
+ */
+export function occupancy(
   calendars: readonly Calendar[],
   range: Interval,
   customer: Customer | null,
+  move?: Booking,
 ): Pick<HoldPlan, 'occupies' | 'limits'> {
   const key = customerKey(customer);
   const sorted = [...calendars].sort((a, b) => (a.id < b.id ? -1 : 1));
   return {
-    occupies: sorted.map((c) => ({
-      calendarId: c.id,
-      ...paddedInterval(rulesOf(c), range),
-      capacity: rulesOf(c).capacity,
-    })),
+    occupies: sorted.flatMap((c) => {
+      const rules = rulesOf(c);
+      const span = paddedInterval(rules, range);
+      const held = move?.calendarIds.includes(c.id) ? paddedInterval(rules, move) : null;
+      const part = held ? uncovered(span, held, c) : span;
+      return part ? [{ calendarId: c.id, ...part, capacity: rules.capacity }] : [];
+    }),
     limits: sorted.flatMap((c) =>
       countWindows(rulesOf(c), c.timeZone, range.start)
         .filter((w) => !w.perCustomer || key !== null)
@@ -262,9 +272,25 @@ function occupancy(
           to: w.to,
           max: w.max,
           customerKey: w.perCustomer ? key : null,
+          excludeBookingId: move?.id ?? null,
         })),
     ),
   };
+}
+
+/** The part of `span` outside `held`: all of it, one piece, or none; two pieces cannot be held as one. */
+function uncovered(span: Interval, held: Interval, calendar: Calendar): Interval | null {
+  if (held.end <= span.start || held.start >= span.end) return span;
+  const before = held.start > span.start;
+  const after = held.end < span.end;
+  if (before && after)
+    throw invalidArgument(
+      'end',
+      `on ${calendar.name} a move may not start earlier and end later than the booking at once; move it in two steps`,
+    );
+  if (before) return { start: span.start, end: held.start };
+  if (after) return { start: held.end, end: span.end };
+  return null;
 }
 
 /** Short references are random; on the rare clash inside a tenant, draw again. */
@@ -275,6 +301,7 @@ async function placeWithFreshReference(
   range: Interval,
   calendars: readonly Calendar[],
   call: IdempotentCall<BookingSnapshot>,
+  move?: Booking,
 ): Promise<{ placement: HoldPlacement; snapshot: BookingSnapshot }> {
   const now = deps.clock.now();
   const base: Booking = {
@@ -296,10 +323,15 @@ async function placeWithFreshReference(
     owner: { subject: principal.subject, clientId: principal.clientId, connectionId: principal.connectionId },
     externalKeys: {},
     paymentFollowUp: false,
+    ...(move ? { replaces: move.id } : {}),
   };
   for (let attempt = 1; ; attempt++) {
     const booking = { ...base, reference: deps.ids.newReference() };
-    const snapshot: BookingSnapshot = { booking, calendars: calendars.map(calendarRef) };
+    const snapshot: BookingSnapshot = {
+      booking,
+      calendars: calendars.map(calendarRef),
+      ...(move ? { replaced: move } : {}),
+    };
     // The record committed with the hold names it; any other outcome made nothing.
     call.audit?.made({ bookingId: booking.id });
     const plan: HoldPlan = {
@@ -307,7 +339,7 @@ async function placeWithFreshReference(
       calendarVersions: calendars.map((c) => ({ id: c.id, version: c.version })),
       idempotency: idempotencyRecord(deps, call, snapshotStorage.persist(snapshot)),
       audit: call.audit?.signed(),
-      ...occupancy(calendars, range, base.customer),
+      ...occupancy(calendars, range, base.customer, move),
       cap:
         isLimited(principal.limits.activeHoldsPerPerson) ||
         isLimited(principal.limits.activeHoldsPerConnection)

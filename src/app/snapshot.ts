@@ -14,6 +14,8 @@ export interface CalendarRef {
 export interface BookingSnapshot {
   readonly booking: Booking;
   readonly calendars: readonly CalendarRef[];
+  /** A replacement hold (reschedule_booking): the booking it moves, for the intent to show. */
+  readonly replaced?: Booking;
 }
 
 export function calendarRef(calendar: Calendar): CalendarRef {
@@ -52,7 +54,8 @@ export async function loadCalendars(
 
 export async function snapshotOf(tx: StoreTx, booking: Booking): Promise<BookingSnapshot> {
   const calendars = await tx.calendars.get(booking.tenantId, booking.calendarIds);
-  return { booking, calendars: calendars.map(calendarRef) };
+  const replaced = booking.replaces ? await tx.bookings.get(booking.tenantId, booking.replaces) : null;
+  return { booking, calendars: calendars.map(calendarRef), ...(replaced ? { replaced } : {}) };
 }
 
 /**
@@ -60,7 +63,11 @@ export async function snapshotOf(tx: StoreTx, booking: Booking): Promise<Booking
  * holds them (they never change), so the idempotency table keeps no second copy.
  */
 export const snapshotStorage: ResultStorage<BookingSnapshot> = {
-  persist: (snapshot) => ({ ...snapshot, booking: { ...snapshot.booking, customer: null, label: null } }),
+  persist: (snapshot) => ({
+    ...snapshot,
+    booking: { ...snapshot.booking, customer: null, label: null },
+    ...(snapshot.replaced ? { replaced: { ...snapshot.replaced, customer: null, label: null } } : {}),
+  }),
   revive: async (stored, tx) => {
     const snapshot = stored as BookingSnapshot;
     const current = await tx.bookings.get(snapshot.booking.tenantId, snapshot.booking.id);

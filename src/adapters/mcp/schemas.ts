@@ -192,6 +192,12 @@ export const bookingOut = z.object({
     .describe(
       'For HELD bookings: exactly what confirm_booking will do, and its hash. Show it to the user before confirming.',
     ),
+  replaces: z
+    .string()
+    .nullable()
+    .describe(
+      'A replacement hold from reschedule_booking: the booking that confirming it moves (and cancels).',
+    ),
   owner: z.object({ subject: z.string(), clientId: z.string() }),
   externalKeys: z.record(z.string(), z.string()),
   createdAt: instantOut,

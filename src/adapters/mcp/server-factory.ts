@@ -8,6 +8,7 @@ import { registerResources } from './resources/resources.js';
 import type { ClientIdentity, ToolContext, ToolDefinition, ToolSurface } from './tool-kit.js';
 import { registerTool } from './tool-kit.js';
 import { createCalendarTool, setAvailabilityTool, setBookingRulesTool } from './tools/admin-calendars.js';
+import { rescheduleBookingTool } from './tools/reschedule-booking.js';
 import { bookSlotTool } from './tools/book-slot.js';
 import { getApprovalTool, requestApprovalTool } from './tools/approvals.js';
 import { releaseHoldTool } from './tools/release-hold.js';
@@ -54,6 +55,7 @@ export const holdfastTools = [
   createCalendarTool,
   setAvailabilityTool,
   setBookingRulesTool,
+  rescheduleBookingTool,
   bookSlotTool,
 ];
 

@@ -36,9 +36,14 @@ export function calendarView(calendar: Calendar) {
 }
 
 /** HELD bookings carry the intent a human must approve to confirm them, and its hash. */
-function confirmationIntentOf(booking: Booking, deps: Pick<AppDeps, 'digest'>, now: Instant) {
+function confirmationIntentOf(
+  booking: Booking,
+  deps: Pick<AppDeps, 'digest'>,
+  now: Instant,
+  replaced: Booking | undefined,
+) {
   if (effectiveStatus(booking, now) !== 'HELD') return null;
-  const intent = confirmIntentOf(booking);
+  const intent = confirmIntentOf(booking, replaced);
   return { intent, intentHash: deps.digest.ofJson(intent) };
 }
 
@@ -49,7 +54,7 @@ function customerFor(customer: Customer | null, principal: Principal | undefined
 }
 
 export function bookingView(
-  { booking, calendars }: BookingSnapshot,
+  { booking, calendars, replaced }: BookingSnapshot,
   {
     deps,
     links,
@@ -77,7 +82,8 @@ export function bookingView(
       reconciliationRequired: booking.payment.reconciliationRequired ?? false,
     },
     paymentUrl: booking.price === null ? null : links.paymentUrl(booking.id),
-    confirmationIntent: confirmationIntentOf(booking, deps, now),
+    confirmationIntent: confirmationIntentOf(booking, deps, now, replaced),
+    replaces: booking.replaces ?? null,
     owner: { subject: booking.owner.subject, clientId: booking.owner.clientId },
     externalKeys: { ...booking.externalKeys },
     createdAt: formatInstant(booking.createdAt),

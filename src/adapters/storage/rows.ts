@@ -46,6 +46,7 @@ export interface BookingRow {
   payment_follow_up: number | boolean;
   /** Who per-customer limits count this booking for (derived from the customer). */
   customer_key: string | null;
+  replaces: string | null;
 }
 
 const num = (v: number | string): number => Number(v);
@@ -118,6 +119,7 @@ export function bookingFromRow(row: BookingRow): Booking {
     owner: { subject: row.owner_subject, clientId: row.owner_client, connectionId: row.owner_connection },
     externalKeys: JSON.parse(row.external_keys) as Booking['externalKeys'],
     paymentFollowUp: Boolean(row.payment_follow_up),
+    ...(row.replaces ? { replaces: row.replaces } : {}),
   };
 }
 
@@ -145,6 +147,7 @@ export function bookingToRow(b: Booking): BookingRow {
     external_keys: JSON.stringify(b.externalKeys),
     payment_follow_up: b.paymentFollowUp ? 1 : 0,
     customer_key: customerKey(b.customer),
+    replaces: b.replaces ?? null,
   };
 }
 

@@ -15,6 +15,18 @@ export interface ConfirmIntent {
   readonly amount: string | null;
   readonly currency: string | null;
   readonly version: number;
+  /** A move (reschedule_booking): the confirmed booking this one replaces, as it is now. */
+  readonly replaces?: MovedFrom;
+}
+
+/** What a move ends: confirming the replacement cancels this booking in the same transaction. */
+export interface MovedFrom {
+  readonly bookingId: string;
+  readonly reference: string;
+  readonly calendarIds: readonly string[];
+  readonly start: string;
+  readonly end: string;
+  readonly version: number;
 }
 
 export interface CancelIntent {
@@ -45,13 +57,21 @@ export interface IntentSummary {
   readonly customer: Customer | null;
   readonly label: string | null;
   readonly version: number;
+  /** A move: the booking it ends and that booking's time. */
+  readonly movedFrom?: {
+    readonly reference: string;
+    readonly startUtc: string;
+    readonly endUtc: string;
+    readonly calendars: IntentSummary['calendars'];
+  };
   /** Set when the booking moved on since the intent was taken. */
   readonly stale: { readonly currentVersion: number; readonly currentStatus: string } | null;
 }
 export type GatedAction = Intent['action'];
 
-export function confirmIntentOf(booking: Booking): ConfirmIntent {
+export function confirmIntentOf(booking: Booking, moved?: Booking): ConfirmIntent {
   return {
+    ...(moved ? { replaces: movedFrom(moved) } : {}),
     action: 'confirm_booking',
     bookingId: booking.id,
     calendarIds: [...booking.calendarIds],
@@ -59,6 +79,17 @@ export function confirmIntentOf(booking: Booking): ConfirmIntent {
     end: formatInstant(booking.end),
     amount: booking.price?.amount ?? null,
     currency: booking.price?.currency ?? null,
+    version: booking.version,
+  };
+}
+
+function movedFrom(booking: Booking): MovedFrom {
+  return {
+    bookingId: booking.id,
+    reference: booking.reference,
+    calendarIds: [...booking.calendarIds],
+    start: formatInstant(booking.start),
+    end: formatInstant(booking.end),
     version: booking.version,
   };
 }
@@ -74,21 +105,25 @@ export function cancelIntentOf(booking: Booking): CancelIntent {
   };
 }
 
-export function intentOf(action: GatedAction, booking: Booking): Intent {
-  return action === 'confirm_booking' ? confirmIntentOf(booking) : cancelIntentOf(booking);
+export function intentOf(action: GatedAction, booking: Booking, moved?: Booking): Intent {
+  return action === 'confirm_booking' ? confirmIntentOf(booking, moved) : cancelIntentOf(booking);
 }
 
 /** Field-by-field equality of two intents (order of calendar ids matters: it is part of the action). */
 export function sameIntent(a: unknown, b: Intent): boolean {
+  return sameFields(a, b as unknown as Record<string, unknown>);
+}
+
+function sameFields(a: unknown, expected: Readonly<Record<string, unknown>>): boolean {
   if (typeof a !== 'object' || a === null || Array.isArray(a)) return false;
   const given = a as Record<string, unknown>;
-  const expected = b as unknown as Record<string, unknown>;
   const keys = Object.keys(expected);
   if (Object.keys(given).length !== keys.length) return false;
   return keys.every((key) => {
     const x = given[key];
     const y = expected[key];
     if (Array.isArray(y)) return Array.isArray(x) && x.length === y.length && x.every((v, i) => v === y[i]);
+    if (typeof y === 'object' && y !== null) return sameFields(x, y as Record<string, unknown>);
     return x === y;
   });
 }

@@ -69,6 +69,8 @@ export interface Booking {
    * paid anyway, so late money is always found and flagged for a person.
    */
   readonly paymentFollowUp: boolean;
+  /** A replacement hold made by reschedule_booking: the confirmed booking it moves, once confirmed. */
+  readonly replaces?: string | null;
 }
 
 const transitions: Readonly<Record<BookingStatus, readonly BookingStatus[]>> = {

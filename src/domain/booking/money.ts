@@ -47,3 +47,11 @@ export function sumPrices(prices: readonly (Money | null)[]): Money | null {
   const total = priced.reduce((sum, p) => sum + toUnits(p.amount, scale), 0n);
   return { amount: fromUnits(total, scale), currency };
 }
+
+/** Whether two prices are the same sum of money ("500" and "500.00" are). */
+export function samePrice(a: Money | null, b: Money | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.currency !== b.currency) return false;
+  const scale = Math.max(scaleOf(a.amount), scaleOf(b.amount));
+  return toUnits(a.amount, scale) === toUnits(b.amount, scale);
+}

@@ -62,6 +62,8 @@ export interface LimitCheck {
   readonly to: Instant;
   readonly max: number;
   readonly customerKey: string | null;
+  /** A move does not count the booking it moves. */
+  readonly excludeBookingId: string | null;
 }
 
 export interface HoldCap {
@@ -97,6 +99,8 @@ export interface BookingStore {
    * reference throws ReferenceTakenError.
    */
   placeHold(plan: HoldPlan): Promise<HoldPlacement>;
+  /** A confirmed move: the booking's allocations become exactly `spans` (lowest free lanes); the engine checks them. */
+  replaceAllocations(booking: Booking, spans: readonly CalendarSpan[]): Promise<void>;
   /** Writes `next` if the stored version is still `next.version - 1`; allocations follow the status. */
   update(next: Booking): Promise<void>;
   /** Bookings matching a filter, ordered by start, and how many match. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { auditEntryColumns, auditEntryValues } from '../audit-rows.js';
-import type { HoldPlacement, HoldPlan } from '../../../ports/store/index.js';
+import type { CalendarSpan, HoldPlacement, HoldPlan } from '../../../ports/store/index.js';
+import type { Booking } from '../../../domain/booking/booking.js';
 import { NO_LIMIT } from '../../../domain/identity/identity.js';
 import { idempotencyValues } from '../rows.js';
 import { bookingColumns, bookingValues, BookingsSql } from '../sql/bookings-sql.js';
@@ -47,9 +48,11 @@ function placeHoldSql(
   limited: boolean,
 ): string {
   const versions = Array.from({ length: versionsChecked }, () => '(?::text, ?::int)').join(', ');
-  const allocations = Array.from({ length: calendars }, () => '(?::text, ?::bigint, ?::bigint, ?::int)').join(
-    ', ',
-  );
+  // A move may hold nothing new on any calendar (its new time lies inside the old one).
+  const allocations =
+    calendars === 0
+      ? 'SELECT NULL::text, NULL::bigint, NULL::bigint, NULL::int WHERE false'
+      : `VALUES ${Array.from({ length: calendars }, () => '(?::text, ?::bigint, ?::bigint, ?::int)').join(', ')}`;
   return `
 WITH cells AS (
   SELECT count(pg_advisory_xact_lock(k)) AS n FROM unnest(?::bigint[]) AS k
@@ -76,7 +79,7 @@ WITH cells AS (
   INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active, lane)
   SELECT booking.tenant_id, booking.id, c.calendar_id, c.start_at, c.end_at, true,
     holdfast_free_lane(booking.tenant_id, c.calendar_id, c.start_at, c.end_at, c.capacity)
-  FROM booking, (VALUES ${allocations}) AS c(calendar_id, start_at, end_at, capacity) ORDER BY c.calendar_id
+  FROM booking, (${allocations}) AS c(calendar_id, start_at, end_at, capacity) ORDER BY c.calendar_id
   RETURNING 1
 )${
     audited
@@ -144,25 +147,41 @@ export class PgBookings extends BookingsSql {
     return Number(row?.n ?? 0);
   }
 
+  /** A confirmed move, inside its transaction: the cells first (as a hold takes them), then the rows. */
+  override async replaceAllocations(booking: Booking, spans: readonly CalendarSpan[]): Promise<void> {
+    if (spans.length > 0)
+      await this.db.all('SELECT count(pg_advisory_xact_lock(k)) AS n FROM unnest(?::bigint[]) AS k', [
+        cellLocks(
+          booking.tenantId,
+          spans.map((span) => span.calendarId),
+          Math.min(...spans.map((span) => span.start)),
+          Math.max(...spans.map((span) => span.end)),
+        ),
+      ]);
+    await super.replaceAllocations(booking, spans);
+  }
+
   override async placeHold(plan: HoldPlan): Promise<HoldPlacement> {
     const b = plan.booking;
     const calendars = [...b.calendarIds].sort();
     const spans = [...plan.occupies].sort((x, y) => (x.calendarId < y.calendarId ? -1 : 1));
     const [row] = await this.db.all<{ fresh: boolean; room: boolean; failed: number; claimed: string }>(
       placeHoldSql(
-        calendars.length,
+        spans.length,
         plan.calendarVersions.length,
         plan.audit !== undefined,
         plan.cap !== null,
         plan.limits.length > 0,
       ),
       [
-        cellLocks(
-          b.tenantId,
-          calendars,
-          Math.min(...spans.map((span) => span.start)),
-          Math.max(...spans.map((span) => span.end)),
-        ),
+        spans.length === 0
+          ? []
+          : cellLocks(
+              b.tenantId,
+              calendars,
+              Math.min(...spans.map((span) => span.start)),
+              Math.max(...spans.map((span) => span.end)),
+            ),
         b.tenantId,
         ...plan.calendarVersions.flatMap((v) => [v.id, v.version]),
         ...(plan.cap
@@ -180,7 +199,14 @@ export class PgBookings extends BookingsSql {
               b.tenantId,
               b.createdAt,
               JSON.stringify(
-                plan.limits.map((l) => ({ c: l.calendarId, f: l.from, t: l.to, m: l.max, k: l.customerKey })),
+                plan.limits.map((l) => ({
+                  c: l.calendarId,
+                  f: l.from,
+                  t: l.to,
+                  m: l.max,
+                  k: l.customerKey,
+                  x: l.excludeBookingId,
+                })),
               ),
             ]
           : []),

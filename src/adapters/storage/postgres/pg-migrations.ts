@@ -525,7 +525,8 @@ BEGIN
         AND a.start_at >= (item->>'f')::bigint - 43200000 AND a.start_at < (item->>'t')::bigint
         AND b.start_at >= (item->>'f')::bigint AND b.start_at < (item->>'t')::bigint
         AND NOT (b.status = 'HELD' AND b.expires_at <= p_now)
-        AND (item->>'k' IS NULL OR b.customer_key = item->>'k');
+        AND (item->>'k' IS NULL OR b.customer_key = item->>'k')
+        AND (item->>'x' IS NULL OR b.id <> item->>'x');
     IF taken >= (item->>'m')::int THEN RETURN i; END IF;
   END LOOP;
   RETURN 0;
@@ -734,6 +735,13 @@ CREATE TRIGGER webhook_booking_inserted AFTER INSERT ON bookings
 CREATE TRIGGER webhook_booking_updated AFTER UPDATE ON bookings
   FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.payment IS DISTINCT FROM NEW.payment)
   EXECUTE FUNCTION holdfast_webhook_booking_changed();
+`,
+  },
+  {
+    version: 17,
+    name: 'reschedule: a replacement hold names the confirmed booking it moves',
+    sql: `
+ALTER TABLE bookings ADD COLUMN replaces text;
 `,
   },
 ];

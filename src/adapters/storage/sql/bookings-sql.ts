@@ -51,6 +51,7 @@ export const bookingColumns: readonly (keyof BookingRow)[] = [
   'external_keys',
   'payment_follow_up',
   'customer_key',
+  'replaces',
 ];
 
 export const INSERT_BOOKING = `INSERT INTO bookings (${bookingColumns.join(', ')}) VALUES (${placeholders(bookingColumns.length)})`;
@@ -102,15 +103,33 @@ export class BookingsSql implements BookingStore {
     }
     await this.db.run(INSERT_BOOKING, bookingValues(b));
     const spans = [...plan.occupies].sort((x, y) => (x.calendarId < y.calendarId ? -1 : 1));
-    const lanes = await Promise.all(spans.map((span) => this.freeLane(b.tenantId, span)));
+    await this.insertAllocations(b, spans);
+    if (plan.audit)
+      await this.db.run(APPEND_PENDING, [...auditEntryValues(plan.audit.entry), plan.audit.mac]);
+    return { outcome: 'placed' };
+  }
+
+  async replaceAllocations(booking: Booking, spans: readonly CalendarSpan[]): Promise<void> {
+    await this.db.run('DELETE FROM allocations WHERE tenant_id = ? AND booking_id = ?', [
+      booking.tenantId,
+      booking.id,
+    ]);
+    await this.insertAllocations(
+      booking,
+      [...spans].sort((x, y) => (x.calendarId < y.calendarId ? -1 : 1)),
+    );
+  }
+
+  /** Active allocations of a booking, in the order given, each in the lowest seat lane free for it. */
+  protected async insertAllocations(b: Booking, spans: readonly CalendarSpan[]): Promise<void> {
+    if (spans.length === 0) return;
+    const lanes: number[] = [];
+    for (const span of spans) lanes.push(await this.freeLane(b.tenantId, span));
     await this.db.run(
       `INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active, lane)
        VALUES ${spans.map(() => `(?, ?, ?, ?, ?, ${this.dialect.TRUE}, ?)`).join(', ')}`,
       spans.flatMap((span, i) => [b.tenantId, b.id, span.calendarId, span.start, span.end, lanes[i]]),
     );
-    if (plan.audit)
-      await this.db.run(APPEND_PENDING, [...auditEntryValues(plan.audit.entry), plan.audit.mac]);
-    return { outcome: 'placed' };
   }
 
   /** The lowest seat lane free for the whole span (one writer at a time); 0 if none, which the engine refuses. */
@@ -133,7 +152,7 @@ export class BookingsSql implements BookingStore {
       `SELECT count(*) AS n FROM bookings b JOIN allocations a ON a.tenant_id = b.tenant_id AND a.booking_id = b.id
        WHERE a.tenant_id = ? AND a.calendar_id = ? AND a.active = ${this.dialect.TRUE}
          AND a.start_at >= ? AND a.start_at < ? AND b.start_at >= ? AND b.start_at < ?
-         AND NOT (b.status = 'HELD' AND b.expires_at <= ?)${check.customerKey === null ? '' : ' AND b.customer_key = ?'}`,
+         AND NOT (b.status = 'HELD' AND b.expires_at <= ?)${check.customerKey === null ? '' : ' AND b.customer_key = ?'}${check.excludeBookingId === null ? '' : ' AND b.id <> ?'}`,
       [
         tenantId,
         check.calendarId,
@@ -143,6 +162,7 @@ export class BookingsSql implements BookingStore {
         check.to,
         now,
         ...(check.customerKey === null ? [] : [check.customerKey]),
+        ...(check.excludeBookingId === null ? [] : [check.excludeBookingId]),
       ],
     );
     return Number(row?.n ?? 0);

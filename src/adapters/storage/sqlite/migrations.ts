@@ -677,6 +677,13 @@ ${webhookTrigger(
 )}
 `,
   },
+  {
+    version: 17,
+    name: 'reschedule: a replacement hold names the confirmed booking it moves',
+    sql: `
+ALTER TABLE bookings ADD COLUMN replaces TEXT;
+`,
+  },
 ];
 
 /**

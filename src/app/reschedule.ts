@@ -1,0 +1,71 @@
+import type { Booking } from '../domain/booking/booking.js';
+import { effectiveStatus } from '../domain/booking/booking.js';
+import { samePrice, sumPrices } from '../domain/booking/money.js';
+import type { Principal } from '../domain/calendar.js';
+import { DomainError, invalidArgument } from '../domain/errors.js';
+import type { Customer } from '../domain/booking/booking.js';
+import { requireWriter } from './authorize.js';
+import type { AppDeps } from './deps.js';
+import type { Outcome, WriteCall } from './idempotent.js';
+import { holdSlot } from './hold-slot.js';
+import type { BookingSnapshot } from './snapshot.js';
+import { loadCalendars, loadOwnBooking } from './snapshot.js';
+
+export interface RescheduleInput {
+  readonly bookingId: string;
+  readonly start: string;
+  readonly end: string;
+  /** The calendars after the move; the booking's own when left out. */
+  readonly calendarIds?: readonly string[];
+  readonly idempotencyKey: string;
+}
+
+/**
+ * reschedule_booking: holds the new time (same rules, all calendars or none) as a replacement
+ * hold while the confirmed booking keeps its time. Confirming the replacement (confirm_booking,
+ * approved by a person who sees old → new) swaps them in one transaction; releasing it, or
+ * letting it lapse, leaves the booking as it was.
+ */
+export async function rescheduleBooking(
+  deps: AppDeps,
+  principal: Principal,
+  input: RescheduleInput,
+  call: WriteCall = {},
+): Promise<Outcome<BookingSnapshot>> {
+  requireWriter(principal, 'draft');
+  const calendarIds = input.calendarIds ?? null;
+  const { booking, price } = await deps.store.read(async (tx) => {
+    const booking = await loadOwnBooking(tx, principal, input.bookingId);
+    const calendars = await loadCalendars(tx, principal.tenantId, calendarIds ?? booking.calendarIds);
+    return { booking, price: sumPrices(calendars.map((c) => c.price)) };
+  });
+  requireMovable(booking, deps.clock.now());
+  if (!samePrice(price, booking.price))
+    throw invalidArgument('calendarIds', 'a move keeps the price; to change it, cancel and book anew');
+  return holdSlot(
+    deps,
+    principal,
+    {
+      calendarIds: calendarIds ?? booking.calendarIds,
+      start: input.start,
+      end: input.end,
+      ...(booking.customer ? { customer: booking.customer as Customer } : {}),
+      ...(booking.label ? { label: booking.label } : {}),
+      idempotencyKey: input.idempotencyKey,
+    },
+    call,
+    booking,
+  );
+}
+
+function requireMovable(booking: Booking, now: number): void {
+  const status = effectiveStatus(booking, now);
+  if (status !== 'CONFIRMED')
+    throw new DomainError(
+      'INVALID_STATE',
+      status === 'HELD'
+        ? 'Only a confirmed booking is moved this way; release this hold and hold the new time.'
+        : `Booking ${booking.id} is ${status}; only a confirmed booking can be moved.`,
+      { bookingId: booking.id, status, requested: 'CONFIRMED' },
+    );
+}
