@@ -231,11 +231,21 @@ function describeApproval({ approval, status, summary }: ApprovalView, now: numb
       `${localSpan(start, end, c.timeZone)} (${c.timeZone})`,
     ]),
     ['UTC', `${summary.startUtc} – ${summary.endUtc}`],
+    ...(summary.movedFrom
+      ? [
+          [
+            'Moves',
+            `booking ${summary.movedFrom.reference} away from ${summary.movedFrom.startUtc} – ${summary.movedFrom.endUtc} (UTC); it is cancelled when this is confirmed`,
+          ] as [string, string],
+        ]
+      : []),
     [
       'Amount',
-      summary.amount === null
-        ? 'none'
-        : `${summary.amount} ${summary.currency}; the payment must clear before it is confirmed`,
+      summary.movedFrom
+        ? 'nothing new: the payment moves with the booking'
+        : summary.amount === null
+          ? 'none'
+          : `${summary.amount} ${summary.currency}; the payment must clear before it is confirmed`,
     ],
     ['Customer', customer],
     ['Label', summary.label === null ? '—' : terminalSafe(summary.label)],

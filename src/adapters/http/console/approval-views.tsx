@@ -139,6 +139,27 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
       <section class="card" aria-labelledby="what">
         <h2 id="what">What will happen</h2>
         <dl class="facts">
+          {summary.movedFrom ? (
+            <>
+              <dt>Moves</dt>
+              <dd id="moved-from">
+                booking {summary.movedFrom.reference} away from{' '}
+                {summary.movedFrom.calendars.map((c) => (
+                  <span>
+                    {c.name}:{' '}
+                    <When
+                      start={summary.movedFrom!.startUtc}
+                      end={summary.movedFrom!.endUtc}
+                      timeZone={c.timeZone}
+                    />{' '}
+                  </span>
+                ))}
+                — that booking is cancelled when the new time is confirmed.
+              </dd>
+            </>
+          ) : (
+            ''
+          )}
           {summary.calendars.map((c) => (
             <>
               <dt>{c.name}</dt>
@@ -158,7 +179,9 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
           <dd>{summary.label ?? <span class="muted">none</span>}</dd>
           <dt>Payment</dt>
           <dd id="payment">
-            {summary.amount ? (
+            {summary.movedFrom ? (
+              'Nothing new: the payment of the booking moves with it.'
+            ) : summary.amount ? (
               <>
                 <strong>
                   {summary.amount} {summary.currency}

@@ -55,7 +55,7 @@ export function registerPrompts(server: McpServer): void {
     {
       title: 'Reschedule my booking',
       description:
-        'Move one of your bookings: hold the new time first, then confirm and cancel with your approval.',
+        'Move one of your bookings: hold the new time with reschedule_booking, then confirm the move with your approval.',
       argsSchema: reschedule,
     },
     ({ bookingId, newTime }) =>
@@ -63,7 +63,7 @@ export function registerPrompts(server: McpServer): void {
         [
           `I want to move booking ${quoted(bookingId)}${newTime ? ` to ${quoted(newTime)}` : ''}.`,
           'Read it with get_booking, find free slots of the same length on the same calendars with find_slots, and show me the options.',
-          'Hold the one I pick with hold_slot while the old booking stays. After I approve, confirm the new hold with confirm_booking and cancel the old one with cancel_booking.',
+          'Hold the one I pick with reschedule_booking while the old booking stays. Show me its confirmationIntent (old and new time); after I approve, confirm the move with confirm_booking, which cancels the old booking in the same step.',
           'If anything fails, keep the old booking and tell me.',
         ].join('\n'),
       ),

@@ -70,8 +70,10 @@ function gatedTool(action: GatedAction, title: string, description: string, anno
         const lines = pending.summary.calendars.map(
           (c) => `${c.name}: ${c.start} – ${c.end} (${c.timeZone})`,
         );
-        const money =
-          pending.summary.amount === null
+        const moved = pending.summary.movedFrom;
+        const money = moved
+          ? `\nMoves ${moved.reference} away from ${moved.startUtc} – ${moved.endUtc} (UTC); nothing new is charged`
+          : pending.summary.amount === null
             ? ''
             : `\nAmount: ${pending.summary.amount} ${pending.summary.currency}`;
         return {
