@@ -1,7 +1,9 @@
 import type { DateOverride, WeeklyHours } from '../domain/availability/availability.js';
 import { openIntervals } from '../domain/availability/availability.js';
+import type { BookingRules } from '../domain/availability/booking-rules.js';
 import type { Money } from '../domain/booking/money.js';
 import type { Calendar, Principal } from '../domain/calendar.js';
+import { rulesOf } from '../domain/calendar.js';
 import { DomainError, isDomainError } from '../domain/errors.js';
 import type { Person } from '../domain/identity/identity.js';
 import { scopesOfRole } from '../domain/identity/identity.js';
@@ -11,7 +13,7 @@ import { isoDateOfDay, localEpochDay, wallClockToInstant } from '../domain/time/
 import { requireScope } from './authorize.js';
 import type { CalendarDetailsInput } from './calendar-edits.js';
 import { calendarName, reviseAvailability, updateCalendarDetails } from './calendar-edits.js';
-import { createCalendar } from './calendars.js';
+import { createCalendar, setBookingRules } from './calendars.js';
 import type { AppDeps } from './deps.js';
 import { findSlots } from './find-slots.js';
 import type { WriteCall } from './idempotent.js';
@@ -77,14 +79,29 @@ export interface SlotPreview {
   readonly days: readonly PreviewDay[];
 }
 
-/** The local days from today in the calendar's zone, as find_slots sees them (bookings and the past taken out). */
+/**
+ * The length the preview can show under the calendar's rules: a length it does not offer would
+ * find nothing (find_slots refuses it), so its shortest allowed one is shown instead; its own
+ * start grid replaces the step asked for, as find_slots does.
+ */
+export function previewLength(rules: BookingRules, asked: SlotLength): SlotLength {
+  const allowed = rules.allowedDurationsMinutes;
+  const durationMinutes =
+    allowed === null || allowed.includes(asked.durationMinutes)
+      ? asked.durationMinutes
+      : Math.min(...allowed);
+  return { durationMinutes, stepMinutes: rules.slotStepMinutes ?? asked.stepMinutes };
+}
+
+/** The local days from today in the calendar's zone, as find_slots sees them (bookings, rules and the past taken out). */
 async function previewOf(
   deps: AppDeps,
   principal: Principal,
   calendar: Calendar,
-  length: SlotLength,
+  asked: SlotLength,
   limit = MAX_PREVIEW_SLOTS,
 ): Promise<SlotPreview> {
+  const length = previewLength(rulesOf(calendar), asked);
   const zone = calendar.timeZone;
   const today = localEpochDay(deps.clock.now(), zone);
   const from = wallClockToInstant(today, 0, zone);
@@ -271,4 +288,15 @@ export async function removeOverrideAs(
   const principal = await principalOf(deps, person);
   const change = { removeOverride: date };
   return (await reviseAvailability(deps, principal, { calendarId, change, idempotencyKey }, call)).value;
+}
+
+/** The calendar's booking rules replaced whole (what set_booking_rules does); bookings already made are kept. */
+export async function setRulesAs(
+  deps: AppDeps,
+  person: Person,
+  input: { calendarId: string; rules: BookingRules; idempotencyKey: string },
+  call: WriteCall = {},
+): Promise<Calendar> {
+  requireOwner(person);
+  return (await setBookingRules(deps, await principalOf(deps, person), input, call)).value;
 }

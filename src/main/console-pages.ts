@@ -16,6 +16,7 @@ import {
   removeOverrideAs,
   replaceWeekAs,
   setOverrideAs,
+  setRulesAs,
   updateDetailsAs,
 } from '../app/console-calendars.js';
 import { mountBookingsConsole } from '../adapters/http/console/bookings-console.js';
@@ -232,6 +233,7 @@ export function mountConsole(
     replaceWeek: (person, input, call) => replaceWeekAs(deps, person, input, call),
     setOverride: (person, input, call) => setOverrideAs(deps, person, input, call),
     removeOverride: (person, input, call) => removeOverrideAs(deps, person, input, call),
+    setRules: (person, input, call) => setRulesAs(deps, person, input, call),
     audit: (tool, signed, args) => audit(tool, signed, args, 'admin'),
   });
   mountConnectionsConsole(app, {

@@ -12,7 +12,7 @@ const ZONES = [...new Set(['UTC', ...Intl.supportedValuesOf('timeZone')])];
 const HHMM_PATTERN = '([01]?[0-9]|2[0-3]):[0-5][0-9]|24:00';
 
 /** Attributes that tie the input a refused form is about to the message saying why. */
-function marked(problem: Problem | undefined, id: string) {
+export function marked(problem: Problem | undefined, id: string) {
   return problem?.inputId === id ? { 'aria-invalid': 'true', 'aria-describedby': 'form-problem' } : {};
 }
 

@@ -4,6 +4,7 @@ import type { Money } from '../../../domain/booking/money.js';
 import type { Calendar } from '../../../domain/calendar.js';
 import { invalidArgument } from '../../../domain/errors.js';
 import { DAY_NAMES } from './calendar-words.js';
+import { RULE_INPUTS } from './rules-words.js';
 
 /**
  * The calendar forms as entered: plain fields that work without a script, read back into what
@@ -135,6 +136,8 @@ export interface Problem {
 }
 
 const FIELDS: [RegExp, (m: RegExpExecArray) => { inputId: string; label: string }][] = [
+  // A booking rule, or one of its list's items ("allowedDurationsMinutes[2]"): the rule's own input.
+  [new RegExp(`^(${Object.keys(RULE_INPUTS).join('|')})(?:\\[\\d+\\])?$`), (m) => RULE_INPUTS[m[1]!]!],
   [/^name$/, () => ({ inputId: 'cal-name', label: 'Name' })],
   [/^timeZone$/, () => ({ inputId: 'cal-zone', label: 'Time zone' })],
   [/^price\.amount$/, () => ({ inputId: 'cal-amount', label: 'Price' })],

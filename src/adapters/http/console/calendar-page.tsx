@@ -4,6 +4,7 @@ import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Weekday } from '../../../domain/availability/availability.js';
 import { weekdays } from '../../../domain/availability/availability.js';
 import type { Calendar } from '../../../domain/calendar.js';
+import { rulesOf } from '../../../domain/calendar.js';
 import { formatInstant, MINUTE_MS } from '../../../domain/time/instant.js';
 import { clockSpan, duration, localDay, localDateTime } from '../../format/human-time.js';
 import {
@@ -24,11 +25,15 @@ import {
   weekRuns,
   windowsInWords,
 } from './calendar-words.js';
+import { RulesFields } from './rules-editor.js';
+import type { RulesDraft } from './rules-form.js';
+import { rulesDraftOf } from './rules-form.js';
+import { rulesSummary } from './rules-words.js';
 import { Shell } from './shell.js';
 
 /** One calendar: what it is, the open slots agents are offered, and (for an owner) its forms. */
 
-export type CalendarForm = 'details' | 'hours' | 'override';
+export type CalendarForm = 'details' | 'hours' | 'override' | 'rules';
 
 /** What the page shows in its forms: the calendar as stored, or what was entered when a form came back. */
 export interface CalendarDrafts {
@@ -36,6 +41,7 @@ export interface CalendarDrafts {
   readonly week?: WeekDraft;
   readonly extraDay?: Weekday | undefined;
   readonly override?: OverrideDraft;
+  readonly rules?: RulesDraft;
   /** Which form came back, and why. */
   readonly problem?: { readonly form: CalendarForm; readonly problem: Problem };
 }
@@ -60,6 +66,8 @@ function Facts(props: { calendar: Calendar; today: string }) {
           ))}
         </ul>
       </dd>
+      <dt>Booking rules</dt>
+      <dd id="rules-words">{rulesSummary(rulesOf(calendar))}</dd>
       <dt>This week</dt>
       <dd>
         {thisWeek.length === 0
@@ -89,38 +97,54 @@ function WeekTable(props: { calendar: Calendar }) {
   );
 }
 
-function Preview(props: { calendarId: string; zone: string; preview: SlotPreview }) {
-  const { preview, zone } = props;
+function Preview(props: { calendar: Calendar; preview: SlotPreview }) {
+  const { preview } = props;
+  const zone = props.calendar.timeZone;
+  const rules = rulesOf(props.calendar);
   const { durationMinutes, stepMinutes } = preview.length;
+  // The lengths the calendar offers (find_slots finds nothing for another), and its own start grid when it has one.
+  const lengths = rules.allowedDurationsMinutes
+    ? [...rules.allowedDurationsMinutes].sort((a, b) => a - b)
+    : DURATIONS;
   const slotWords = duration(durationMinutes * MINUTE_MS);
   return (
     <section class="card" id="preview" aria-labelledby="preview-title">
       <h2 id="preview-title">Open slots, next {PREVIEW_DAYS} days</h2>
       <p class="muted small">
-        What an agent’s <code>find_slots</code> is offered now: the hours above in {zone}, less bookings,
-        holds and time already past.
+        What an agent’s <code>find_slots</code> is offered now: the hours above in {zone}, under the booking
+        rules, less bookings, holds and time already past.
       </p>
-      <form method="get" action={`/console/calendars/${props.calendarId}#preview`} class="cal-preview-length">
+      <form
+        method="get"
+        action={`/console/calendars/${props.calendar.id}#preview`}
+        class="cal-preview-length"
+      >
         <p>
           <label for="pv-duration">Slot length</label>
           <select id="pv-duration" name="duration">
-            {DURATIONS.map((m) => (
+            {lengths.map((m) => (
               <option value={String(m)} selected={m === durationMinutes}>
                 {duration(m * MINUTE_MS)}
               </option>
             ))}
           </select>
         </p>
-        <p>
-          <label for="pv-step">Starting every</label>
-          <select id="pv-step" name="step">
-            {STEPS.map((m) => (
-              <option value={String(m)} selected={m === stepMinutes}>
-                {duration(m * MINUTE_MS)}
-              </option>
-            ))}
-          </select>
-        </p>
+        {rules.slotStepMinutes === null ? (
+          <p>
+            <label for="pv-step">Starting every</label>
+            <select id="pv-step" name="step">
+              {STEPS.map((m) => (
+                <option value={String(m)} selected={m === stepMinutes}>
+                  {duration(m * MINUTE_MS)}
+                </option>
+              ))}
+            </select>
+          </p>
+        ) : (
+          <p class="muted small" id="pv-step-rule">
+            Starting every {duration(stepMinutes * MINUTE_MS)}, as the booking rules say
+          </p>
+        )}
         <button type="submit">Show</button>
       </form>
       <ol
@@ -262,7 +286,8 @@ export function CalendarPage(props: {
       {mayEdit ? (
         <nav class="cal-on-page" aria-label="On this page">
           <a href="#preview">Open slots</a> <a href="#hours">Weekly hours</a>{' '}
-          <a href="#overrides">Date overrides</a> <a href="#details">Name, zone and price</a>
+          <a href="#overrides">Date overrides</a> <a href="#rules">Booking rules</a>{' '}
+          <a href="#details">Name, zone and price</a>
         </nav>
       ) : (
         <p class="notice" id="not-allowed">
@@ -273,7 +298,7 @@ export function CalendarPage(props: {
         <h2 id="facts-title">At a glance</h2>
         <Facts calendar={calendar} today={preview.days[0]!.date} />
       </section>
-      <Preview calendarId={calendar.id} zone={calendar.timeZone} preview={preview} />
+      <Preview calendar={calendar} preview={preview} />
       {mayEdit ? (
         <form
           method="post"
@@ -301,6 +326,27 @@ export function CalendarPage(props: {
         <WeekTable calendar={calendar} />
       )}
       <Overrides detail={detail} csrf={csrf} newKey={newKey} drafts={drafts} />
+      {mayEdit ? (
+        <form
+          method="post"
+          action={`${base}/rules#rules`}
+          class="card"
+          id="rules"
+          aria-labelledby="rules-title"
+        >
+          <h2 id="rules-title">Booking rules</h2>
+          <ProblemNote problem={problemOf('rules')} />
+          <FormKeys csrf={csrf} idempotencyKey={newKey()} />
+          <RulesFields draft={drafts.rules ?? rulesDraftOf(rulesOf(calendar))} problem={problemOf('rules')} />
+          <div class="actions">
+            <button class="primary" type="submit">
+              Save booking rules
+            </button>
+          </div>
+        </form>
+      ) : (
+        ''
+      )}
       {mayEdit ? (
         <form
           method="post"

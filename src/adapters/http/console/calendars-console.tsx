@@ -12,6 +12,7 @@ import type { WriteCall } from '../../../app/idempotent.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { DateOverride, Weekday, WeeklyHours } from '../../../domain/availability/availability.js';
 import { weekdays } from '../../../domain/availability/availability.js';
+import type { BookingRules } from '../../../domain/availability/booking-rules.js';
 import type { Calendar } from '../../../domain/calendar.js';
 import type { DomainError } from '../../../domain/errors.js';
 import { isDomainError } from '../../../domain/errors.js';
@@ -20,7 +21,7 @@ import type { CallEnd, EffectAudit } from '../../../ports/audit.js';
 import type { PageApp } from '../http-app.js';
 import { csrfOk, csrfToken } from '../human-session.js';
 import type { CalendarDrafts, CalendarForm } from './calendar-page.js';
-import { CalendarPage, DURATIONS, STEPS } from './calendar-page.js';
+import { CalendarPage, STEPS } from './calendar-page.js';
 import type { FormBody } from './calendar-forms.js';
 import {
   first,
@@ -36,6 +37,7 @@ import {
 import type { NewCalendarForm } from './calendar-views.js';
 import { CalendarsPage, NewCalendarPage, OwnersOnlyPage } from './calendar-views.js';
 import type { ConsolePage } from './console-page.js';
+import { readRules, rulesFromDraft } from './rules-form.js';
 import { CONSOLE_HEADERS } from './shell.js';
 
 /** One console change's audit record: written with the change when there is one, else appended once it ended. */
@@ -64,6 +66,12 @@ export interface CalendarsConsoleOptions {
     input: { calendarId: string; date: string; idempotencyKey: string },
     call: WriteCall,
   ): Promise<Calendar>;
+  /** Replaces the booking rules whole, as set_booking_rules does. */
+  setRules(
+    person: Person,
+    input: { calendarId: string; rules: BookingRules; idempotencyKey: string },
+    call: WriteCall,
+  ): Promise<Calendar>;
   /** The audit record of one change (or refusal), as the signed-in person's. */
   audit(tool: string, signed: SignedIn, args: unknown): AuditedCall;
 }
@@ -79,6 +87,7 @@ const SAVED = new Map([
   ['hours', 'Weekly hours saved.'],
   ['override', 'Date override saved.'],
   ['removed', 'Date override removed: that date has the week’s hours again.'],
+  ['rules', 'Booking rules saved: agents are offered slots under them from now on.'],
 ]);
 
 const statusOf = (error: DomainError) =>
@@ -87,13 +96,15 @@ const statusOf = (error: DomainError) =>
 const problemIn = (error: DomainError) =>
   problemOf(typeof error.details.field === 'string' ? error.details.field : undefined, error.message);
 
+/** Any length of up to a day (a calendar may offer lengths the usual choices lack); the usual steps. */
 function slotLengthOf(c: Context): SlotLength {
   const durationMinutes = Number(c.req.query('duration'));
   const stepMinutes = Number(c.req.query('step'));
   return {
-    durationMinutes: (DURATIONS as readonly number[]).includes(durationMinutes)
-      ? durationMinutes
-      : DEFAULT_SLOT_LENGTH.durationMinutes,
+    durationMinutes:
+      Number.isInteger(durationMinutes) && durationMinutes >= 1 && durationMinutes <= 1440
+        ? durationMinutes
+        : DEFAULT_SLOT_LENGTH.durationMinutes,
     stepMinutes: (STEPS as readonly number[]).includes(stepMinutes)
       ? stepMinutes
       : DEFAULT_SLOT_LENGTH.stepMinutes,
@@ -347,6 +358,26 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
       );
       if ('calendar' in done) return saved(c, calendarId, 'override');
       return refusedChange(c, signed, calendarId, done.error, 'override', { override: draft });
+    }),
+  );
+
+  app.post(
+    '/console/calendars/:id/rules',
+    page.signedIn(async (c, signed) => {
+      const calendarId = c.req.param('id') ?? '';
+      const tool = 'console_calendar_rules';
+      const got = await posted(c, signed, purposeOf(calendarId), tool);
+      if (!got) return page.refused(c, signed);
+      const draft = readRules(got.form);
+      const done = await audited(tool, signed, { calendarId, idempotencyKey: got.key }, (call) =>
+        options.setRules(
+          signed.person,
+          { calendarId, rules: rulesFromDraft(draft), idempotencyKey: got.key },
+          call,
+        ),
+      );
+      if ('calendar' in done) return saved(c, calendarId, 'rules');
+      return refusedChange(c, signed, calendarId, done.error, 'rules', { rules: draft });
     }),
   );
 }
