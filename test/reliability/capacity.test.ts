@@ -11,8 +11,9 @@ const SEATS = 3;
 /** Active allocations of one calendar overlapping the slot, by a direct query on the database. */
 const taken = (backend: Backend, calendarId: string, start: string, end: string) =>
   backend.sql<{ n: number | string }>(
-    `SELECT count(*) AS n FROM allocations WHERE calendar_id = $1 AND ${backend.kind === 'sqlite' ? 'active = 1' : 'active'}
-       AND start_at < $2 AND end_at > $3`.replace(/\$\d/g, backend.kind === 'sqlite' ? '?' : (m) => m),
+    backend.kind === 'sqlite'
+      ? 'SELECT count(*) AS n FROM allocations WHERE calendar_id = ? AND active = 1 AND start_at < ? AND end_at > ?'
+      : 'SELECT count(*) AS n FROM allocations WHERE calendar_id = $1 AND active AND start_at < $2 AND end_at > $3',
     [calendarId, Date.parse(end), Date.parse(start)],
   );
 
@@ -70,6 +71,56 @@ describe.each([
       const figures = await race(backend);
       record('capacity negative control', backend.label, figures);
       expect(figures.seatsTakenInDatabase).toBeGreaterThan(SEATS);
+    } finally {
+      await backend.stop();
+    }
+  }, 120_000);
+
+  it('lowering the capacity below the seats in use lets no new booking in beside them', async () => {
+    const backend = await startBackend(kind, { instances });
+    try {
+      const [agent] = await clientsFor(backend, 1);
+      const calendarId = await createOpenCalendar(agent!, 'Shrinking class');
+      const setCapacity = (capacity: number) =>
+        ok(agent!, 'set_booking_rules', { calendarId, capacity, idempotencyKey: randomUUID() });
+      await setCapacity(3);
+      const slot = { calendarIds: [calendarId], start: futureHour(4), end: futureHour(4, 1) };
+      const holds = [];
+      for (let i = 0; i < 3; i++)
+        holds.push((await ok(agent!, 'hold_slot', { ...slot, idempotencyKey: randomUUID() })).booking);
+      // The first seat is given back, then the class shrinks to one seat: two bookings remain in it.
+      await ok(agent!, 'release_hold', {
+        bookingId: holds[0].id,
+        expectedVersion: holds[0].version,
+        idempotencyKey: randomUUID(),
+      });
+      for (const capacity of [1, 2]) {
+        await setCapacity(capacity);
+        const search = await ok(agent!, 'find_slots', {
+          calendarIds: [calendarId],
+          from: slot.start,
+          to: slot.end,
+          durationMinutes: 60,
+          limit: 10,
+        });
+        expect(search.total, `capacity ${capacity}`).toBe(0);
+        const refused = await call(agent!, 'hold_slot', { ...slot, idempotencyKey: randomUUID() });
+        expect(refused.error?.code, `capacity ${capacity}`).toBe('SLOT_UNAVAILABLE');
+      }
+      const [row] = await taken(backend, calendarId, slot.start, slot.end);
+      expect(Number(row!.n)).toBe(2);
+      // Another hour still takes bookings.
+      expect(
+        (
+          await call(agent!, 'hold_slot', {
+            calendarIds: [calendarId],
+            start: futureHour(4, 2),
+            end: futureHour(4, 3),
+            idempotencyKey: randomUUID(),
+          })
+        ).ok,
+      ).toBe(true);
+      await agent!.close();
     } finally {
       await backend.stop();
     }

@@ -97,6 +97,7 @@ export function planFor(booking: Booking, overrides: Partial<HoldPlan> = {}): Ho
       calendarId,
       start: booking.start,
       end: booking.end,
+      capacity: 1,
     })),
     limits: [],
     ...overrides,

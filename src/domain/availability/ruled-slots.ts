@@ -52,7 +52,7 @@ export function ruledSlotStarts(calendars: readonly RuledCalendar[], query: Rule
       busy:
         c.rules.capacity === 1
           ? blockingBusy(c.rules, c.occupied)
-          : blockingBusy(c.rules, allLanes(c.occupied)),
+          : blockingBusy(c.rules, allLanes(c.occupied, c.rules.capacity)),
     })),
     range,
   );
@@ -93,7 +93,9 @@ export function withinStartWindow(
   return starts.filter((s) => s >= earliest && s <= latest);
 }
 
-const allLanes = (occupied: readonly Occupied[]) => occupied.filter((o) => o.lane === null);
+/** Taken time that takes every seat: external busy time, and lanes past a capacity lowered since. */
+const allLanes = (occupied: readonly Occupied[], capacity: number) =>
+  occupied.filter((o) => o.lane === null || o.lane >= capacity);
 
 /** Whether some lane of a calendar of several seats is free, with buffers, for [start, end). */
 function seatFinder(calendar: RuledCalendar): (start: Instant, end: Instant) => boolean {

@@ -544,12 +544,19 @@ ALTER TABLE allocations ADD CONSTRAINT allocations_no_overlap EXCLUDE USING gist
   tenant_id WITH =, calendar_id WITH =, lane WITH =, int8range(start_at, end_at, '[)') WITH &&
 ) WHERE (active);
 -- The lowest lane free for the whole time, read with a fresh snapshot after the hold's cell locks;
--- 0 when none is (the constraint then refuses the hold as taken).
+-- 0 when none is (the constraint then refuses the hold as taken). A taken lane at or past the
+-- capacity (lowered since) takes a seat too: answering it makes the constraint refuse the hold.
 CREATE FUNCTION holdfast_free_lane(p_tenant text, p_calendar text, p_start bigint, p_end bigint, p_capacity int)
 RETURNS int LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   free int;
+  beyond int;
 BEGIN
+  SELECT a.lane INTO beyond FROM allocations a
+    WHERE a.tenant_id = p_tenant AND a.calendar_id = p_calendar AND a.active AND a.lane >= p_capacity
+      AND a.start_at < p_end AND a.start_at > p_start - ${WEEK_MS} AND a.end_at > p_start
+    LIMIT 1;
+  IF beyond IS NOT NULL THEN RETURN beyond; END IF;
   IF p_capacity <= 1 THEN RETURN 0; END IF;
   SELECT l INTO free FROM generate_series(0, p_capacity - 1) AS l
     WHERE NOT EXISTS (SELECT 1 FROM allocations a

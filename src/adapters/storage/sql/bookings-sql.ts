@@ -132,9 +132,12 @@ export class BookingsSql implements BookingStore {
     );
   }
 
-  /** The lowest seat lane free for the whole span (one writer at a time); 0 if none, which the engine refuses. */
+  /**
+   * The lowest seat lane free for the whole span (one writer at a time). A taken lane at or past
+   * the capacity (the capacity was lowered since) takes a seat too: that lane is answered, so the
+   * engine refuses the hold as taken, as it does when no lane is free (lane 0).
+   */
   private async freeLane(tenantId: string, span: CalendarSpan): Promise<number> {
-    if (span.capacity <= 1) return 0;
     const taken = await this.db.all<{ lane: number | string }>(
       `SELECT DISTINCT a.lane FROM allocations a
        WHERE a.tenant_id = ? AND a.calendar_id = ? AND a.active = ${this.dialect.TRUE}
@@ -142,6 +145,8 @@ export class BookingsSql implements BookingStore {
       [tenantId, span.calendarId, span.end, span.start - WEEK_MS, span.start],
     );
     const used = new Set(taken.map((row) => Number(row.lane)));
+    const beyond = [...used].find((lane) => lane >= span.capacity);
+    if (beyond !== undefined) return beyond;
     for (let lane = 0; lane < span.capacity; lane++) if (!used.has(lane)) return lane;
     return 0;
   }
