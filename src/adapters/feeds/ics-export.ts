@@ -10,10 +10,16 @@ export function feedUid(tenantId: string, bookingId: string): string {
   return `${createHash('sha256').update(`${tenantId}\u0000${bookingId}`).digest('hex').slice(0, 32)}@holdfast`;
 }
 
+/**
+ * ical-generator escapes event text but writes the calendar's name (NAME, X-WR-CALNAME) as given:
+ * a line break in a calendar name would start properties or events of its own. One line only.
+ */
+const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, ' ');
+
 /** The feed as iCalendar text: times in UTC, no customer details, a refresh hint of 15 minutes. */
 export function renderIcs(feed: CalendarFeed, now: number): string {
   const calendar = ical({
-    name: feed.calendar.name,
+    name: oneLine(feed.calendar.name),
     prodId: { company: 'Holdfast', product: 'calendar feed', language: 'EN' },
     ttl: 15 * 60,
   });

@@ -44,6 +44,8 @@ export function busyItemsOf(text: string, window: Interval): ExternalBusyItem[] 
   }
   const range = { from: new Date(window.start), to: new Date(window.end), expandOngoing: true };
   const items: ExternalBusyItem[] = [];
+  // Every expanded instance counts, kept or not: zero-length or free ones cost the same to expand.
+  let expanded = 0;
   for (const component of Object.values(parsed)) {
     if (!component || component.type !== 'VEVENT') continue;
     const event = component as VEvent;
@@ -58,10 +60,11 @@ export function busyItemsOf(text: string, window: Interval): ExternalBusyItem[] 
         `cannot expand an event: ${error instanceof Error ? error.message.slice(0, 120) : ''}`,
       );
     }
+    expanded += instances.length;
+    if (expanded > MAX_IMPORT_INSTANCES)
+      throw new FeedReadError(`more than ${MAX_IMPORT_INSTANCES} event instances in the window`);
     for (const instance of instances) {
       if (!blocks(instance.event)) continue;
-      if (items.length >= MAX_IMPORT_INSTANCES)
-        throw new FeedReadError(`more than ${MAX_IMPORT_INSTANCES} event instances in the window`);
       const { start, end } = instance;
       if (start.getTime() >= end.getTime()) continue;
       items.push(
