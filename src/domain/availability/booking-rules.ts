@@ -224,9 +224,19 @@ export function timingBreach(
   return null;
 }
 
-/** How many of `starts` fall in [from, to). */
-export function countIn(starts: readonly Instant[], from: Instant, to: Instant): number {
-  let n = 0;
-  for (const s of starts) if (s >= from && s < to) n++;
-  return n;
+/** How many of `sorted` (ascending) fall in [from, to), by binary search. */
+export function countIn(sorted: readonly Instant[], from: Instant, to: Instant): number {
+  return firstAtOrAfter(sorted, to) - firstAtOrAfter(sorted, from);
+}
+
+/** The index of the first value at or after `t` in an ascending list. */
+export function firstAtOrAfter(sorted: readonly number[], t: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! < t) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

@@ -1,10 +1,18 @@
 import type { Instant } from '../time/instant.js';
 import type { Interval } from '../time/interval.js';
+import { normalize, subtract } from '../time/interval.js';
 import { offsetAt } from '../time/zone.js';
 import type { Availability } from './availability.js';
 import { openIntervals } from './availability.js';
 import type { BookingRules } from './booking-rules.js';
-import { blockingBusy, countIn, countWindows, onStepGrid, startWindow } from './booking-rules.js';
+import {
+  blockingBusy,
+  countIn,
+  countWindows,
+  firstAtOrAfter,
+  onStepGrid,
+  startWindow,
+} from './booking-rules.js';
 import { commonFreeTime, slotStarts } from './free-slots.js';
 
 const MINUTE_MS = 60_000;
@@ -56,7 +64,10 @@ export function ruledSlotStarts(calendars: readonly RuledCalendar[], query: Rule
     })),
     range,
   );
-  const pooled = calendars.filter((c) => c.rules.capacity > 1).map(seatFinder);
+  const durationMs = durationMinutes * MINUTE_MS;
+  const pooled = calendars.filter((c) => c.rules.capacity > 1).map((c) => seatFinder(c, range, durationMs));
+  // Sorted once, counted by binary search for every start.
+  const booked = calendars.map((c) => [...c.bookedStarts].sort((a, b) => a - b));
   const ruleSteps = calendars.flatMap((c) =>
     c.rules.slotStepMinutes === null ? [] : [c.rules.slotStepMinutes],
   );
@@ -69,15 +80,14 @@ export function ruledSlotStarts(calendars: readonly RuledCalendar[], query: Rule
     stepMs: step * MINUTE_MS,
     alignOffsetMs: (t) => offsetAt(t, alignZone),
   });
-  const durationMs = durationMinutes * MINUTE_MS;
   return starts.filter(
     (start) =>
-      pooled.every((hasSeat) => hasSeat(start, start + durationMs)) &&
+      pooled.every((hasSeat) => hasSeat(start)) &&
       calendars.every(
-        (c) =>
+        (c, i) =>
           onStepGrid(c.rules, c.zone, start) &&
           countWindows(c.rules, c.zone, start).every(
-            (w) => w.perCustomer || countIn(c.bookedStarts, w.from, w.to) < w.max,
+            (w) => w.perCustomer || countIn(booked[i]!, w.from, w.to) < w.max,
           ),
       ),
   );
@@ -97,13 +107,30 @@ export function withinStartWindow(
 const allLanes = (occupied: readonly Occupied[], capacity: number) =>
   occupied.filter((o) => o.lane === null || o.lane >= capacity);
 
-/** Whether some lane of a calendar of several seats is free, with buffers, for [start, end). */
-function seatFinder(calendar: RuledCalendar): (start: Instant, end: Instant) => boolean {
-  const lanes = Array.from({ length: calendar.rules.capacity }, (_, lane) =>
-    blockingBusy(
+/**
+ * Whether some lane of a calendar of several seats is free, with buffers, for a start's whole
+ * duration. Each lane's free time gives the starts it can take; their union, merged once, is
+ * then one binary search per start however many lanes there are.
+ */
+function seatFinder(
+  calendar: RuledCalendar,
+  range: Interval,
+  durationMs: number,
+): (start: Instant) => boolean {
+  const takes: Interval[] = [];
+  for (let lane = 0; lane < calendar.rules.capacity; lane++) {
+    const busy = blockingBusy(
       calendar.rules,
       calendar.occupied.filter((o) => o.lane === lane),
-    ),
-  );
-  return (start, end) => lanes.some((taken) => !taken.some((t) => t.start < end && t.end > start));
+    );
+    for (const free of subtract([range], normalize(busy)))
+      if (free.end - free.start >= durationMs)
+        takes.push({ start: free.start, end: free.end - durationMs + 1 });
+  }
+  const starts = normalize(takes);
+  const firsts = starts.map((t) => t.start);
+  return (start) => {
+    const at = firstAtOrAfter(firsts, start + 1) - 1;
+    return at >= 0 && starts[at]!.end > start;
+  };
 }
