@@ -66,6 +66,9 @@ function subscriptionFromRow(row: SubscriptionRow): WebhookSubscription {
 }
 
 /** Subscriptions, outbox and deliveries, in the SQL both engines share. */
+/** Deliveries of one subscription claimed per round: a slow receiver sends about that many per lease anyway. */
+const PER_SUBSCRIPTION = 5;
+
 export class WebhooksSql implements WebhookStore {
   constructor(
     private readonly db: SqlRunner,
@@ -160,17 +163,39 @@ export class WebhooksSql implements WebhookStore {
   }
 
   async claimDue(now: Instant, owner: string, leaseUntil: Instant, limit: number): Promise<DueDelivery[]> {
-    const claimed = await this.db.all<{ tenant_id: string; event_id: string; subscription_id: string }>(
-      `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
-       WHERE (tenant_id, event_id, subscription_id) IN (
-         SELECT d.tenant_id, d.event_id, d.subscription_id FROM webhook_deliveries d
-         WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
-           AND EXISTS (SELECT 1 FROM webhook_subscriptions s
-                       WHERE s.tenant_id = d.tenant_id AND s.id = d.subscription_id AND s.disabled_at IS NULL)
-         ORDER BY d.event_seq LIMIT ?${this.dialect.skipLocked})
-       RETURNING tenant_id, event_id, subscription_id`,
-      [owner, leaseUntil, now, now, limit],
+    // Fair across receivers: the subscriptions with something due, longest waiting first, and at
+    // most a few deliveries of each, so one receiver's backlog cannot fill every round.
+    const due = `d.state = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)`;
+    const waiting = await this.db.all<{ tenant_id: string; subscription_id: string }>(
+      `SELECT d.tenant_id, d.subscription_id FROM webhook_deliveries d
+       WHERE ${due} AND EXISTS (SELECT 1 FROM webhook_subscriptions s
+                                WHERE s.tenant_id = d.tenant_id AND s.id = d.subscription_id AND s.disabled_at IS NULL)
+       GROUP BY d.tenant_id, d.subscription_id ORDER BY min(d.event_seq) LIMIT ?`,
+      [now, now, limit],
     );
+    const claimed: { tenant_id: string; event_id: string; subscription_id: string }[] = [];
+    for (const subscription of waiting) {
+      if (claimed.length >= limit) break;
+      claimed.push(
+        ...(await this.db.all<{ tenant_id: string; event_id: string; subscription_id: string }>(
+          `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
+           WHERE (tenant_id, event_id, subscription_id) IN (
+             SELECT d.tenant_id, d.event_id, d.subscription_id FROM webhook_deliveries d
+             WHERE d.tenant_id = ? AND d.subscription_id = ? AND ${due}
+             ORDER BY d.event_seq LIMIT ?${this.dialect.skipLocked})
+           RETURNING tenant_id, event_id, subscription_id`,
+          [
+            owner,
+            leaseUntil,
+            subscription.tenant_id,
+            subscription.subscription_id,
+            now,
+            now,
+            Math.min(PER_SUBSCRIPTION, limit - claimed.length),
+          ],
+        )),
+      );
+    }
     if (claimed.length === 0) return [];
     const rows = await this.db.all<ClaimedRow>(
       `SELECT d.tenant_id, d.event_id, d.subscription_id, d.attempts, d.total_attempts, e.type, e.created_at,
