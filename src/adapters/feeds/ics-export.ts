@@ -14,6 +14,7 @@ export function feedUid(tenantId: string, bookingId: string): string {
  * ical-generator escapes event text but writes the calendar's name (NAME, X-WR-CALNAME) as given:
  * a line break in a calendar name would start properties or events of its own. One line only.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, ' ');
 
 /** The feed as iCalendar text: times in UTC, no customer details, a refresh hint of 15 minutes. */

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectHttp } from '../support/mcp-clients.js';
+import { createOpenCalendar } from '../support/fixtures.js';
+import type { RunningServer } from '../support/spawn-server.js';
+import { runCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
+
+// The README's feed commands, run as written against a spawned server's database.
+
+const day = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 3 * 86_400_000;
+const stamp = (t: number) =>
+  new Date(t)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+const busyFile = `BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//test//EN
+BEGIN:VEVENT
+UID:dentist@example
+DTSTAMP:${stamp(day)}
+DTSTART:${stamp(day + 10 * 3_600_000)}
+DTEND:${stamp(day + 11 * 3_600_000)}
+SUMMARY:Dentist
+END:VEVENT
+END:VCALENDAR
+`;
+
+let server: RunningServer;
+let db: { path: string; cleanup: () => void };
+let dir: string;
+let calendarId: string;
+const cli = (...args: string[]) => runCli(['feeds', ...args, '--db', db.path]);
+
+beforeAll(async () => {
+  db = tempDbPath();
+  dir = mkdtempSync(join(tmpdir(), 'holdfast-feeds-'));
+  server = await spawnServer(['--db', db.path, '--no-seed'], { dbPath: db.path });
+  const client = await connectHttp(server.url, 'modern');
+  calendarId = await createOpenCalendar(client, 'Feed room');
+  await client.close();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  db?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('holdfast feeds', () => {
+  it('create prints an address once that serves the calendar; list shows it; revoke ends it', async () => {
+    const created = cli('create', calendarId, '--public-url', new URL(server.url).origin);
+    expect(created.status, created.stderr).toBe(0);
+    const address = /https?:\/\/\S+\/feeds\/hf_feed_[A-Za-z0-9_-]+\.ics/.exec(created.stdout)?.[0];
+    expect(address).toBeDefined();
+    const served = await fetch(address!);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toContain('text/calendar');
+    expect(await served.text()).toContain('BEGIN:VCALENDAR');
+    const listed = cli('list');
+    expect(listed.status).toBe(0);
+    const id = /feed_[A-Za-z0-9_-]+/.exec(listed.stdout)?.[0];
+    expect(listed.stdout).toContain(calendarId);
+    expect(listed.stdout).not.toContain('hf_feed_');
+    expect(cli('revoke', id!).status).toBe(0);
+    expect((await fetch(address!)).status).toBe(404);
+  });
+
+  it('subscribe a file, refresh it, see it in subscriptions, and unsubscribe', () => {
+    const file = join(dir, 'busy.ics');
+    writeFileSync(file, busyFile);
+    const subscribed = cli('subscribe', calendarId, file, '--every', '30m');
+    expect(subscribed.status, subscribed.stderr).toBe(0);
+    const id =
+      /sub_[A-Za-z0-9_-]+/.exec(subscribed.stdout)?.[0] ??
+      /sub_[A-Za-z0-9_-]+/.exec(cli('subscriptions').stdout)?.[0];
+    expect(id).toBeDefined();
+    const refreshed = cli('refresh', id!);
+    expect(refreshed.status, refreshed.stderr).toBe(0);
+    const listed = cli('subscriptions', '--json');
+    expect(listed.status).toBe(0);
+    const [subscription] = JSON.parse(listed.stdout) as { id: string; lastError: string | null }[];
+    expect(subscription).toMatchObject({ id, lastError: null });
+    expect(cli('unsubscribe', id!).status).toBe(0);
+    expect(JSON.parse(cli('subscriptions', '--json').stdout)).toEqual([]);
+  });
+});
