@@ -82,6 +82,8 @@ async function seed(dbPath, personId, { bookings, auditRecords }) {
             expiresAt: now + DAY,
           },
           cap: null,
+          occupies: [{ calendarId: calendar.id, start: booking.start, end: booking.end, capacity: 1 }],
+          limits: [],
         });
         if (placed.outcome !== 'placed') throw new Error(`seed hold ${n}: ${placed.outcome}`);
         ids.push(booking.id);

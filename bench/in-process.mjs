@@ -144,12 +144,14 @@ async function sqliteSides(dir) {
   const hold = await holdfastSide(store, 0);
   const raw = openSqlite(join(dir, 'raw.db'));
   migrate(raw);
-  raw.prepare("INSERT INTO calendars VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)").run();
+  raw.prepare("INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version) VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)").run();
   const columns = Object.keys(rowsFor('cal_raw', 0).booking);
   const insertBooking = raw.prepare(
     `INSERT INTO bookings (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
   );
-  const insertAllocation = raw.prepare('INSERT INTO allocations VALUES (?, ?, ?, ?, ?, 1)');
+  const insertAllocation = raw.prepare(
+    'INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active) VALUES (?, ?, ?, ?, ?, 1)',
+  );
   const insertIdempotency = raw.prepare('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   const base = Math.ceil(Date.now() / DAY) * DAY + DAY;
   let seq = 0;
@@ -169,7 +171,7 @@ async function postgresSides(url) {
   const store = await PgStore.open(`${url}?schema=${schema}`, { maxConnections: 32 });
   const hold = await holdfastSide(store, 0);
   const pool = new pg.Pool({ connectionString: url, max: 32, options: `-c search_path=${schema},public` });
-  await pool.query("INSERT INTO calendars VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)");
+  await pool.query("INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version) VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)");
   const columns = Object.keys(rowsFor('cal_raw', 0).booking);
   const types = {
     start_at: 'bigint',
@@ -187,7 +189,8 @@ async function postgresSides(url) {
         INSERT INTO bookings (${columns.join(', ')})
         VALUES (${columns.map((c, i) => `$${i + 1}::${types[c] ?? 'text'}`).join(', ')}) RETURNING tenant_id, id, start_at, end_at
       ), a AS (
-        INSERT INTO allocations SELECT tenant_id, id, 'cal_raw', start_at, end_at, true FROM b RETURNING 1
+        INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active)
+          SELECT tenant_id, id, 'cal_raw', start_at, end_at, true FROM b RETURNING 1
       )
       INSERT INTO idempotency VALUES (${Array.from({ length: 8 }, (_, i) => `$${n + i + 1}`).join(', ')})`,
   };

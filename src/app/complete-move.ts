@@ -5,7 +5,10 @@ import { DomainError } from '../domain/errors.js';
 import type { Instant } from '../domain/time/instant.js';
 import type { StoreTx } from '../ports/store/index.js';
 import type { AppDeps } from './deps.js';
-import { occupancy } from './hold-slot.js';
+import { limitReached, MAX_BOOKING_MINUTES, occupancy } from './hold-slot.js';
+import { requireMovable } from './reschedule.js';
+import { samePrice } from '../domain/booking/money.js';
+import { MINUTE_MS } from '../domain/time/instant.js';
 import { loadCalendars } from './snapshot.js';
 import { recordBookingEvent } from './webhooks/record-booking-event.js';
 
@@ -32,9 +35,31 @@ export async function completeMove(
         currentVersion: moved?.version ?? null,
       },
     );
+  requireMovable(moved, now);
+  if (!samePrice(confirmed.price, moved.price))
+    throw new DomainError(
+      'INVALID_STATE',
+      'The price changed since the move was held; release it and move again.',
+      {
+        bookingId: confirmed.id,
+      },
+    );
   await tx.bookings.update(cancelBooking(moved, moved.version, now));
   const calendars = await loadCalendars(tx, confirmed.tenantId, confirmed.calendarIds);
-  const { occupies } = occupancy(calendars, confirmed, confirmed.customer);
+  const { occupies, limits } = occupancy(calendars, confirmed, confirmed.customer);
+  if (occupies.some((span) => span.end - span.start > MAX_BOOKING_MINUTES * MINUTE_MS))
+    throw new DomainError(
+      'INVALID_STATE',
+      "With the calendar's buffers as they are now the booking would last more than 7 days; release the move and move again.",
+      { bookingId: confirmed.id },
+    );
+  // Limits again, now that the moved booking is gone: others may have booked that day meanwhile.
+  const full = await tx.bookings.fullLimit(
+    confirmed.tenantId,
+    limits.map((check) => ({ ...check, excludeBookingId: confirmed.id })),
+    now,
+  );
+  if (full) throw limitReached(calendars, full);
   await tx.bookings.replaceAllocations(confirmed, occupies);
   const stored: Booking = { ...confirmed, payment: moved.payment };
   await tx.bookings.update(stored);

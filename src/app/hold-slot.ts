@@ -8,7 +8,7 @@ import { MINUTE_MS, parseInstant } from '../domain/time/instant.js';
 import type { Instant } from '../domain/time/instant.js';
 import { overlaps } from '../domain/time/interval.js';
 import type { Interval } from '../domain/time/interval.js';
-import type { HoldPlacement, HoldPlan, LimitCheck } from '../ports/store/index.js';
+import type { CalendarSpan, HoldPlacement, HoldPlan, LimitCheck } from '../ports/store/index.js';
 import { ReferenceTakenError } from '../ports/store/index.js';
 import { isLimited } from '../domain/identity/identity.js';
 import { requireWriter } from './authorize.js';
@@ -36,6 +36,12 @@ export interface HoldSlotInput {
 }
 
 export const MAX_BOOKING_MINUTES = 7 * 24 * 60;
+
+/** A move (reschedule_booking): the confirmed booking, and the time its allocations occupy now. */
+export interface Move {
+  readonly booking: Booking;
+  readonly held: readonly Omit<CalendarSpan, 'capacity'>[];
+}
 const ALTERNATIVES = 3;
 const ALTERNATIVE_HORIZON_MS = 14 * 24 * 60 * MINUTE_MS;
 
@@ -64,7 +70,7 @@ export async function holdSlot(
   principal: Principal,
   input: HoldSlotInput,
   call: WriteCall = {},
-  move?: Booking,
+  move?: Move,
 ): Promise<Outcome<BookingSnapshot>> {
   requireWriter(principal, 'draft');
   const now = deps.clock.now();
@@ -117,7 +123,7 @@ async function placeHold(
   input: HoldSlotInput,
   range: Interval,
   call: IdempotentCall<BookingSnapshot>,
-  move?: Booking,
+  move?: Move,
 ): Promise<Outcome<BookingSnapshot>> {
   for (let attempt = 1; attempt <= STALE_ATTEMPTS; attempt++) {
     let calendars: Calendar[];
@@ -227,7 +233,7 @@ const RULE_WORDS: Record<BookingRuleName, string> = {
   maxBookingsPerCustomerPerWeek: 'this customer has as many bookings that week as allowed.',
 };
 
-function limitReached(
+export function limitReached(
   calendars: readonly Calendar[],
   check: LimitCheck,
 ): DomainError<'OUTSIDE_BOOKING_RULES'> {
@@ -250,7 +256,7 @@ export function occupancy(
   calendars: readonly Calendar[],
   range: Interval,
   customer: Customer | null,
-  move?: Booking,
+  move?: Move,
 ): Pick<HoldPlan, 'occupies' | 'limits'> {
   const key = customerKey(customer);
   const sorted = [...calendars].sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -258,7 +264,8 @@ export function occupancy(
     occupies: sorted.flatMap((c) => {
       const rules = rulesOf(c);
       const span = paddedInterval(rules, range);
-      const held = move?.calendarIds.includes(c.id) ? paddedInterval(rules, move) : null;
+      // What the booking being moved really occupies (made under the buffers of its day).
+      const held = move?.held.find((h) => h.calendarId === c.id) ?? null;
       const part = held ? uncovered(span, held, c) : span;
       return part ? [{ calendarId: c.id, ...part, capacity: rules.capacity }] : [];
     }),
@@ -272,7 +279,7 @@ export function occupancy(
           to: w.to,
           max: w.max,
           customerKey: w.perCustomer ? key : null,
-          excludeBookingId: move?.id ?? null,
+          excludeBookingId: move?.booking.id ?? null,
         })),
     ),
   };
@@ -301,7 +308,7 @@ async function placeWithFreshReference(
   range: Interval,
   calendars: readonly Calendar[],
   call: IdempotentCall<BookingSnapshot>,
-  move?: Booking,
+  move?: Move,
 ): Promise<{ placement: HoldPlacement; snapshot: BookingSnapshot }> {
   const now = deps.clock.now();
   const base: Booking = {
@@ -323,14 +330,14 @@ async function placeWithFreshReference(
     owner: { subject: principal.subject, clientId: principal.clientId, connectionId: principal.connectionId },
     externalKeys: {},
     paymentFollowUp: false,
-    ...(move ? { replaces: move.id } : {}),
+    ...(move ? { replaces: move.booking.id } : {}),
   };
   for (let attempt = 1; ; attempt++) {
     const booking = { ...base, reference: deps.ids.newReference() };
     const snapshot: BookingSnapshot = {
       booking,
       calendars: calendars.map(calendarRef),
-      ...(move ? { replaced: move } : {}),
+      ...(move ? { replaced: move.booking } : {}),
     };
     // The record committed with the hold names it; any other outcome made nothing.
     call.audit?.made({ bookingId: booking.id });

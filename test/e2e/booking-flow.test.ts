@@ -80,6 +80,8 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
         'request_approval',
         'get_approval',
         'set_availability',
+        'set_booking_rules',
+        'reschedule_booking',
       ].sort(),
     );
     expect(byName.get('find_slots')!.annotations?.readOnlyHint).toBe(true);

@@ -99,6 +99,10 @@ export interface BookingStore {
    * reference throws ReferenceTakenError.
    */
   placeHold(plan: HoldPlan): Promise<HoldPlacement>;
+  /** The time a booking's active allocations occupy, per calendar (with the buffers it was made with). */
+  allocationsOf(tenantId: string, bookingId: string): Promise<Omit<CalendarSpan, 'capacity'>[]>;
+  /** The first of `checks` with no room left (counted under the same lock as a hold), or null. */
+  fullLimit(tenantId: string, checks: readonly LimitCheck[], now: Instant): Promise<LimitCheck | null>;
   /** A confirmed move: the booking's allocations become exactly `spans` (lowest free lanes); the engine checks them. */
   replaceAllocations(booking: Booking, spans: readonly CalendarSpan[]): Promise<void>;
   /** Writes `next` if the stored version is still `next.version - 1`; allocations follow the status. */

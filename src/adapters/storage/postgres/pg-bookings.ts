@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { auditEntryColumns, auditEntryValues } from '../audit-rows.js';
-import type { CalendarSpan, HoldPlacement, HoldPlan } from '../../../ports/store/index.js';
+import type { CalendarSpan, HoldPlacement, HoldPlan, LimitCheck } from '../../../ports/store/index.js';
 import type { Booking } from '../../../domain/booking/booking.js';
 import { NO_LIMIT } from '../../../domain/identity/identity.js';
 import { idempotencyValues } from '../rows.js';
@@ -124,6 +124,20 @@ export function cellLocks(
   return [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
 }
 
+/** The limit checks as holdfast_rules_room reads them. */
+function limitChecksJson(checks: readonly LimitCheck[]): string {
+  return JSON.stringify(
+    checks.map((l) => ({
+      c: l.calendarId,
+      f: l.from,
+      t: l.to,
+      m: l.max,
+      k: l.customerKey,
+      x: l.excludeBookingId,
+    })),
+  );
+}
+
 /** PostgreSQL's bookings: the shared SQL, with the hold and the expiry of lapsed holds as one statement each. */
 export class PgBookings extends BookingsSql {
   /** One statement, so it may run autocommitted (Store.writeOne): rows another expiry holds are skipped. */
@@ -145,6 +159,21 @@ export class PgBookings extends BookingsSql {
       tenantId === undefined ? [now, now] : [now, now, tenantId],
     );
     return Number(row?.n ?? 0);
+  }
+
+  /** Counted by the hold's own function, under the same per-calendar locks. */
+  override async fullLimit(
+    tenantId: string,
+    checks: readonly LimitCheck[],
+    now: number,
+  ): Promise<LimitCheck | null> {
+    if (checks.length === 0) return null;
+    const [row] = await this.db.all<{ failed: number }>(
+      'SELECT holdfast_rules_room(?::text, ?::bigint, ?::text) AS failed',
+      [tenantId, now, limitChecksJson(checks)],
+    );
+    const failed = Number(row?.failed ?? 0);
+    return failed > 0 ? checks[failed - 1]! : null;
   }
 
   /** A confirmed move, inside its transaction: the cells first (as a hold takes them), then the rows. */
@@ -194,22 +223,7 @@ export class PgBookings extends BookingsSql {
               Math.min(plan.cap.perConnection, NO_LIMIT),
             ]
           : []),
-        ...(plan.limits.length > 0
-          ? [
-              b.tenantId,
-              b.createdAt,
-              JSON.stringify(
-                plan.limits.map((l) => ({
-                  c: l.calendarId,
-                  f: l.from,
-                  t: l.to,
-                  m: l.max,
-                  k: l.customerKey,
-                  x: l.excludeBookingId,
-                })),
-              ),
-            ]
-          : []),
+        ...(plan.limits.length > 0 ? [b.tenantId, b.createdAt, limitChecksJson(plan.limits)] : []),
         ...idempotencyValues(plan.idempotency),
         ...bookingValues(b),
         ...spans.flatMap((span) => [span.calendarId, span.start, span.end, span.capacity]),

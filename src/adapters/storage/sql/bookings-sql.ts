@@ -109,6 +109,25 @@ export class BookingsSql implements BookingStore {
     return { outcome: 'placed' };
   }
 
+  async allocationsOf(tenantId: string, bookingId: string): Promise<Omit<CalendarSpan, 'capacity'>[]> {
+    const rows = await this.db.all<{
+      calendar_id: string;
+      start_at: number | string;
+      end_at: number | string;
+    }>(
+      `SELECT calendar_id, start_at, end_at FROM allocations
+       WHERE tenant_id = ? AND booking_id = ? AND active = ${this.dialect.TRUE} ORDER BY calendar_id`,
+      [tenantId, bookingId],
+    );
+    return rows.map((r) => ({ calendarId: r.calendar_id, start: Number(r.start_at), end: Number(r.end_at) }));
+  }
+
+  /** One writer at a time (SQLite): counted here, the limits cannot be raced. */
+  async fullLimit(tenantId: string, checks: readonly LimitCheck[], now: Instant): Promise<LimitCheck | null> {
+    for (const check of checks) if ((await this.countStarts(tenantId, check, now)) >= check.max) return check;
+    return null;
+  }
+
   async replaceAllocations(booking: Booking, spans: readonly CalendarSpan[]): Promise<void> {
     await this.db.run('DELETE FROM allocations WHERE tenant_id = ? AND booking_id = ?', [
       booking.tenantId,
@@ -152,7 +171,7 @@ export class BookingsSql implements BookingStore {
   }
 
   /** Occupying bookings of the check's calendar (and customer) that start in its window. */
-  private async countStarts(tenantId: string, check: LimitCheck, now: Instant): Promise<number> {
+  protected async countStarts(tenantId: string, check: LimitCheck, now: Instant): Promise<number> {
     const [row] = await this.db.all<{ n: number | string }>(
       `SELECT count(*) AS n FROM bookings b JOIN allocations a ON a.tenant_id = b.tenant_id AND a.booking_id = b.id
        WHERE a.tenant_id = ? AND a.calendar_id = ? AND a.active = ${this.dialect.TRUE}
