@@ -144,7 +144,11 @@ async function sqliteSides(dir) {
   const hold = await holdfastSide(store, 0);
   const raw = openSqlite(join(dir, 'raw.db'));
   migrate(raw);
-  raw.prepare("INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version) VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)").run();
+  raw
+    .prepare(
+      "INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version) VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)",
+    )
+    .run();
   const columns = Object.keys(rowsFor('cal_raw', 0).booking);
   const insertBooking = raw.prepare(
     `INSERT INTO bookings (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
@@ -171,7 +175,9 @@ async function postgresSides(url) {
   const store = await PgStore.open(`${url}?schema=${schema}`, { maxConnections: 32 });
   const hold = await holdfastSide(store, 0);
   const pool = new pg.Pool({ connectionString: url, max: 32, options: `-c search_path=${schema},public` });
-  await pool.query("INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version) VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)");
+  await pool.query(
+    "INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version) VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)",
+  );
   const columns = Object.keys(rowsFor('cal_raw', 0).booking);
   const types = {
     start_at: 'bigint',
