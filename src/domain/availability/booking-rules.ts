@@ -157,6 +157,14 @@ export interface CountWindow {
 
 /** The local day and week around `start` (in `zone`) with the limits that count in each. */
 export function countWindows(rules: BookingRules, zone: string, start: Instant): CountWindow[] {
+  // Slot search asks for every start: a calendar without limits must cost nothing here.
+  if (
+    rules.maxBookingsPerDay === null &&
+    rules.maxBookingsPerWeek === null &&
+    rules.maxBookingsPerCustomerPerDay === null &&
+    rules.maxBookingsPerCustomerPerWeek === null
+  )
+    return [];
   const day = localEpochDay(start, zone);
   const monday = day - weekdayIndex(day);
   const dayFrom = wallClockToInstant(day, 0, zone);
