@@ -1,15 +1,34 @@
 #!/usr/bin/env node
-import { jsonLogger } from '../adapters/log/json-logger.js';
-import { startTracing } from '../adapters/telemetry/tracing.js';
+// Only argument parsing, help and error wording are imported up front: `--version`, `--help`
+// and a mistyped option answer at once. Each command loads its own code when it runs.
 import { explain } from './cli-errors.js';
 import { commandDoc, commandHelp, globalHelp } from './cli-help.js';
 import { readConfig, UsageError } from './config.js';
-import { runOperatorCommand } from './operator-commands.js';
-import { runHttpServer } from './serve.js';
-import { runStdioServer } from './stdio.js';
+import type { ServerConfig } from './config.js';
 import { holdfastVersion } from './version.js';
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
+
+async function runServer(config: ServerConfig): Promise<void> {
+  const [{ jsonLogger }, { startTracing }] = await Promise.all([
+    import('../adapters/log/json-logger.js'),
+    import('../adapters/telemetry/trace-export.js'),
+  ]);
+  const logger = jsonLogger();
+  const tracing = await startTracing(process.env, holdfastVersion);
+  if (config.command === 'stdio') {
+    const { runStdioServer } = await import('./stdio.js');
+    return runStdioServer(config, logger);
+  }
+  const { runHttpServer } = await import('./serve.js');
+  const stop = await runHttpServer(config, logger);
+  const shutdown = () =>
+    void stop()
+      .then(() => tracing.shutdown())
+      .then(() => process.exit(0));
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
 
 async function main(argv: readonly string[]): Promise<void> {
   const config = readConfig(argv, process.env);
@@ -23,25 +42,9 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   if (!commandDoc(config.command))
     throw new UsageError(`unknown command "${config.command}" (see holdfast --help)`);
-  const logger = jsonLogger();
-  switch (config.command) {
-    case 'serve': {
-      const tracing = startTracing(process.env, holdfastVersion);
-      const stop = await runHttpServer(config, logger);
-      const shutdown = () =>
-        void stop()
-          .then(() => tracing.shutdown())
-          .then(() => process.exit(0));
-      process.once('SIGINT', shutdown);
-      process.once('SIGTERM', shutdown);
-      return;
-    }
-    case 'stdio':
-      startTracing(process.env, holdfastVersion);
-      return runStdioServer(config, logger);
-    default:
-      process.exitCode = await runOperatorCommand(config, print);
-  }
+  if (config.command === 'serve' || config.command === 'stdio') return runServer(config);
+  const { runOperatorCommand } = await import('./operator-commands.js');
+  process.exitCode = await runOperatorCommand(config, print);
 }
 
 const argv = process.argv.slice(2);

@@ -1,38 +1,32 @@
 import { randomBytes } from 'node:crypto';
-import type { RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
-import { createRequestStateCodec } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../app/deps.js';
 import { defaultAppConfig } from '../app/deps.js';
 import { StoreAuditLog } from '../adapters/audit/audit-chain.js';
 import type { AuditKey } from '../adapters/audit/audit-key.js';
 import { CheckpointLog } from '../adapters/audit/checkpoint-log.js';
-import { PgStore } from '../adapters/storage/postgres/pg-store.js';
 import { TracedStore } from '../adapters/telemetry/traced-store.js';
 import { meteredPayments } from '../adapters/telemetry/metered-payments.js';
-import { HoldfastMetrics, noMetrics } from '../adapters/telemetry/metrics.js';
 import { operationalCounts } from '../app/operational-counts.js';
+import type { HoldfastMetrics } from '../adapters/telemetry/metrics.js';
+import type { OpenedStore } from '../adapters/storage/index.js';
+import { openStore as openEngine } from '../adapters/storage/index.js';
+import type { Store } from '../ports/store/index.js';
+import { cliDatabaseArgs } from './database-url.js';
 import { MemorySlotCache } from '../adapters/cache/memory-slot-cache.js';
-import { PgNotifySlotCache } from '../adapters/cache/pg-notify-slot-cache.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import { jcsDigest } from '../adapters/ids/jcs-digest.js';
-import { boundedDigest } from '../adapters/ids/bounded-digest.js';
 import { KeyedDigest } from '../adapters/ids/keyed-digest.js';
 import { KeyedPageTokens } from '../adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../adapters/ids/random-ids.js';
 import type { Logger } from '../adapters/log/json-logger.js';
-import type { ApprovalState, ProfileSettings, ToolContext } from '../adapters/mcp/tool-kit.js';
-import { HttpPayments } from '../adapters/payment/http-payments.js';
+import type { ProfileSettings } from '../adapters/mcp/tool-kit.js';
 import { SimulatedPayments } from '../adapters/payment/simulated-payments.js';
-import { SqliteStore } from '../adapters/storage/sqlite/sqlite-store.js';
-import type { Principal } from '../domain/calendar.js';
 import { nodeCredentials } from '../adapters/ids/node-credentials.js';
 import { webAuthnCeremonies } from '../adapters/ids/webauthn-ceremonies.js';
 import { FlexibleRateLimits } from '../adapters/limits/flexible-rate-limits.js';
 import type { SlotCache } from '../ports/slot-cache.js';
-import type { Store } from '../ports/store/index.js';
 import type { ServerConfig } from './config.js';
 import { CREATING_COMMANDS } from './config.js';
-import { cliDatabaseArgs, isPostgresUrl } from './database-url.js';
 import { loadAuditKey } from './audit-key-file.js';
 import { CalendarCache } from '../app/calendar-cache.js';
 import type { Links } from '../adapters/mcp/links.js';
@@ -73,28 +67,21 @@ export { describeDatabase, isPostgresUrl } from './database-url.js';
  * SQLite by default; PostgreSQL when the database is a postgres:// URL. Only serve, stdio and
  * db migrate may create a database; every other command refuses a missing one.
  */
-export async function openStore(config: ServerConfig): Promise<Store> {
-  const create = CREATING_COMMANDS.has(config.command);
-  return isPostgresUrl(config.database)
-    ? PgStore.open(config.database, { create })
-    : SqliteStore.open(config.database, { create });
+export function openStore(config: ServerConfig): Promise<OpenedStore> {
+  return openEngine(config.database, { create: CREATING_COMMANDS.has(config.command) });
 }
 
 /** Several instances on PostgreSQL tell each other about writes; one SQLite process needs no bus. */
 async function slotCacheFor(
-  store: Store,
+  opened: OpenedStore,
   config: ServerConfig,
   logger: Logger,
 ): Promise<SlotCache & { close?: () => Promise<void> }> {
   const local = new MemorySlotCache(config.slotCacheMaxAgeMs);
-  if (!(store instanceof PgStore)) return local;
-  return PgNotifySlotCache.start(
-    local,
-    store.pool,
-    PgStore.parseUrl(config.database).connectionString,
-    store.schema,
-    logger,
-  );
+  if (!opened.shared) return local;
+  const { PgNotifySlotCache } = await import('../adapters/cache/pg-notify-slot-cache.js');
+  const { pool, connectionString, schema } = opened.shared;
+  return PgNotifySlotCache.start(local, pool, connectionString, schema, logger);
 }
 
 export async function buildRuntime(
@@ -102,7 +89,8 @@ export async function buildRuntime(
   logger: Logger,
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
-  const store = await openStore(config);
+  const opened = await openStore(config);
+  const { store } = opened;
   let auditKey: AuditKey;
   try {
     auditKey = loadAuditKey(config, options.createAuditKey ?? false, logger);
@@ -110,15 +98,20 @@ export async function buildRuntime(
     await store.close();
     throw error;
   }
-  const slotCache = await slotCacheFor(store, config, logger);
+  const slotCache = await slotCacheFor(opened, config, logger);
   const simulator = new SimulatedPayments(store, config.tenantId);
   const publicBaseUrl = config.publicBaseUrl ?? options.boundOrigin ?? `http://127.0.0.1:${config.port}`;
-  const traced = new TracedStore(store, store instanceof PgStore ? 'postgresql' : 'sqlite');
+  const traced = new TracedStore(store, opened.engine);
   // The gauges read the database at scrape time, through the same (traced) store.
   const metrics = options.metrics
-    ? new HoldfastMetrics(() => operationalCounts({ ...deps, store: traced }))
+    ? new (await import('../adapters/telemetry/metrics.js')).HoldfastMetrics(() =>
+        operationalCounts({ ...deps, store: traced }),
+      )
     : null;
-  const payments = config.payments === 'http' ? new HttpPayments(config.paymentQueryBaseUrl!) : simulator;
+  const payments =
+    config.payments === 'http'
+      ? new (await import('../adapters/payment/http-payments.js')).HttpPayments(config.paymentQueryBaseUrl!)
+      : simulator;
   const deps: AppDeps = {
     store: traced,
     clock: systemClock,
@@ -132,10 +125,9 @@ export async function buildRuntime(
     calendarCache: new CalendarCache(),
     credentials: nodeCredentials,
     webAuthn: webAuthnCeremonies,
-    rateLimits:
-      store instanceof PgStore
-        ? FlexibleRateLimits.postgres(store.pool, store.schema)
-        : FlexibleRateLimits.memory(),
+    rateLimits: opened.shared
+      ? FlexibleRateLimits.postgres(opened.shared.pool, opened.shared.schema)
+      : FlexibleRateLimits.memory(),
     config: {
       ...defaultAppConfig,
       holdTtlMs: config.holdTtlMs,
@@ -169,61 +161,5 @@ export async function buildRuntime(
       paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl.replace(/\/+$/, '')}/pay/`,
       cliDatabaseArgs: cliDatabaseArgs(config),
     }),
-  };
-}
-
-/** Who a request acts for, as the authentication gate left it on the request (HTTP). */
-export function bearerPrincipal(request: ServerContext): Principal | null {
-  const principal = request.http?.authInfo?.extra?.principal;
-  return principal ? (principal as Principal) : null;
-}
-
-/** Sealed MRTR state, bound to the principal it was minted for: another principal's echo fails to verify. */
-export function approvalStateCodec(
-  key: string,
-  principalOf: (request: ServerContext) => Principal | null,
-): RequestStateCodec<ApprovalState> {
-  return createRequestStateCodec<ApprovalState>({
-    key,
-    ttlSeconds: 600,
-    bind: (request) => {
-      const principal = principalOf(request);
-      return principal ? `${principal.tenantId}\u0000${principal.subject}` : '\u0000nobody';
-    },
-  });
-}
-
-/** The audit's keyed digests: of personal values in a preview, and of a call's whole arguments. */
-export function auditDigests(runtime: Runtime): ToolContext['digests'] {
-  const requestKey = runtime.auditKey.derive('request');
-  return {
-    preview: (value) => runtime.auditKey.digest(value),
-    arguments: (value, validated) =>
-      validated ? runtime.deps.requestDigest.ofJson(value) : boundedDigest(value, requestKey),
-  };
-}
-
-/**
- * What every tool call of a transport shares. HTTP: the principal of each request comes from its
- * bearer token; stdio: the one connection acts for the person it was started for.
- */
-export function toolContext(
-  runtime: Runtime,
-  logger: Logger,
-  transport: 'stdio' | 'http',
-  stdioPrincipal?: Principal,
-): ToolContext {
-  const principalOf = stdioPrincipal ? () => stdioPrincipal : bearerPrincipal;
-  return {
-    deps: runtime.deps,
-    principalOf,
-    logger,
-    transport,
-    audit: runtime.audit,
-    digests: auditDigests(runtime),
-    stateCodec: approvalStateCodec(runtime.stateKey, principalOf),
-    links: runtime.links,
-    profile: runtime.profile,
-    metrics: runtime.metrics ?? noMetrics,
   };
 }

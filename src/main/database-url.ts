@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
+import { isPostgresUrl } from '../adapters/storage/index.js';
 
-export function isPostgresUrl(database: string): boolean {
-  return /^postgres(ql)?:\/\//.test(database);
-}
+export { isPostgresUrl };
 
 /** Where the data lives, for logs: never the password of a connection URL. */
 export function describeDatabase(database: string): string {

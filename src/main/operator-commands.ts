@@ -1,7 +1,4 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import { feeds } from './feeds-commands.js';
-import { inbox } from './inbox-commands.js';
-import { webhooks } from './webhook-commands.js';
 import type { ApprovalView } from '../app/approvals.js';
 import { approvalById, decideById } from '../app/approvals.js';
 import { sweep } from '../app/sweep.js';
@@ -24,8 +21,6 @@ import type { ServerConfig } from './config.js';
 import { UsageError } from './config.js';
 import { cliDatabaseArgs, describeDatabase } from './database-url.js';
 import { operatorCall } from './operator-audit.js';
-import { hosts, tenants, tokens, users } from './identity-commands.js';
-import { connections, oauth } from './oauth-commands.js';
 import type { EffectAudit } from '../ports/audit.js';
 import type { WriteCall } from '../app/idempotent.js';
 
@@ -86,7 +81,8 @@ const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   feeds: 'admin',
 };
 
-function run(
+/** Each group's code is loaded when one of its commands runs. */
+async function run(
   runtime: Runtime,
   config: ServerConfig,
   print: Print,
@@ -105,23 +101,23 @@ function run(
     case 'reconciliation':
       return reconciliation(runtime, config, print);
     case 'tenants':
-      return tenants(runtime, config, print);
     case 'users':
-      return users(runtime, config, print);
     case 'tokens':
-      return tokens(runtime, config, print);
-    case 'hosts':
-      return hosts(runtime, config, print);
+    case 'hosts': {
+      const identity = await import('./identity-commands.js');
+      return identity[config.command](runtime, config, print);
+    }
     case 'connections':
-      return connections(runtime, config, print);
-    case 'oauth':
-      return oauth(runtime, config, print);
+    case 'oauth': {
+      const oauth = await import('./oauth-commands.js');
+      return oauth[config.command](runtime, config, print);
+    }
     case 'inbox':
-      return inbox(runtime, config, print);
+      return (await import('./inbox-commands.js')).inbox(runtime, config, print);
     case 'webhooks':
-      return webhooks(runtime, config, print);
+      return (await import('./webhook-commands.js')).webhooks(runtime, config, print);
     case 'feeds':
-      return feeds(runtime, config, print);
+      return (await import('./feeds-commands.js')).feeds(runtime, config, print);
     default:
       return auditCommand(runtime, config, print);
   }

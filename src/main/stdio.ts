@@ -6,7 +6,8 @@ import { createHoldfastServer, SERVER_VERSION } from '../adapters/mcp/server-fac
 import { LineLimit, oversizeError } from '../adapters/mcp/stdio-line-limit.js';
 import type { ServerConfig } from './config.js';
 import type { Runtime } from './compose.js';
-import { buildRuntime, describeDatabase, toolContext } from './compose.js';
+import { buildRuntime, describeDatabase } from './compose.js';
+import { toolContext } from './tool-context.js';
 import { localConnection } from '../app/identity/tokens.js';
 import type { Principal } from '../domain/calendar.js';
 import { StartupError } from './startup-error.js';

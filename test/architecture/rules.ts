@@ -62,7 +62,7 @@ const publicAdapterModules: readonly RegExp[] = [
   // Mail in, parsed and sanitized: for the ingestion endpoint and the views that show it.
   /^adapters\/inbox\/index\.ts$/,
   // Traces, metrics and the timing contract's header names: every adapter that handles a call reports.
-  /^adapters\/telemetry\/(tracing|metrics|timing-headers)\.ts$/,
+  /^adapters\/telemetry\/(tracing|trace-export|metrics|call-metrics|timing-headers)\.ts$/,
   // What every storage engine shares: rows, migrations' shape, and the SQL of each aggregate.
   /^adapters\/storage\/[^/]+\.ts$/,
   /^adapters\/storage\/sql\/[^/]+\.ts$/,

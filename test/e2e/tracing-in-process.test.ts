@@ -5,11 +5,12 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonLogger } from '../../src/adapters/log/json-logger.js';
 import { createHoldfastServer } from '../../src/adapters/mcp/server-factory.js';
-import type { Tracing } from '../../src/adapters/telemetry/tracing.js';
-import { startTracing } from '../../src/adapters/telemetry/tracing.js';
+import type { Tracing } from '../../src/adapters/telemetry/trace-export.js';
+import { startTracing } from '../../src/adapters/telemetry/trace-export.js';
 import { localConnection } from '../../src/app/identity/tokens.js';
 import type { Runtime } from '../../src/main/compose.js';
-import { buildRuntime, toolContext } from '../../src/main/compose.js';
+import { buildRuntime } from '../../src/main/compose.js';
+import { toolContext } from '../../src/main/tool-context.js';
 import { readConfig } from '../../src/main/config.js';
 import { openAllWeek } from '../support/fixtures.js';
 import type { Envelope } from '../support/mcp-clients.js';
@@ -28,7 +29,7 @@ let runtime: Runtime;
 let client: Client;
 
 beforeAll(async () => {
-  tracing = startTracing({ HOLDFAST_TRACE_SYNC: '1' }, 'test', exporter);
+  tracing = await startTracing({ HOLDFAST_TRACE_SYNC: '1' }, 'test', exporter);
   const { deps, close } = await identityDeps(db.path);
   await addAgent(deps, { email: 'owner@local.example' });
   await close();

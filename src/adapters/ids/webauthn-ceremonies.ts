@@ -3,17 +3,15 @@ import type {
   AuthenticatorTransportFuture,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
-import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
 import type { Passkey } from '../../domain/identity/passkey.js';
 import type { PasskeyCeremonies } from '../../ports/passkeys.js';
 
 const TIMEOUT_MS = 120_000;
+
+/** The library (and its ASN.1 and COSE code) loads at the first ceremony, not at start-up. */
+const library = () => import('@simplewebauthn/server');
+
+const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 
 /** Whatever the answer, a failed check is "not verified", never an exception to the caller. */
 async function orNull<T>(check: () => Promise<T>): Promise<T | null> {
@@ -30,6 +28,7 @@ async function orNull<T>(check: () => Promise<T>): Promise<T | null> {
  */
 export const webAuthnCeremonies: PasskeyCeremonies = {
   async registrationOptions(rp, user, existing) {
+    const { generateRegistrationOptions } = await library();
     const options = await generateRegistrationOptions({
       rpName: rp.name,
       rpID: rp.id,
@@ -49,6 +48,7 @@ export const webAuthnCeremonies: PasskeyCeremonies = {
 
   verifyRegistration: (rp, response, challenge) =>
     orNull(async () => {
+      const { verifyRegistrationResponse } = await library();
       const result = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
         expectedChallenge: challenge,
@@ -60,13 +60,14 @@ export const webAuthnCeremonies: PasskeyCeremonies = {
       const { credential } = result.registrationInfo;
       return {
         id: credential.id,
-        publicKey: isoBase64URL.fromBuffer(credential.publicKey),
+        publicKey: Buffer.from(credential.publicKey).toString('base64url'),
         counter: credential.counter,
         transports: credential.transports ?? [],
       };
     }),
 
   async signInOptions(rp) {
+    const { generateAuthenticationOptions } = await library();
     const options = await generateAuthenticationOptions({
       rpID: rp.id,
       timeout: TIMEOUT_MS,
@@ -76,12 +77,16 @@ export const webAuthnCeremonies: PasskeyCeremonies = {
     return { options, challenge: options.challenge };
   },
 
+  // Read before anything is verified, without the library: base64url of the id, JSON of clientDataJSON.
   claimsOf(response) {
     try {
       const answer = response as AuthenticationResponseJSON;
-      if (typeof answer.id !== 'string' || !isoBase64URL.isBase64URL(answer.id) || answer.id.length > 1400)
-        return null;
-      const { challenge } = decodeClientDataJSON(answer.response.clientDataJSON);
+      if (typeof answer.id !== 'string' || !BASE64URL.test(answer.id) || answer.id.length > 1400) return null;
+      const clientData = answer.response.clientDataJSON;
+      if (typeof clientData !== 'string' || !BASE64URL.test(clientData)) return null;
+      const { challenge } = JSON.parse(Buffer.from(clientData, 'base64url').toString('utf8')) as {
+        challenge?: unknown;
+      };
       return typeof challenge === 'string' && challenge.length <= 200
         ? { credentialId: answer.id, challenge }
         : null;
@@ -92,6 +97,7 @@ export const webAuthnCeremonies: PasskeyCeremonies = {
 
   verifySignIn: (rp, response, challenge, passkey: Passkey) =>
     orNull(async () => {
+      const { verifyAuthenticationResponse } = await library();
       const result = await verifyAuthenticationResponse({
         response: response as AuthenticationResponseJSON,
         expectedChallenge: challenge,
@@ -100,7 +106,7 @@ export const webAuthnCeremonies: PasskeyCeremonies = {
         requireUserVerification: true,
         credential: {
           id: passkey.id,
-          publicKey: isoBase64URL.toBuffer(passkey.publicKey),
+          publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
           counter: passkey.counter,
           transports: passkey.transports as AuthenticatorTransportFuture[],
         },

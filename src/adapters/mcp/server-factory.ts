@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Principal } from '../../domain/calendar.js';
+import { SERVER_NAME, SERVER_VERSION } from './server-version.js';
 import { registerCatalog } from './catalog/catalog-tools.js';
 import { registerPrompts } from './resources/prompts.js';
 import { registerResources } from './resources/resources.js';
@@ -25,12 +25,6 @@ import {
   queryObjectDetailTool,
 } from './hotel-ops/query-tools.js';
 import { submitTaskResultsTool } from './hotel-ops/submit-tool.js';
-
-export const SERVER_NAME = 'holdfast';
-/** The version in package.json (dist/adapters/mcp/ and src/adapters/mcp/ are three levels down). */
-export const SERVER_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
 
 const instructions = `Holdfast books time on calendars in two steps and never double-books.
 1. list_calendars, then find_slots (all listed calendars free at once).
@@ -76,6 +70,8 @@ tool_catalog.search finds them, tool_catalog.read shows one's schema, tool_catal
 Start with tool_catalog.search { query: "", limit: 20 }. The flow: find_slots, hold_slot, show the hold
 to the user, confirm_booking after a person approved (APPROVAL_REQUIRED tells you how).
 Every write takes a fresh UUID idempotencyKey. Errors carry code, retryable and recovery.action: follow it.`;
+
+export { SERVER_NAME, SERVER_VERSION };
 
 /** One factory for every transport: stdio builds one per connection, HTTP one per request. */
 export function createHoldfastServer(

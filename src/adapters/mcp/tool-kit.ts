@@ -27,8 +27,9 @@ import type { Links } from './links.js';
 import { toToolError } from './tool-error.js';
 import type { Span } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
-import { activeIds, contextFromMeta, inSpan } from '../telemetry/tracing.js';
-import type { CallMetrics } from '../telemetry/metrics.js';
+import { activeIds, inSpan } from '../telemetry/tracing.js';
+import { contextFromMeta } from './trace-meta.js';
+import type { CallMetrics } from '../telemetry/call-metrics.js';
 import { answerText } from './answer-text.js';
 
 /** What the MRTR approval round-trip carries, sealed by the codec and bound to the principal. */

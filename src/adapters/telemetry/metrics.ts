@@ -1,17 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CallMetrics, OperationalCounts } from './call-metrics.js';
 
-/** What the tool layer reports per call; the gauges read the store when scraped. */
-export interface CallMetrics {
-  /** `outcome`: `ok`, `input_required`, or the error code. */
-  callFinished(tool: string, outcome: string, seconds: number): void;
-  auditAppended(seconds: number): void;
-  paymentQueried(outcome: string): void;
-}
-
-export interface OperationalCounts {
-  readonly holdsActive: number;
-  readonly approvalsPending: number;
-}
+export type { CallMetrics, OperationalCounts };
 
 const CONFLICTS = new Set(['SLOT_UNAVAILABLE', 'VERSION_CONFLICT', 'IDEMPOTENCY_CONFLICT']);
 
@@ -105,5 +95,3 @@ export class HoldfastMetrics implements CallMetrics {
     this.payments.inc({ outcome });
   }
 }
-
-export const noMetrics: CallMetrics = { callFinished() {}, auditAppended() {}, paymentQueried() {} };

@@ -1,0 +1,41 @@
+import type { Pool } from 'pg';
+import type { Store } from '../../ports/store/index.js';
+
+/** What a shared database lends the caches and limits that several instances must agree on. */
+export interface SharedDatabase {
+  readonly pool: Pool;
+  readonly schema: string;
+  /** The connection URL without Holdfast's `?schema=` parameter (for a LISTEN connection). */
+  readonly connectionString: string;
+}
+
+export interface OpenedStore {
+  readonly store: Store;
+  /** For traces and logs: which engine answers. */
+  readonly engine: 'sqlite' | 'postgresql';
+  /** PostgreSQL: what instances share; SQLite: null (one process, nothing to share). */
+  readonly shared: SharedDatabase | null;
+}
+
+export function isPostgresUrl(database: string): boolean {
+  return /^postgres(ql)?:\/\//.test(database);
+}
+
+/**
+ * Opens (and migrates) a SQLite file path or a postgres:// URL. Only the engine asked for is
+ * loaded. `create: false` refuses a database that does not exist yet.
+ */
+export async function openStore(database: string, options: { create: boolean }): Promise<OpenedStore> {
+  if (!isPostgresUrl(database)) {
+    const { SqliteStore } = await import('./sqlite/sqlite-store.js');
+    return { store: SqliteStore.open(database, options), engine: 'sqlite', shared: null };
+  }
+  const { PgStore } = await import('./postgres/pg-store.js');
+  const store = await PgStore.open(database, options);
+  const { connectionString } = PgStore.parseUrl(database);
+  return {
+    store,
+    engine: 'postgresql',
+    shared: { pool: store.pool, schema: store.schema, connectionString },
+  };
+}
