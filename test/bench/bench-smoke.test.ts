@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { runProcess } from '../support/spawn-server.js';
 import { describe, expect, it } from 'vitest';
 
 /** Every markdown table of the output, each row as a map from its table's header to the cell. */
@@ -25,10 +25,9 @@ function tables(stdout: string): Record<string, string>[][] {
 }
 
 describe('npm run bench -- --profile (smoke: same code paths, a few hundred calls; figures mean nothing)', () => {
-  it('runs every workload on SQLite, PostgreSQL and stdio without a failed call, and prints targets and profiles', () => {
-    const run = spawnSync(process.execPath, ['bench/run.mjs', '--smoke', '--profile'], {
-      encoding: 'utf8',
-      timeout: 240_000,
+  it('runs every workload on SQLite, PostgreSQL and stdio without a failed call, and prints targets and profiles', async () => {
+    const run = await runProcess(process.execPath, ['bench/run.mjs', '--smoke', '--profile'], {
+      timeoutMs: 240_000,
     });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('SMOKE RUN');

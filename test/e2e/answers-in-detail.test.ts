@@ -48,7 +48,7 @@ describe('what the answers say', () => {
     expect(asked.error!.details.expiresAt).toMatch(RFC3339);
     const pending = await call(agent, 'get_approval', { approvalId });
     expect(pending.error?.details).toMatchObject({ status: 'PENDING' });
-    expect(runCli(['approvals', 'approve', approvalId, '--db', server.dbPath]).status).toBe(0);
+    expect((await runCli(['approvals', 'approve', approvalId, '--db', server.dbPath])).status).toBe(0);
     const unpaid = await call(agent, 'confirm_booking', {
       bookingId: booking.id,
       expectedVersion: 1,
@@ -58,14 +58,14 @@ describe('what the answers say', () => {
     expect(unpaid.error?.code).toBe('PAYMENT_PENDING');
     expect(unpaid.error?.details.holdExpiresAt).toMatch(RFC3339);
     const listed = JSON.parse(
-      runCli(['approvals', 'list', '--json', '--db', server.dbPath]).stdout,
+      (await runCli(['approvals', 'list', '--json', '--db', server.dbPath])).stdout,
     ) as Record<string, string>[];
     for (const a of listed) {
       expect(a.createdAt).toMatch(RFC3339);
       expect(a.expiresAt).toMatch(RFC3339);
     }
-    const tail = runCli(['audit', 'tail', '-n', '3', '--json', '--db', server.dbPath])
-      .stdout.trim()
+    const tail = (await runCli(['audit', 'tail', '-n', '3', '--json', '--db', server.dbPath])).stdout
+      .trim()
       .split('\n');
     for (const line of tail) expect(JSON.parse(line).at).toMatch(RFC3339);
     await agent.close();

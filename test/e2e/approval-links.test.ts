@@ -1,5 +1,4 @@
 import { askForApproval } from '../support/approvals.js';
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -11,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp, connectStdio, ok } from '../support/mcp-clients.js';
 import { decideOnPage, signIn } from '../support/person.js';
-import { provisionOnce, spawnServer, tempDbPath } from '../support/spawn-server.js';
+import { provisionOnce, runProcess, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
 interface Person {
   readonly email: string;
@@ -67,13 +66,10 @@ describe('approval links work wherever the server runs', () => {
       });
       const hint = (second.data as { cli: string }).cli;
       expect(hint).toContain(`--db "${server.dbPath}"`);
-      const run = spawnSync(
+      const run = await runProcess(
         'sh',
         ['-c', hint.replace(/^holdfast /, `${process.execPath} ${process.cwd()}/dist/main/cli.js `)],
-        {
-          cwd: '/',
-          encoding: 'utf8',
-        },
+        { cwd: '/' },
       );
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toContain('APPROVED');

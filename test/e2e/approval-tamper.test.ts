@@ -77,7 +77,7 @@ async function pageApproval(
   });
   expect(asked.error!.code).toBe('APPROVAL_REQUIRED');
   const approvalId = asked.error!.details.approvalId as string;
-  expect(runCli(['approvals', decision, approvalId, '--db', alice.dbPath]).status).toBe(0);
+  expect((await runCli(['approvals', decision, approvalId, '--db', alice.dbPath])).status).toBe(0);
   return approvalId;
 }
 
@@ -102,9 +102,9 @@ describe('asking up front', () => {
     expect((await call(agent, 'get_approval', { approvalId: asked.approvalId })).error!.code).toBe(
       'APPROVAL_PENDING',
     );
-    const listed = runCli(['approvals', 'list', '--db', alice.dbPath]);
+    const listed = await runCli(['approvals', 'list', '--db', alice.dbPath]);
     expect(listed.stdout).toContain(asked.approvalId);
-    expect(runCli(['approvals', 'approve', asked.approvalId, '--db', alice.dbPath]).status).toBe(0);
+    expect((await runCli(['approvals', 'approve', asked.approvalId, '--db', alice.dbPath])).status).toBe(0);
     expect((await ok(agent, 'get_approval', { approvalId: asked.approvalId })).approval.status).toBe(
       'APPROVED',
     );

@@ -22,7 +22,7 @@ beforeAll(async () => {
   room = await createOpenCalendar(agent, 'Attested room');
   host = await registerHost(db.path, 'local', 'Desktop host');
   revoked = await registerHost(db.path, 'local', 'Old host');
-  expect(runCli(['hosts', 'revoke', revoked.id, '--db', db.path]).status).toBe(0);
+  expect((await runCli(['hosts', 'revoke', revoked.id, '--db', db.path])).status).toBe(0);
 });
 afterAll(async () => {
   await agent?.close();

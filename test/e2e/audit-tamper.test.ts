@@ -9,7 +9,7 @@ import type { AuditRow } from '../../src/adapters/storage/audit-rows.js';
 import { auditRecordOf } from '../../src/adapters/storage/audit-rows.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp } from '../support/mcp-clients.js';
-import { runCli, runCliAsync } from '../support/spawn-server.js';
+import { runCli } from '../support/spawn-server.js';
 import type { Backend, BackendKind } from '../reliability/harness.js';
 import { startBackend } from '../reliability/harness.js';
 
@@ -36,8 +36,8 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
   const verify = async (withCheckpoints = true) => {
     const args = ['audit', 'verify', ...backend.databaseArgs];
     const [run, json] = await Promise.all([
-      runCliAsync(withCheckpoints ? [...args, '--checkpoint', checkpoints] : args),
-      runCliAsync([...args, '--json', ...(withCheckpoints ? ['--checkpoint', checkpoints] : [])]),
+      runCli(withCheckpoints ? [...args, '--checkpoint', checkpoints] : args),
+      runCli([...args, '--json', ...(withCheckpoints ? ['--checkpoint', checkpoints] : [])]),
     ]);
     return { ...run, result: JSON.parse(json.stdout) };
   };
@@ -57,7 +57,9 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
     await call(client, 'list_calendars', {});
     await waitSealed(backend);
     // An early checkpoint, kept elsewhere by the operator...
-    expect(runCli(['audit', 'checkpoint', '--out', checkpoints, ...backend.databaseArgs]).status).toBe(0);
+    expect(
+      (await runCli(['audit', 'checkpoint', '--out', checkpoints, ...backend.databaseArgs])).status,
+    ).toBe(0);
     for (let i = 0; i < 5; i++) {
       await call(client, 'hold_slot', {
         calendarIds: [room],
@@ -71,7 +73,9 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
     await client.close();
     await waitSealed(backend);
     // ...and one at the head; the server also logs them, in the same format.
-    expect(runCli(['audit', 'checkpoint', '--out', checkpoints, ...backend.databaseArgs]).status).toBe(0);
+    expect(
+      (await runCli(['audit', 'checkpoint', '--out', checkpoints, ...backend.databaseArgs])).status,
+    ).toBe(0);
     total = (await rows()).length;
     expect(total).toBeGreaterThanOrEqual(12);
     expect((await verify()).status).toBe(0);
@@ -196,7 +200,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
     expect(plain.result.firstBroken.seq).toBe(1);
     expect(plain.stdout).toMatch(/not keyed/);
     // Even told to accept unkeyed records, the checkpoints (keyed heads) do not match.
-    const allowed = runCli([
+    const allowed = await runCli([
       'audit',
       'verify',
       '--allow-unkeyed',
@@ -220,9 +224,9 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
       last.seq,
     ]);
     const doctored = join(dir, 'doctored.log');
-    const appended = runCli(['audit', 'checkpoint', ...backend.databaseArgs]).stdout;
+    const appended = (await runCli(['audit', 'checkpoint', ...backend.databaseArgs])).stdout;
     writeFileSync(doctored, `${readFileSync(checkpoints, 'utf8')}${appended}`);
-    const run = runCli(['audit', 'verify', '--checkpoint', doctored, ...backend.databaseArgs]);
+    const run = await runCli(['audit', 'verify', '--checkpoint', doctored, ...backend.databaseArgs]);
     expect(run.status).toBe(1);
     expect(run.stdout).toContain('rewritten');
   });
@@ -232,7 +236,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
     const forged = join(dir, 'forged.log');
     const line = JSON.parse(readFileSync(checkpoints, 'utf8').split('\n')[1]!);
     writeFileSync(forged, `${JSON.stringify({ ...line, seq: line.seq + 5 })}\n`);
-    const run = runCli(['audit', 'verify', '--checkpoint', forged, ...backend.databaseArgs]);
+    const run = await runCli(['audit', 'verify', '--checkpoint', forged, ...backend.databaseArgs]);
     expect(run.status).toBe(1);
     expect(run.stdout).toContain('not authentic');
   });
@@ -276,7 +280,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('audit tamper matrix on %
     const { status, result } = await verify(false);
     expect(status).toBe(1);
     expect(result.firstBroken.seq).toBe(entry.seq);
-    const tail = runCli(['audit', 'tail', '-n', '1', '--json', ...backend.databaseArgs]);
+    const tail = await runCli(['audit', 'tail', '-n', '1', '--json', ...backend.databaseArgs]);
     expect(tail.status).toBe(0);
   });
 });

@@ -122,7 +122,7 @@ describe('audit trail', () => {
       expect(preview.customer.digest).toMatch(/^hmac:[0-9a-f]{32}$/);
       expect(preview.calendarIds).toHaveLength(1);
     }
-    const verify = runCli(['audit', 'verify', '--db', server.dbPath]);
+    const verify = await runCli(['audit', 'verify', '--db', server.dbPath]);
     expect(verify.status).toBe(0);
     expect(verify.stdout).toMatch(/audit chain ok: \d+ records/);
   });
@@ -140,12 +140,12 @@ describe('audit trail', () => {
     db.exec('DROP TRIGGER audit_log_no_update');
     db.prepare("UPDATE audit_log SET tool = 'list_calendars', duration_ms = 0 WHERE seq = 3").run();
     db.close();
-    const verify = runCli(['audit', 'verify', '--db', server.dbPath]);
+    const verify = await runCli(['audit', 'verify', '--db', server.dbPath]);
     expect(verify.status).toBe(1);
     expect(verify.stdout).toContain('BROKEN at seq 3');
-    const json = JSON.parse(runCli(['audit', 'verify', '--json', '--db', server.dbPath]).stdout);
+    const json = JSON.parse((await runCli(['audit', 'verify', '--json', '--db', server.dbPath])).stdout);
     expect(json.firstBroken.seq).toBe(3);
-    const tail = runCli(['audit', 'tail', '-n', '2', '--json', '--db', server.dbPath]);
+    const tail = await runCli(['audit', 'tail', '-n', '2', '--json', '--db', server.dbPath]);
     expect(tail.stdout.trim().split('\n')).toHaveLength(2);
   });
 });
@@ -166,7 +166,7 @@ describe('checkpoints in the server log', () => {
       expect(lines.length).toBeGreaterThanOrEqual(3);
       const logFile = `${logged.dbPath}.log`;
       writeFileSync(logFile, logged.logs.join(''));
-      const ok = runCli(['audit', 'verify', '--checkpoint', logFile, '--db', logged.dbPath]);
+      const ok = await runCli(['audit', 'verify', '--checkpoint', logFile, '--db', logged.dbPath]);
       expect(ok.status, ok.stdout + ok.stderr).toBe(0);
       expect(ok.stdout).toMatch(new RegExp(`${lines.length} of ${lines.length} checkpoints matched`));
       // Someone removes the newest records (guards dropped first): the logged checkpoints notice.
@@ -175,10 +175,10 @@ describe('checkpoints in the server log', () => {
       const newest = JSON.parse(lines.at(-1)!).checkpoint.seq as number;
       db.prepare('DELETE FROM audit_log WHERE seq >= ?').run(newest);
       db.close();
-      const broken = runCli(['audit', 'verify', '--checkpoint', logFile, '--db', logged.dbPath]);
+      const broken = await runCli(['audit', 'verify', '--checkpoint', logFile, '--db', logged.dbPath]);
       expect(broken.status).toBe(1);
       expect(broken.stdout).toContain(`BROKEN at seq ${newest}`);
-      expect(runCli(['audit', 'verify', '--db', logged.dbPath]).status).toBe(0); // without anchors it cannot tell
+      expect((await runCli(['audit', 'verify', '--db', logged.dbPath])).status).toBe(0); // without anchors it cannot tell
     } finally {
       await logged.stop();
     }

@@ -161,7 +161,7 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
     });
     expect(unpaid.error!.code).toBe('PAYMENT_PENDING');
     const dbPath = kind === 'http' ? server.dbPath : stdioDb.path;
-    expect(runCli(['payments', 'set', second.booking.id, 'PAID', '--db', dbPath]).status).toBe(0);
+    expect((await runCli(['payments', 'set', second.booking.id, 'PAID', '--db', dbPath])).status).toBe(0);
     const confirmed = await ok(rival, 'confirm_booking', {
       bookingId: second.booking.id,
       expectedVersion: second.booking.version,

@@ -45,7 +45,7 @@ beforeAll(async () => {
   const x = await addPersonWithPassword(server, { email: emails.formula, role: 'viewer' });
   cookies.formula = await signIn(new URL(server.url).origin, x.email, x.password);
   // The viewer's own agent: its calls are the viewer's entries.
-  const made = runCli([
+  const made = await runCli([
     'tokens',
     'create',
     emails.viewer,

@@ -53,7 +53,9 @@ beforeAll(async () => {
     customer: { name: 'Grace Hopper', email: 'grace@example.com' },
     label: 'Quarterly review',
   });
-  expect(runCli(['approvals', 'approve', asked.details.approvalId, '--db', server.dbPath]).status).toBe(0);
+  expect(
+    (await runCli(['approvals', 'approve', asked.details.approvalId, '--db', server.dbPath])).status,
+  ).toBe(0);
   await ok(agent, 'confirm_booking', {
     bookingId: asked.booking.id,
     expectedVersion: 1,

@@ -40,7 +40,7 @@ beforeAll(async () => {
   agent = await connectHttp(server.url, 'modern');
   room = await createOpenCalendar(agent, 'Room 12');
   ({ secret } = JSON.parse(
-    runCli(['inbox', 'tokens', 'create', '--name', 'gw', '--db', server.dbPath, '--json']).stdout,
+    (await runCli(['inbox', 'tokens', 'create', '--name', 'gw', '--db', server.dbPath, '--json'])).stdout,
   ) as { secret: string });
   await fetch(new URL('/api/inbox/messages', server.url), {
     method: 'POST',

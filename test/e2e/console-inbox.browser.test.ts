@@ -30,7 +30,16 @@ beforeAll(async () => {
   server = await spawnServer(['--no-seed', '--profile', 'hotel-ops']);
   agent = await connectHttp(server.url, 'modern');
   room = await createOpenCalendar(agent, 'Harbour room');
-  const created = runCli(['inbox', 'tokens', 'create', '--name', 'gateway', '--db', server.dbPath, '--json']);
+  const created = await runCli([
+    'inbox',
+    'tokens',
+    'create',
+    '--name',
+    'gateway',
+    '--db',
+    server.dbPath,
+    '--json',
+  ]);
   const { secret } = JSON.parse(created.stdout) as { secret: string };
   const posted = await fetch(new URL('/api/inbox/messages', server.url), {
     method: 'POST',

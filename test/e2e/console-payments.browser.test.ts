@@ -53,7 +53,9 @@ afterAll(async () => {
 describe('the payment simulator in the console (--dev)', () => {
   it('an owner pays a priced hold there, and the agent’s approved confirm goes through', async () => {
     const { booking, details } = await askForApproval(agent, room, futureHour(3), futureHour(3, 1));
-    expect(runCli(['approvals', 'approve', details.approvalId, '--db', server.dbPath]).status).toBe(0);
+    expect((await runCli(['approvals', 'approve', details.approvalId, '--db', server.dbPath])).status).toBe(
+      0,
+    );
     await page.goto(url('/console/payments'));
     const card = page.locator(`[data-booking="${booking.id}"]`);
     await card.waitFor();

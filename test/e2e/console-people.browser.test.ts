@@ -28,8 +28,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function people(): { email: string; role: string; disabled: boolean }[] {
-  const listed = runCli(['users', 'list', '--tenant', 'local', '--db', server.dbPath, '--json']);
+async function people(): Promise<{ email: string; role: string; disabled: boolean }[]> {
+  const listed = await runCli(['users', 'list', '--tenant', 'local', '--db', server.dbPath, '--json']);
   expect(listed.status, listed.stderr).toBe(0);
   return (JSON.parse(listed.stdout) as { email: string; role: string; disabledAt: number | null }[]).map(
     (p) => ({
@@ -74,7 +74,7 @@ describe('the people section', () => {
     await page.waitForSelector('tr[data-person="rosa@local.example"] option[value=viewer][selected]', {
       state: 'attached',
     });
-    expect(people().find((p) => p.email === 'rosa@local.example')!.role).toBe('viewer');
+    expect((await people()).find((p) => p.email === 'rosa@local.example')!.role).toBe('viewer');
 
     await page.locator('tr[data-person="rosa@local.example"] form[action$="/disable"] button').click();
     await page.waitForSelector('tr[data-person="rosa@local.example"] .status.disabled');
@@ -82,7 +82,7 @@ describe('the people section', () => {
     expect(new URL(rosa.url()).pathname).toBe('/login');
     await page.locator('tr[data-person="rosa@local.example"] form[action$="/enable"] button').click();
     await page.waitForSelector('tr[data-person="rosa@local.example"] .status.active');
-    expect(people().find((p) => p.email === 'rosa@local.example')!.disabled).toBe(false);
+    expect((await people()).find((p) => p.email === 'rosa@local.example')!.disabled).toBe(false);
   });
 
   it('saves the tenant’s limits and default policy (new tokens start with it), and refuses a limit out of range by name', async () => {
@@ -92,7 +92,9 @@ describe('the people section', () => {
     await page.click('form[action="/console/tenant"] button[type=submit]');
     await page.waitForSelector('#result');
     expect(await page.textContent('#result')).toContain('Settings saved');
-    const tenants = JSON.parse(runCli(['tenants', 'list', '--db', server.dbPath, '--json']).stdout) as {
+    const tenants = JSON.parse(
+      (await runCli(['tenants', 'list', '--db', server.dbPath, '--json'])).stdout,
+    ) as {
       id: string;
       limits: { activeHoldsPerPerson: number };
       defaultWritePolicy: string;
@@ -104,7 +106,7 @@ describe('the people section', () => {
     // The token form preselects it, and the CLI uses it when --write-policy is not given.
     await page.goto(url('/console/connections'));
     expect(await page.isChecked('#policy-readonly')).toBe(true);
-    const made = runCli([
+    const made = await runCli([
       'tokens',
       'create',
       server.agent.email,
@@ -136,7 +138,7 @@ describe('the people section, attacked', () => {
     const ownerId = /data-person="owner@local.example"[\s\S]*?action="\/console\/people\/([^/]+)\/role"/.exec(
       await (await get('/console/people', { cookie: owner })).text(),
     )![1]!;
-    const before = JSON.stringify(people());
+    const before = JSON.stringify(await people());
     let succeeded = 0;
 
     expect((await get('/console/people', { cookie: approver })).status).toBe(403);
@@ -195,6 +197,6 @@ describe('the people section, attacked', () => {
     expect(takeover.status).toBe(403);
     expect(await takeover.text()).not.toContain('hf_setup_');
     expect(succeeded).toBe(0);
-    expect(JSON.stringify(people())).toBe(before);
+    expect(JSON.stringify(await people())).toBe(before);
   });
 });

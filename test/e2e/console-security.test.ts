@@ -91,7 +91,7 @@ describe('the console, attacked', () => {
       expect(answer.status, path).toBe(303);
       expect(answer.headers.get('location'), path).toMatch(/^\/login\?next=/);
     }
-    const tokenId = JSON.parse(runCli(['tokens', 'list', '--db', server.dbPath, '--json']).stdout)[0]
+    const tokenId = JSON.parse((await runCli(['tokens', 'list', '--db', server.dbPath, '--json'])).stdout)[0]
       .id as string;
     const posts: [string, Record<string, string>][] = [
       [`/console/approvals/${approvalId}`, { decision: 'approve' }],
@@ -185,8 +185,9 @@ describe('the console, attacked', () => {
     expect(await byViewer.text()).toContain('Only an owner or approver of this tenant may decide');
 
     // An approver revoking the owner's token: as unknown as a made-up id.
-    const ownersToken = JSON.parse(runCli(['tokens', 'list', '--db', server.dbPath, '--json']).stdout)[0]
-      .id as string;
+    const ownersToken = JSON.parse(
+      (await runCli(['tokens', 'list', '--db', server.dbPath, '--json'])).stdout,
+    )[0].id as string;
     const approverCsrf = await csrfOf('/console/connections', approver, '/console/tokens');
     const revoke = await post(`/console/tokens/${ownersToken}/revoke`, { csrf: approverCsrf }, approver);
     if (revoke.status === 303) succeeded++;

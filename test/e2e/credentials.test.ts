@@ -69,8 +69,8 @@ describe('the credential matrix on /mcp', () => {
     const revoked = await addAgent(deps, { email: 'rev@local.example' });
     const disabled = await addAgent(deps, { email: 'dis@local.example' });
     await close();
-    expect(runCli(['tokens', 'revoke', revoked.tokenId, '--db', server.dbPath]).status).toBe(0);
-    expect(runCli(['users', 'disable', disabled.email, '--db', server.dbPath]).status).toBe(0);
+    expect((await runCli(['tokens', 'revoke', revoked.tokenId, '--db', server.dbPath])).status).toBe(0);
+    expect((await runCli(['users', 'disable', disabled.email, '--db', server.dbPath])).status).toBe(0);
     const cookie = await signIn(new URL(server.url).origin, server.agent.email, server.agent.password);
 
     const cases: [string, string | null, string?][] = [
@@ -147,7 +147,15 @@ describe('the credential matrix on /mcp', () => {
     const viewer = await addAgent(deps, { email: 'vi@local.example', role: 'viewer' });
     await close();
     for (const scopes of ['read,sensitive', 'read,draft', 'write']) {
-      const made = runCli(['tokens', 'create', viewer.email, '--scopes', scopes, '--db', server.dbPath]);
+      const made = await runCli([
+        'tokens',
+        'create',
+        viewer.email,
+        '--scopes',
+        scopes,
+        '--db',
+        server.dbPath,
+      ]);
       expect(made.status, scopes).toBe(1);
       expect(made.stderr).toContain('a viewer may give their agents read');
     }

@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { runProcess } from '../support/spawn-server.js';
 import { describe, expect, it } from 'vitest';
 
 describe('npm run demo', () => {
-  it('walks the whole agent session against a spawned server', () => {
-    const run = spawnSync(process.execPath, ['dist/main/demo.js'], { encoding: 'utf8', timeout: 60_000 });
+  it('walks the whole agent session against a spawned server', async () => {
+    const run = await runProcess(process.execPath, ['dist/main/demo.js']);
     expect(run.status, run.stderr).toBe(0);
     for (const step of [
       'list_calendars',

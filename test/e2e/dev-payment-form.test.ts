@@ -66,7 +66,7 @@ describe('development payment form (simulator)', () => {
     }
     const db = tempDbPath();
     try {
-      const refused = runCli(['serve', '--production', '--dev', '--port', '0', '--db', db.path]);
+      const refused = await runCli(['serve', '--production', '--dev', '--port', '0', '--db', db.path]);
       expect(refused.status).toBe(2);
       expect(refused.stderr).toContain('cannot run in production');
     } finally {

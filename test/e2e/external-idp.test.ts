@@ -132,7 +132,7 @@ describe('external identity providers on /mcp', () => {
     await agent.close();
 
     await untilSealed(server.dbPath);
-    const tail = runCli(['audit', 'tail', '-n', '50', '--json', '--db', server.dbPath]).stdout;
+    const tail = (await runCli(['audit', 'tail', '-n', '50', '--json', '--db', server.dbPath])).stdout;
     expect(tail).toContain(`idp:${idpA.issuer}#agent-app`);
     expect(tail).toContain(`idp:${idpB.issuer}#b-app`);
   });
@@ -173,7 +173,7 @@ describe('external identity providers on /mcp', () => {
     const elsewhere = await addAgent(deps, { email: 'far@other.example', tenant: 'other' });
     const viewer = await addAgent(deps, { email: 'look@local.example', role: 'viewer' });
     await close();
-    expect(runCli(['users', 'disable', disabled.email, '--db', server.dbPath]).status).toBe(0);
+    expect((await runCli(['users', 'disable', disabled.email, '--db', server.dbPath])).status).toBe(0);
     await expectRefused([
       ['nobody with that email', await idpA.sign(good({ email: 'nobody@local.example' }))],
       ['no email claim', await idpA.sign(good({ email: undefined }))],

@@ -50,7 +50,7 @@ afterAll(async () => {
 
 describe('holdfast feeds', () => {
   it('create prints an address once that serves the calendar; list shows it; revoke ends it', async () => {
-    const created = cli('create', calendarId, '--public-url', new URL(server.url).origin);
+    const created = await cli('create', calendarId, '--public-url', new URL(server.url).origin);
     expect(created.status, created.stderr).toBe(0);
     const address = /https?:\/\/\S+\/feeds\/hf_feed_[A-Za-z0-9_-]+\.ics/.exec(created.stdout)?.[0];
     expect(address).toBeDefined();
@@ -58,31 +58,31 @@ describe('holdfast feeds', () => {
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toContain('text/calendar');
     expect(await served.text()).toContain('BEGIN:VCALENDAR');
-    const listed = cli('list');
+    const listed = await cli('list');
     expect(listed.status).toBe(0);
     const id = /feed_[A-Za-z0-9_-]+/.exec(listed.stdout)?.[0];
     expect(listed.stdout).toContain(calendarId);
     expect(listed.stdout).not.toContain('hf_feed_');
-    expect(cli('revoke', id!).status).toBe(0);
+    expect((await cli('revoke', id!)).status).toBe(0);
     expect((await fetch(address!)).status).toBe(404);
   });
 
-  it('subscribe a file, refresh it, see it in subscriptions, and unsubscribe', () => {
+  it('subscribe a file, refresh it, see it in subscriptions, and unsubscribe', async () => {
     const file = join(dir, 'busy.ics');
     writeFileSync(file, busyFile);
-    const subscribed = cli('subscribe', calendarId, file, '--every', '30m');
+    const subscribed = await cli('subscribe', calendarId, file, '--every', '30m');
     expect(subscribed.status, subscribed.stderr).toBe(0);
     const id =
       /sub_[A-Za-z0-9_-]+/.exec(subscribed.stdout)?.[0] ??
-      /sub_[A-Za-z0-9_-]+/.exec(cli('subscriptions').stdout)?.[0];
+      /sub_[A-Za-z0-9_-]+/.exec((await cli('subscriptions')).stdout)?.[0];
     expect(id).toBeDefined();
-    const refreshed = cli('refresh', id!);
+    const refreshed = await cli('refresh', id!);
     expect(refreshed.status, refreshed.stderr).toBe(0);
-    const listed = cli('subscriptions', '--json');
+    const listed = await cli('subscriptions', '--json');
     expect(listed.status).toBe(0);
     const [subscription] = JSON.parse(listed.stdout) as { id: string; lastError: string | null }[];
     expect(subscription).toMatchObject({ id, lastError: null });
-    expect(cli('unsubscribe', id!).status).toBe(0);
-    expect(JSON.parse(cli('subscriptions', '--json').stdout)).toEqual([]);
+    expect((await cli('unsubscribe', id!)).status).toBe(0);
+    expect(JSON.parse((await cli('subscriptions', '--json')).stdout)).toEqual([]);
   });
 });

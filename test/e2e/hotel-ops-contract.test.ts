@@ -104,7 +104,16 @@ const v3 = (sourceMessageId: string, events: unknown[], extra: Record<string, un
 beforeAll(async () => {
   server = await spawnServer(['--profile', 'hotel-ops']);
   agent = await connectHttp(`${server.url}`, 'modern');
-  const created = runCli(['inbox', 'tokens', 'create', '--name', 'gateway', '--db', server.dbPath, '--json']);
+  const created = await runCli([
+    'inbox',
+    'tokens',
+    'create',
+    '--name',
+    'gateway',
+    '--db',
+    server.dbPath,
+    '--json',
+  ]);
   expect(created.status, created.stderr).toBe(0);
   ingestSecret = (JSON.parse(created.stdout) as { secret: string }).secret;
   const { deps, close } = await identityDeps(server.dbPath);
@@ -256,7 +265,7 @@ describe('the hotel-ops profile', () => {
   });
 
   it('lets only connections that see contact data read mail (scope sensitive)', async () => {
-    const made = runCli([
+    const made = await runCli([
       'tokens',
       'create',
       server.agent.email,
@@ -468,7 +477,7 @@ describe('the hotel-ops profile', () => {
   });
 
   it('switches a tool off per tenant: MCP_TOOL_DISABLED, and on again', async () => {
-    const off = runCli([
+    const off = await runCli([
       'tenants',
       'set',
       'local',
@@ -481,7 +490,7 @@ describe('the hotel-ops profile', () => {
     const refused = await contract(agent, 'th_hotel_submit_task_results', v3('m-4', []));
     expect(refused.error?.code).toBe('MCP_TOOL_DISABLED');
     expect((await contract(agent, 'th_hotel_query_case_context', { group_code: 'X' })).success).toBe(true);
-    const on = runCli(['tenants', 'set', 'local', '--disable-tool', 'none', '--db', server.dbPath]);
+    const on = await runCli(['tenants', 'set', 'local', '--disable-tool', 'none', '--db', server.dbPath]);
     expect(on.status, on.stderr).toBe(0);
     expect((await contract(agent, 'th_hotel_submit_task_results', v3('m-4', []))).success).toBe(true);
   });

@@ -18,11 +18,11 @@ function rows(path: string, sql: string): unknown[] {
 }
 
 describe('holdfast inbox import', () => {
-  it('threads .eml files by their headers and adds each message once', () => {
+  it('threads .eml files by their headers and adds each message once', async () => {
     const db = tempDbPath();
     try {
-      expect(runCli(['db', 'migrate', '--db', db.path]).status).toBe(0);
-      const imported = runCli([
+      expect((await runCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
+      const imported = await runCli([
         'inbox',
         'import',
         'examples/inbox/02-reply.eml',
@@ -37,7 +37,14 @@ describe('holdfast inbox import', () => {
       // The reply came first: it starts a thread of its own (documented); the request does too.
       expect(new Set(first.map((r) => r.conversation)).size).toBe(3);
 
-      const again = runCli(['inbox', 'import', 'examples/inbox/01-request.eml', '--db', db.path, '--json']);
+      const again = await runCli([
+        'inbox',
+        'import',
+        'examples/inbox/01-request.eml',
+        '--db',
+        db.path,
+        '--json',
+      ]);
       expect((JSON.parse(again.stdout) as { created: boolean }[])[0]!.created).toBe(false);
       expect(rows(db.path, 'SELECT id FROM inbox_messages')).toHaveLength(3);
       const raw = rows(db.path, 'SELECT raw FROM inbox_raw_bodies') as { raw: Buffer }[];
@@ -51,10 +58,10 @@ describe('holdfast inbox import', () => {
     }
   });
 
-  it('in order, a reply joins its request’s conversation; a JSON file joins by its headers too', () => {
+  it('in order, a reply joins its request’s conversation; a JSON file joins by its headers too', async () => {
     const db = tempDbPath();
     try {
-      expect(runCli(['db', 'migrate', '--db', db.path]).status).toBe(0);
+      expect((await runCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
       const json = db.path.replace(/holdfast\.db$/, 'later.json');
       writeFileSync(
         json,
@@ -69,7 +76,7 @@ describe('holdfast inbox import', () => {
           },
         ]),
       );
-      const run = runCli([
+      const run = await runCli([
         'inbox',
         'import',
         'examples/inbox/01-request.eml',
@@ -89,14 +96,14 @@ describe('holdfast inbox import', () => {
       expect(new Set(results.map((r) => r.conversation))).toEqual(
         new Set(['<req-5521@partner-travel.example>']),
       );
-      const table = runCli(['inbox', 'import', 'examples/inbox/02-reply.eml', '--db', db.path]);
+      const table = await runCli(['inbox', 'import', 'examples/inbox/02-reply.eml', '--db', db.path]);
       expect(table.stdout).toContain('already there');
 
       writeFileSync(
         json,
         JSON.stringify({ external_message_id: 'x', received_at: '2026-12-01T10:00:00', spy: 1 }),
       );
-      const refused = runCli(['inbox', 'import', json, '--db', db.path]);
+      const refused = await runCli(['inbox', 'import', json, '--db', db.path]);
       expect(refused.status).not.toBe(0);
       expect(refused.stderr).toContain('spy');
       expect(refused.stderr).not.toMatch(/at .*\.js:\d+/);

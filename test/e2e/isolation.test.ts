@@ -159,7 +159,7 @@ describe('isolation between people and tenants', () => {
     const owner = await signIn(origin, server.agent.email, server.agent.password);
     expect((await decideOnPage(approval.approveUrl, owner)).status).toBe(200);
     const { runCli } = await import('../support/spawn-server.js');
-    expect(runCli(['payments', 'set', booking.id, 'PAID', '--db', server.dbPath]).status).toBe(0);
+    expect((await runCli(['payments', 'set', booking.id, 'PAID', '--db', server.dbPath])).status).toBe(0);
     const done = await ok(a, 'confirm_booking', {
       bookingId: booking.id,
       expectedVersion: 1,

@@ -267,7 +267,7 @@ describe('Client ID Metadata Documents', () => {
     const client = await connectByHttp(open, host);
     await client.close();
     expect(host.clientInformation()!.client_id).toBe(`${docs}/good.json`);
-    const listed = runCli(['connections', 'list', '--db', open.dbPath, '--json']);
+    const listed = await runCli(['connections', 'list', '--db', open.dbPath, '--json']);
     const [connection] = JSON.parse(listed.stdout) as { clientId: string; clientName: string }[];
     expect(connection).toMatchObject({ clientId: `${docs}/good.json`, clientName: docs });
   });

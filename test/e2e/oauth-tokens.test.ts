@@ -140,7 +140,7 @@ describe('OAuth access tokens on /mcp', () => {
   });
 
   it('revoked with the CLI: `connections list` shows it, `connections revoke` ends it at the next call', async () => {
-    const listed = runCli(['connections', 'list', server.agent.email, '--db', server.dbPath, '--json']);
+    const listed = await runCli(['connections', 'list', server.agent.email, '--db', server.dbPath, '--json']);
     expect(listed.status, listed.stderr).toBe(0);
     const [connection] = JSON.parse(listed.stdout) as {
       grantId: string;
@@ -158,7 +158,7 @@ describe('OAuth access tokens on /mcp', () => {
     const token = host.tokens()!.access_token;
     expect((await tryToken(token)).status).toBe(200);
 
-    const revoked = runCli(['connections', 'revoke', connection!.grantId, '--db', server.dbPath]);
+    const revoked = await runCli(['connections', 'revoke', connection!.grantId, '--db', server.dbPath]);
     expect(revoked.status, revoked.stderr).toBe(0);
     const after = await tryToken(token);
     expect(after.status).toBe(401);
@@ -173,8 +173,10 @@ describe('OAuth access tokens on /mcp', () => {
       }),
     });
     expect(refreshed.status).toBe(400);
-    expect(runCli(['connections', 'revoke', connection!.grantId, '--db', server.dbPath]).status).toBe(1);
-    const table = runCli(['connections', 'list', '--db', server.dbPath]);
+    expect((await runCli(['connections', 'revoke', connection!.grantId, '--db', server.dbPath])).status).toBe(
+      1,
+    );
+    const table = await runCli(['connections', 'list', '--db', server.dbPath]);
     expect(table.stdout).toMatch(/Token matrix host.*revoked/);
   });
 
@@ -184,7 +186,7 @@ describe('OAuth access tokens on /mcp', () => {
       const before = await connectByHttp(server, second);
       const oldToken = second.tokens()!.access_token;
       await before.close();
-      const rotated = runCli(['oauth', 'rotate-keys', '--db', server.dbPath, '--json']);
+      const rotated = await runCli(['oauth', 'rotate-keys', '--db', server.dbPath, '--json']);
       expect(rotated.status, rotated.stderr).toBe(0);
       const { kid } = JSON.parse(rotated.stdout) as { kid: string };
       expect(decodeProtectedHeader(oldToken).kid).not.toBe(kid);
@@ -196,7 +198,14 @@ describe('OAuth access tokens on /mcp', () => {
       expect((await tryToken(fresh)).status).toBe(200);
 
       // A leaked key: every retired key goes at once.
-      const purged = runCli(['oauth', 'rotate-keys', '--purge-retired', '--db', server.dbPath, '--json']);
+      const purged = await runCli([
+        'oauth',
+        'rotate-keys',
+        '--purge-retired',
+        '--db',
+        server.dbPath,
+        '--json',
+      ]);
       expect(JSON.parse(purged.stdout)).toMatchObject({ removedRetiredKeys: 2 });
     } finally {
       await second.close();

@@ -161,7 +161,15 @@ describe('signing in to the pages through the organisation’s OpenID Connect pr
   });
 
   it('a person added without a password signs in through the provider; once disabled, no longer', async () => {
-    const added = runCli(['users', 'add', 'ana@acme.example', '--role', 'approver', '--db', server.dbPath]);
+    const added = await runCli([
+      'users',
+      'add',
+      'ana@acme.example',
+      '--role',
+      'approver',
+      '--db',
+      server.dbPath,
+    ]);
     expect(added.status, added.stderr).toBe(0);
     idp.accounts.set('ana', { email: 'ana@acme.example', email_verified: true });
     const first = await begin(origin, '/');
@@ -169,7 +177,7 @@ describe('signing in to the pages through the organisation’s OpenID Connect pr
     expect(signed.answer.status, signed.page).toBe(200);
     expect(await opensAccount(origin, sessionCookie(signed.answer))).toBe(true);
 
-    expect(runCli(['users', 'disable', 'ana@acme.example', '--db', server.dbPath]).status).toBe(0);
+    expect((await runCli(['users', 'disable', 'ana@acme.example', '--db', server.dbPath])).status).toBe(0);
     // Her old session is gone with her, and the provider cannot bring her back.
     expect(await opensAccount(origin, sessionCookie(signed.answer))).toBe(false);
     const again = await begin(origin, '/');
@@ -272,7 +280,7 @@ describe('signing in to the pages through the organisation’s OpenID Connect pr
 
   it('audits every sign-in through the provider and every refusal with its reason', async () => {
     await untilSealed(server.dbPath);
-    const tail = runCli(['audit', 'tail', '-n', '200', '--json', '--db', server.dbPath]);
+    const tail = await runCli(['audit', 'tail', '-n', '200', '--json', '--db', server.dbPath]);
     expect(tail.status, tail.stderr).toBe(0);
     const records = tail.stdout
       .trim()

@@ -235,7 +235,7 @@ describe('nobody signs in with a passkey they do not hold', () => {
     expect(query('SELECT id FROM passkeys')).toHaveLength(1);
 
     // A disabled person's passkey signs nobody in, even from their own browser.
-    const disabled = runCli(['users', 'disable', server.agent.email, '--db', server.dbPath]);
+    const disabled = await runCli(['users', 'disable', server.agent.email, '--db', server.dbPath]);
     expect(disabled.status, disabled.stderr).toBe(0);
     const sessionsNow = sessionCount();
     await page.goto(`${site}/login`);

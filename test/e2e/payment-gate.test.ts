@@ -141,7 +141,7 @@ describe('payment gate against a real HTTP provider stub', () => {
     const read = (await ok(agent, 'get_booking', { bookingId: b.id })).booking;
     expect(read.status).toBe('EXPIRED');
     expect(read.payment).toMatchObject({ status: 'PAID', reconciliationRequired: true });
-    const cli = runCli(['reconciliation', '--db', server.dbPath]);
+    const cli = await runCli(['reconciliation', '--db', server.dbPath]);
     expect(cli.stdout).toContain(b.id);
   });
 });

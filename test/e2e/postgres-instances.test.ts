@@ -145,8 +145,8 @@ describe('two instances on one PostgreSQL database', () => {
     await onB.close();
   });
 
-  it('both instances extend one audit chain that verifies', () => {
-    const verify = runCli(['audit', 'verify', ...schema.args]);
+  it('both instances extend one audit chain that verifies', async () => {
+    const verify = await runCli(['audit', 'verify', ...schema.args]);
     expect(verify.stdout).toMatch(/audit chain ok: \d+ records/);
     expect(verify.status).toBe(0);
   });

@@ -33,7 +33,7 @@ describe('the README commands', () => {
         body: new URLSearchParams({ email: 'you@example.com', password: 'a long enough password' }),
       });
       expect(created.status, await created.clone().text()).toBe(200);
-      const made = runCli(['tokens', 'create', 'you@example.com', '--db', db.path, '--json']);
+      const made = await runCli(['tokens', 'create', 'you@example.com', '--db', db.path, '--json']);
       expect(made.status, made.stderr).toBe(0);
       const { token } = JSON.parse(made.stdout) as { token: string };
       const client = await connectHttp(url, 'modern', { token });

@@ -41,18 +41,19 @@ describe('the README’s reservation inbox', () => {
       'th_hotel_submit_task_results',
     ]);
     const db = tempDbPath();
-    expect(runCli(['db', 'migrate', '--db', db.path]).status).toBe(0);
+    expect((await runCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
     const operator = commands.filter((args) => args[0] !== 'serve');
     expect(operator.map((a) => a.slice(0, 2).join(' '))).toEqual([
       'inbox tokens',
       'inbox import',
       'inbox import',
     ]);
-    const out = operator.map((args) => {
-      const run = runCli([...args, '--db', db.path, '--json']);
+    const out: unknown[] = [];
+    for (const args of operator) {
+      const run = await runCli([...args, '--db', db.path, '--json']);
       expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(0);
-      return JSON.parse(run.stdout) as unknown;
-    });
+      out.push(JSON.parse(run.stdout));
+    }
     expect((out[0] as { secret: string }).secret).toMatch(/^hf_ing_/);
     const imported = out[1] as { conversation: string; created: boolean }[];
     expect(imported.map((r) => r.created)).toEqual([true, true]);
@@ -125,7 +126,7 @@ describe('the README’s reservation inbox', () => {
       expect(after.data.target_object_validation).toMatchObject({ can_create: false, can_cancel: true });
 
       // Every step is in the audit trail: the agent's calls, the person's three presses.
-      const trail = runCli(['audit', 'tail', '-n', '200', '--json', '--db', db.path]);
+      const trail = await runCli(['audit', 'tail', '-n', '200', '--json', '--db', db.path]);
       const tools = trail.stdout
         .trim()
         .split('\n')

@@ -13,10 +13,10 @@ const commands = [...section.slice(0, section.indexOf('\n## ', 5)).matchAll(/```
   .map((line) => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1));
 
 describe('the README’s people and tokens commands', () => {
-  it('run as written against a fresh database', () => {
+  it('run as written against a fresh database', async () => {
     const db = tempDbPath();
     try {
-      expect(runCli(['db', 'migrate', '--db', db.path]).status).toBe(0);
+      expect((await runCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
       const operator = commands.filter((args) => args[0] !== 'serve');
       expect(operator.map((a) => a.slice(0, 2).join(' '))).toEqual([
         'users add',
@@ -25,11 +25,12 @@ describe('the README’s people and tokens commands', () => {
         'hosts add',
         'tenants set',
       ]);
-      const out = operator.map((args) => {
-        const run = runCli([...args, '--db', db.path]);
+      const out: string[] = [];
+      for (const args of operator) {
+        const run = await runCli([...args, '--db', db.path]);
         expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(0);
-        return run.stdout;
-      });
+        out.push(run.stdout);
+      }
       expect(out[0]).toMatch(/\/setup\/hf_setup_/);
       expect(out[1]).toMatch(/hf_pat_[\w-]{40,}/);
       expect(out[2]).toContain("Claude on Ana's laptop");

@@ -241,7 +241,17 @@ describe('protocol requests are held to the call budget and audited', () => {
     await client.close();
     // Three within the budget (the read is not found, which still counts); six refused.
     expect(outcomes.filter((o) => o === 'RATE_LIMITED')).toHaveLength(6);
-    const tail = runCli(['audit', 'tail', '-n', '50', '--json', '--tenant', 'tight', '--db', server.dbPath]);
+    const tail = await runCli([
+      'audit',
+      'tail',
+      '-n',
+      '50',
+      '--json',
+      '--tenant',
+      'tight',
+      '--db',
+      server.dbPath,
+    ]);
     const methods = tail.stdout
       .trim()
       .split('\n')

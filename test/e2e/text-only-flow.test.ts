@@ -114,12 +114,12 @@ describe('the demo flow from the text content alone', () => {
     const approvalId = field(asked, /^ {2}approvalId: (\S+)$/m);
     expect(field(asked, /^ {2}approveUrl: (\S+)$/m)).toContain(approvalId);
     // The person decides outside the model's reach: here on the command line.
-    expect(runCli(['approvals', 'approve', approvalId, '--db', server.dbPath]).status).toBe(0);
+    expect((await runCli(['approvals', 'approve', approvalId, '--db', server.dbPath])).status).toBe(0);
 
     const unpaid = await confirm({ approval: { approvalId } });
     expect(firstLine(unpaid)).toMatch(/^error PAYMENT_PENDING from confirm_booking: /);
     expect(field(unpaid, /^ {2}paymentUrl: (\S+)$/m)).toContain(bookingId);
-    expect(runCli(['payments', 'set', bookingId, 'PAID', '--db', server.dbPath]).status).toBe(0);
+    expect((await runCli(['payments', 'set', bookingId, 'PAID', '--db', server.dbPath])).status).toBe(0);
 
     const confirmed = await confirm({ approval: { approvalId } });
     expect(firstLine(confirmed)).toMatch(
@@ -137,7 +137,7 @@ describe('the demo flow from the text content alone', () => {
       idempotencyKey: randomUUID(),
     });
     const cancelApproval = field(cancelAsk, /^ {2}approvalId: (\S+)$/m);
-    expect(runCli(['approvals', 'approve', cancelApproval, '--db', server.dbPath]).status).toBe(0);
+    expect((await runCli(['approvals', 'approve', cancelApproval, '--db', server.dbPath])).status).toBe(0);
     const cancelled = await text(rival, 'cancel_booking', {
       bookingId,
       expectedVersion: confirmedVersion,

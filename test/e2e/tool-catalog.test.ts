@@ -267,16 +267,20 @@ describe('the catalog under attack and per tenant', () => {
       return tools.map((t) => t.name);
     };
     expect(await namesOn()).toContain('hold_slot');
-    expect(runCli(['tenants', 'set', 'local', '--tools', 'catalog', '--db', flat.dbPath]).status).toBe(0);
+    expect(
+      (await runCli(['tenants', 'set', 'local', '--tools', 'catalog', '--db', flat.dbPath])).status,
+    ).toBe(0);
     expect((await namesOn()).sort()).toEqual([
       'tool_catalog.call',
       'tool_catalog.read',
       'tool_catalog.search',
     ]);
-    const wrong = runCli(['tenants', 'set', 'local', '--tools', 'nested', '--db', flat.dbPath]);
+    const wrong = await runCli(['tenants', 'set', 'local', '--tools', 'nested', '--db', flat.dbPath]);
     expect(wrong.status).not.toBe(0);
     expect(wrong.stderr).toContain('--tools must be one of inherit, flat, catalog');
-    expect(runCli(['tenants', 'set', 'local', '--tools', 'inherit', '--db', flat.dbPath]).status).toBe(0);
+    expect(
+      (await runCli(['tenants', 'set', 'local', '--tools', 'inherit', '--db', flat.dbPath])).status,
+    ).toBe(0);
     expect(await namesOn()).toContain('hold_slot');
   });
 });

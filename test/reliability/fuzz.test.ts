@@ -127,7 +127,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])(
           if (n === 0) figures.auditMissing++;
           if (n > 1) figures.auditDuplicated++;
         }
-        const verify = runCli(['audit', 'verify', ...backend.databaseArgs]);
+        const verify = await runCli(['audit', 'verify', ...backend.databaseArgs]);
         figures.verifyOk = verify.status === 0;
         if (!figures.verifyOk) failures.push(`audit verify: ${verify.stdout}${verify.stderr}`);
       } finally {

@@ -287,7 +287,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('reschedule_booking on %s
         idempotencyKey: randomUUID(),
       });
       const approve = (id: string) => runCli(['approvals', 'approve', id, ...backend.databaseArgs]);
-      expect(approve(asked.error!.details!.approvalId as string).status).toBe(0);
+      expect((await approve(asked.error!.details!.approvalId as string)).status).toBe(0);
       await ok(agent!, 'confirm_booking', {
         bookingId: booking.id,
         expectedVersion: 1,
@@ -325,7 +325,7 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('reschedule_booking on %s
         idempotencyKey: randomUUID(),
       });
       expect(reused.ok).toBe(false);
-      expect(approve(askMove.error!.details!.approvalId as string).status).toBe(0);
+      expect((await approve(askMove.error!.details!.approvalId as string)).status).toBe(0);
       const moved = await ok(agent!, 'confirm_booking', {
         bookingId: move.id,
         expectedVersion: move.version,

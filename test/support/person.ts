@@ -67,7 +67,7 @@ export async function addPersonWithPassword(
   spec: { email: string; role: 'owner' | 'approver' | 'viewer'; tenant?: string; password?: string },
 ): Promise<{ email: string; password: string }> {
   const password = spec.password ?? 'a long enough test password';
-  const added = runCli([
+  const added = await runCli([
     'users',
     'add',
     spec.email,

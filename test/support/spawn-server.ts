@@ -1,4 +1,4 @@
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -106,27 +106,47 @@ export async function spawnServer(
   };
 }
 
-/** Runs an operator command of the real CLI against a database, as a person would. */
-export function runCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 30_000 });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+export interface Finished {
+  /** The exit code; null when killed (a timeout). */
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
 }
 
-/** runCli without blocking: several operator commands may run side by side (each is a process). */
-export function runCliAsync(
-  args: string[],
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs a program to its end without blocking this process: a test whose event loop is blocked
+ * cannot see its pooled connections close, and a spawnSync is exactly such a block.
+ */
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<Finished> {
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
-      [CLI, ...args],
-      { encoding: 'utf8', timeout: 60_000 },
+      command,
+      args,
+      {
+        encoding: 'utf8',
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+        env: options.env,
+        cwd: options.cwd,
+      },
       (error, stdout, stderr) => {
         const code = (error as { code?: unknown } | null)?.code;
         resolve({ status: error ? (typeof code === 'number' ? code : null) : 0, stdout, stderr });
       },
     );
   });
+}
+
+/** Runs a command of the real CLI (an operator's, or `serve` that is expected to refuse), as a person would. */
+export function runCli(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<Finished> {
+  return runProcess(process.execPath, [CLI, ...args], options);
 }
 
 /** Waits until a running server has linked every written audit entry into the chain (SQLite). */

@@ -32,7 +32,7 @@ describe('agents cannot manage or read webhooks', () => {
     const server: RunningServer = await spawnServer(['--allow-private-webhooks'], { writePolicy: 'direct' });
     cleanups.push(() => server.stop());
     // A person's subscription exists, so there is something to read.
-    const added = runCli([
+    const added = await runCli([
       'webhooks',
       'add',
       'https://hooks.example.com/private-receiver',

@@ -30,7 +30,7 @@ describe('kill -9 during a webhook delivery', () => {
     cleanups.push(() => receiver.close());
     server = await spawnServer(SERVER_ARGS, { dbPath: db.path, writePolicy: 'direct' });
     cleanups.push(() => server?.stop());
-    const added = runCli([
+    const added = await runCli([
       'webhooks',
       'add',
       receiver.url,
@@ -88,7 +88,7 @@ describe('kill -9 during a webhook delivery', () => {
       receiver.received.every((r) => /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/.test(r.traceparent ?? '')),
     ).toBe(true);
 
-    const listed = runCli(['webhooks', 'deliveries', '--db', db.path, '--json']);
+    const listed = await runCli(['webhooks', 'deliveries', '--db', db.path, '--json']);
     expect(listed.status, listed.stderr).toBe(0);
     const deliveries = JSON.parse(listed.stdout) as { eventId: string; state: string }[];
     expect(deliveries.map((d) => d.eventId).sort()).toEqual(events.map((e) => e.id).sort());
