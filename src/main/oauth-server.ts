@@ -29,6 +29,21 @@ export interface OAuthServer {
   consent: Omit<ConsentPagesOptions, 'sessions' | 'endpoints'>;
 }
 
+/** Made on first use; a failed making is tried again by the next request. */
+function lazyEndpoints(make: () => Promise<AuthorizationEndpoints>): AuthorizationEndpoints {
+  let made: Promise<AuthorizationEndpoints> | null = null;
+  const get = () =>
+    (made ??= make().catch((error: unknown) => {
+      made = null;
+      throw error;
+    }));
+  return {
+    handle: async (request, response) => (await get()).handle(request, response),
+    pending: async (request, response) => (await get()).pending(request, response),
+    answer: async (request, response, outcome) => (await get()).answer(request, response, outcome),
+  };
+}
+
 /** The secret that seals the signing keys: derived from the installation's audit key, which every instance shares. */
 export const sealingSecret = (runtime: Runtime) => runtime.auditKey.derive('oauth-signing-keys');
 
@@ -44,24 +59,30 @@ export async function startOAuthServer(
   const { deps } = runtime;
   const issuer = runtime.publicBaseUrl.replace(/\/+$/, '');
   const resource = `${issuer}/mcp`;
-  const keys = await loadSigningKeys(deps.store, deps.clock, sealingSecret(runtime));
-  // Loaded only by `serve`: oidc-provider announces itself on import, and no other command needs it.
-  const { createAuthorizationServer } = await import('../adapters/oauth/authorization-server.js');
-  const provider = createAuthorizationServer({
-    issuer,
-    resource,
-    store: deps.store,
-    clock: deps.clock,
-    signingKeys: keys.private,
-    cookieKeys: [runtime.auditKey.derive('oauth-cookies').toString('base64url')],
-    secureCookies: issuer.startsWith('https://'),
-    accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds,
-    allowPrivateClientMetadata: config.oauthAllowPrivateClientMetadata,
-    personExists: async (id) =>
-      (await deps.store.read((tx) => tx.identity.getPerson(id)))?.disabledAt === null,
-    renderError: renderOAuthError,
+  // oidc-provider (and its Koa) loads with the first OAuth request, not with the server: most
+  // deployments serve tokens and stdio hosts long before, or without, any OAuth client.
+  const endpoints = lazyEndpoints(async () => {
+    const keys = await loadSigningKeys(deps.store, deps.clock, sealingSecret(runtime));
+    const { createAuthorizationServer } = await import('../adapters/oauth/authorization-server.js');
+    const provider = createAuthorizationServer({
+      issuer,
+      resource,
+      store: deps.store,
+      clock: deps.clock,
+      signingKeys: keys.private,
+      cookieKeys: [runtime.auditKey.derive('oauth-cookies').toString('base64url')],
+      secureCookies: issuer.startsWith('https://'),
+      accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds,
+      allowPrivateClientMetadata: config.oauthAllowPrivateClientMetadata,
+      personExists: async (id) =>
+        (await deps.store.read((tx) => tx.identity.getPerson(id)))?.disabledAt === null,
+      renderError: renderOAuthError,
+    });
+    provider.on('server_error', (_ctx, error) =>
+      logger.error('oauth server error', { error: String(error) }),
+    );
+    return authorizationEndpoints(provider, { resource, issuer, trustProxy: config.trustProxy });
   });
-  provider.on('server_error', (_ctx, error) => logger.error('oauth server error', { error: String(error) }));
   const verify = accessTokenVerifier({
     issuer,
     audience: resource,
@@ -73,7 +94,7 @@ export async function startOAuthServer(
     operatorCall(runtime, { tool, kind: 'admin', tenantId, transport: 'http', args, subject, clientId });
 
   return {
-    endpoints: authorizationEndpoints(provider, { resource, issuer, trustProxy: config.trustProxy }),
+    endpoints,
     issuer,
     resource,
     resourceMetadataUrl: `${issuer}/.well-known/oauth-protected-resource/mcp`,

@@ -6,7 +6,6 @@ import type { BusyFeedReader } from '../../ports/busy-feed.js';
 import { FeedReadError } from '../../ports/busy-feed.js';
 import type { FetchLimits } from './guarded-fetch.js';
 import { DEFAULT_FETCH_LIMITS, fetchFeedText, refusedUrl } from './guarded-fetch.js';
-import { busyItemsOf } from './ics-import.js';
 
 /** A file source: an absolute path or a file: URL (the operator's own machine, set up on the CLI). */
 function filePath(source: string): string | null {
@@ -48,6 +47,7 @@ export function icsBusyReader(overrides: Partial<FetchLimits> = {}): BusyFeedRea
       const path = filePath(source);
       const text =
         path === null ? await fetchFeedText(source, limits) : await readBounded(path, limits.maxBytes);
+      const { busyItemsOf } = await import('./ics-import.js');
       return busyItemsOf(text, window);
     },
   };

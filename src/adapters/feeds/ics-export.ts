@@ -1,14 +1,6 @@
-import { createHash } from 'node:crypto';
 import ical, { ICalEventStatus } from 'ical-generator';
 import type { CalendarFeed } from '../../app/feeds/feed-links.js';
-
-/**
- * A booking's UID in feeds: stable for the booking, and not its id (booking ids are
- * unguessable handles; a feed address leaks easily).
- */
-export function feedUid(tenantId: string, bookingId: string): string {
-  return `${createHash('sha256').update(`${tenantId}\u0000${bookingId}`).digest('hex').slice(0, 32)}@holdfast`;
-}
+import { feedUid } from './feed-uid.js';
 
 /**
  * ical-generator escapes event text but writes the calendar's name (NAME, X-WR-CALNAME) as given:

@@ -55,7 +55,7 @@ export function mountInboxIngest(app: PageApp, options: InboxIngestOptions): voi
             await options.record(token, { ok: false, code: 'MCP_REQUEST_INVALID' });
             return c.json(failure('MCP_REQUEST_INVALID', 'The body is not JSON.', { field: '(body)' }), 400);
           }
-          incoming = incomingFromJson(body, raw);
+          incoming = await incomingFromJson(body, raw);
         } else if (type === 'message/rfc822') {
           const q = c.req.query();
           incoming = await incomingFromEml(

@@ -56,4 +56,3 @@ export async function startTracing(
   provider.register();
   return { exporting: !!exporter, shutdown: () => provider.shutdown() };
 }
-
