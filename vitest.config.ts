@@ -1,4 +1,9 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+// Most test files wait on processes they spawned (servers, the CLI, a browser): one file per core
+// plus one keeps the cores busy. Vitest's own default (cores - 1) runs one file at a time on 2 cores.
+const workers = Number(process.env.HOLDFAST_TEST_WORKERS) || Math.max(3, availableParallelism() + 1);
 
 export default defineConfig({
   test: {
@@ -6,6 +11,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers: workers,
     globalSetup: ['test/global-setup.ts'],
   },
 });

@@ -159,8 +159,8 @@ async function timed(url, cookie) {
  * rounds. Returns rows: page, p50, p95, max (ms) and p50 against the sign-in form's p50.
  */
 export async function benchConsoleRender(dir, sizes = {}) {
-  const bookings = sizes.bookings ?? pick(10_000, 300);
-  const auditRecords = sizes.auditRecords ?? pick(100_000, 2_000);
+  const bookings = sizes.bookings ?? pick(10_000, 100);
+  const auditRecords = sizes.auditRecords ?? pick(100_000, 500);
   const requests = sizes.requests ?? pick(30, 3);
   const dbPath = join(dir, 'console.db');
   const database = ['--db', dbPath];

@@ -5,7 +5,7 @@ import { callTool, runLoad } from './load.mjs';
 import { pick } from './scale.mjs';
 
 export const CONCURRENCY = [1, 8, 32];
-const CALLS = pick({ 1: 300, 8: 1200, 32: 1600 }, { 1: 20, 8: 60, 32: 100 });
+const CALLS = pick({ 1: 300, 8: 1200, 32: 1600 }, { 1: 5, 8: 16, 32: 32 });
 const DAY = 86_400_000;
 const SLOT = 15 * 60_000;
 
@@ -77,7 +77,7 @@ export async function benchHttp({ noopUrl, urls, rounds }) {
   };
   // Warm every process (JIT, statement caches) before measuring.
   for (const run of Object.values(workloads))
-    await runLoad({ concurrency: 8, total: pick(200, 20), makeCall: run });
+    await runLoad({ concurrency: 8, total: pick(200, 8), makeCall: run });
 
   const results = {};
   for (const concurrency of CONCURRENCY) {

@@ -25,7 +25,7 @@ import { noSlotCache } from '../dist/ports/slot-cache.js';
 import { pick } from './scale.mjs';
 import { NO_LIMITS } from '../dist/domain/identity/identity.js';
 
-const OPS = { 1: pick(1500, 40), 32: pick(4000, 100) };
+const OPS = { 1: pick(1500, 10), 32: pick(4000, 32) };
 const SLOT = 15 * 60_000;
 const DAY = 86_400_000;
 const principal = {
@@ -221,8 +221,8 @@ async function postgresSides(url) {
 async function compare(sides, rounds) {
   const result = {};
   for (const concurrency of [1, 32]) {
-    await measure(concurrency, pick(200, 10), sides.hold);
-    await measure(concurrency, pick(200, 10), sides.raw);
+    await measure(concurrency, pick(200, 4), sides.hold);
+    await measure(concurrency, pick(200, 4), sides.raw);
     let raw = 0;
     let holdfast = 0;
     for (let round = 0; round < rounds; round++) {

@@ -15,7 +15,7 @@ const SLOT = 15 * 60_000;
 export async function profileHolds({
   database = 'sqlite',
   pgUrl,
-  calls = pick(4000, 100),
+  calls = pick(4000, 64),
   functions = 0,
   workload = 'hold_slot',
 } = {}) {

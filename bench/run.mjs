@@ -103,7 +103,8 @@ try {
 
   const withPostgres = await reachable(PG_URL);
   if (withPostgres) {
-    for (const instances of [1, 2]) {
+    // The smoke run takes the two-instance path only: one instance is the same code with n = 1.
+    for (const instances of pick([1, 2], [2])) {
       const schema = `hf_bench_${Date.now().toString(36)}_${instances}`;
       const url = `${PG_URL}?schema=${schema}`;
       const servers = [];
@@ -235,7 +236,8 @@ try {
   );
 
   if (PROFILE) {
-    for (const database of withPostgres ? ['sqlite', 'postgres'] : ['sqlite']) {
+    // The smoke run profiles SQLite only: the PostgreSQL profile differs only in its --database.
+    for (const database of withPostgres && !SMOKE ? ['sqlite', 'postgres'] : ['sqlite']) {
       const schema = `hf_bench_profile_${Date.now().toString(36)}`;
       const profile = await profileHolds({ database, pgUrl: `${PG_URL}?schema=${schema}` });
       if (database === 'postgres') await dropSchema(schema);

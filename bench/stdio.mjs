@@ -81,7 +81,7 @@ async function load(concurrency, total, makeCall) {
   };
 }
 
-export async function benchStdio({ rounds, calls = pick(2000, 60) }) {
+export async function benchStdio({ rounds, calls = pick(2000, 32) }) {
   const dir = mkdtempSync(join(tmpdir(), 'holdfast-bench-stdio-'));
   const noop = await connect(['bench/noop-stdio.mjs']);
   // holdfast stdio acts for the database's only person; it needs no token.
@@ -123,8 +123,8 @@ export async function benchStdio({ rounds, calls = pick(2000, 60) }) {
       });
     };
     const noopCall = () => noop.callTool('noop', {});
-    await load(8, pick(200, 20), hold);
-    await load(8, pick(200, 20), noopCall);
+    await load(8, pick(200, 8), hold);
+    await load(8, pick(200, 8), noopCall);
     let best = { noop: null, hold: null };
     for (let round = 0; round < rounds; round++) {
       const n = await load(32, calls, noopCall);

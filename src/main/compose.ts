@@ -4,7 +4,6 @@ import { defaultAppConfig } from '../app/deps.js';
 import { StoreAuditLog } from '../adapters/audit/audit-chain.js';
 import type { AuditKey } from '../adapters/audit/audit-key.js';
 import { CheckpointLog } from '../adapters/audit/checkpoint-log.js';
-import { TracedStore } from '../adapters/telemetry/traced-store.js';
 import { meteredPayments } from '../adapters/telemetry/metered-payments.js';
 import { operationalCounts } from '../app/operational-counts.js';
 import type { HoldfastMetrics } from '../adapters/telemetry/metrics.js';
@@ -63,12 +62,18 @@ export interface RuntimeOptions {
 
 export { describeDatabase, isPostgresUrl } from './database-url.js';
 
+/** serve and stdio run until stopped; every other command does one thing and exits. */
+const isServer = (config: ServerConfig) => config.command === 'serve' || config.command === 'stdio';
+
 /**
  * SQLite by default; PostgreSQL when the database is a postgres:// URL. Only serve, stdio and
  * db migrate may create a database; every other command refuses a missing one.
  */
 export function openStore(config: ServerConfig): Promise<OpenedStore> {
-  return openEngine(config.database, { create: CREATING_COMMANDS.has(config.command) });
+  return openEngine(config.database, {
+    create: CREATING_COMMANDS.has(config.command),
+    longRunning: isServer(config),
+  });
 }
 
 /** Several instances on PostgreSQL tell each other about writes; one SQLite process needs no bus. */
@@ -101,7 +106,10 @@ export async function buildRuntime(
   const slotCache = await slotCacheFor(opened, config, logger);
   const simulator = new SimulatedPayments(store, config.tenantId);
   const publicBaseUrl = config.publicBaseUrl ?? options.boundOrigin ?? `http://127.0.0.1:${config.port}`;
-  const traced = new TracedStore(store, opened.engine);
+  // Servers trace their store transactions; a one-off command has no span to hang them on.
+  const traced = isServer(config)
+    ? new (await import('../adapters/telemetry/traced-store.js')).TracedStore(store, opened.engine)
+    : store;
   // The gauges read the database at scrape time, through the same (traced) store.
   const metrics = options.metrics
     ? new (await import('../adapters/telemetry/metrics.js')).HoldfastMetrics(() =>

@@ -7,7 +7,7 @@ import { verifyAudit } from '../adapters/audit/audit-verify.js';
 import { makeCheckpoint, parseCheckpoints } from '../adapters/audit/checkpoint.js';
 import { localSpan, relative, table } from '../adapters/format/human-time.js';
 import { terminalSafe } from '../adapters/format/terminal.js';
-import { silentLogger } from '../adapters/log/json-logger.js';
+import { silentLogger } from '../adapters/log/logger.js';
 import type { Approval } from '../domain/approval/approval.js';
 import { effectiveApprovalStatus } from '../domain/approval/approval.js';
 import type { Booking } from '../domain/booking/booking.js';

@@ -52,7 +52,7 @@ const forbiddenInCore: readonly [RegExp, string][] = [
  * engine does not reach into another engine, the MCP adapter not into storage, and so on.
  */
 const publicAdapterModules: readonly RegExp[] = [
-  /^adapters\/log\/json-logger\.ts$/,
+  /^adapters\/log\/(json-logger|logger)\.ts$/,
   /^adapters\/audit\/(call-audit|preview)\.ts$/,
   /^adapters\/ids\/random-ids\.ts$/,
   // How instants read for people: the CLI's tables and the console's pages.

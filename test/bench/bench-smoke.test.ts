@@ -55,15 +55,10 @@ describe('npm run bench -- --profile (smoke: same code paths, a few hundred call
       'activity: filtered by tool and outcome',
     ])
       expect(names).toContain(expected);
-    for (const heading of [
-      'SQLite (one process',
-      'PostgreSQL, 1 instance',
-      'PostgreSQL, 2 instances',
-      'Profile of the server',
-    ])
+    for (const heading of ['SQLite (one process', 'PostgreSQL, 2 instances', 'Profile of the server'])
       expect(run.stdout).toContain(heading);
-    // Two profiles (SQLite, PostgreSQL), each naming its top areas.
-    expect(rows.filter((r) => r.area !== undefined).length).toBeGreaterThanOrEqual(10);
+    // The smoke run profiles SQLite (the full run PostgreSQL too): its top areas are named.
+    expect(rows.filter((r) => r.area !== undefined).length).toBeGreaterThanOrEqual(5);
     // Every console page answered 200 each time (the bench throws otherwise) and was timed.
     const pages = rows.filter((r) => r['console page'] !== undefined);
     expect(pages).toHaveLength(9);

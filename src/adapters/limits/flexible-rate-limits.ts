@@ -1,9 +1,14 @@
 import type { Pool } from 'pg';
+import type * as RateLimiterFlexible from 'rate-limiter-flexible';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimits } from '../../ports/rate-limits.js';
 
-type Make = (points: number, duration: number) => RateLimiterAbstract;
+type Library = typeof RateLimiterFlexible;
+type Make = (library: Library, points: number, duration: number) => RateLimiterAbstract;
+
+/** The library (every store it supports, in one index) loads with the first limit asked for. */
+let loading: Promise<Library> | null = null;
+const library = () => (loading ??= import('rate-limiter-flexible'));
 
 /**
  * rate-limiter-flexible: in memory for one SQLite process; in a PostgreSQL table when several
@@ -15,13 +20,13 @@ export class FlexibleRateLimits implements RateLimits {
   private constructor(private readonly make: Make) {}
 
   static memory(): FlexibleRateLimits {
-    return new FlexibleRateLimits((points, duration) => new RateLimiterMemory({ points, duration }));
+    return new FlexibleRateLimits((lib, points, duration) => new lib.RateLimiterMemory({ points, duration }));
   }
 
   static postgres(pool: Pool, schema: string): FlexibleRateLimits {
     return new FlexibleRateLimits(
-      (points, duration) =>
-        new RateLimiterPostgres({
+      (lib, points, duration) =>
+        new lib.RateLimiterPostgres({
           storeClient: pool,
           schemaName: schema,
           tableName: 'rate_limits',
@@ -34,32 +39,39 @@ export class FlexibleRateLimits implements RateLimits {
     );
   }
 
-  private limiter(points: number, windowMs: number): RateLimiterAbstract {
+  private async limiter(points: number, windowMs: number): Promise<RateLimiterAbstract> {
     const duration = Math.max(1, Math.ceil(windowMs / 1000));
     const id = `${points}/${duration}`;
     let limiter = this.limiters.get(id);
-    if (!limiter) this.limiters.set(id, (limiter = this.make(points, duration)));
+    if (!limiter) {
+      const lib = await library();
+      // Another call may have made it while the library loaded.
+      limiter = this.limiters.get(id) ?? this.make(lib, points, duration);
+      this.limiters.set(id, limiter);
+    }
     return limiter;
   }
 
   async take(key: string, points: number, windowMs: number): Promise<{ ok: boolean; retryAfterMs: number }> {
+    const limiter = await this.limiter(points, windowMs);
     try {
-      await this.limiter(points, windowMs).consume(key, 1);
+      await limiter.consume(key, 1);
       return { ok: true, retryAfterMs: 0 };
     } catch (refusal) {
-      if (refusal instanceof RateLimiterRes) return { ok: false, retryAfterMs: refusal.msBeforeNext };
+      if (refusal instanceof (await library()).RateLimiterRes)
+        return { ok: false, retryAfterMs: refusal.msBeforeNext };
       throw refusal;
     }
   }
 
   async check(key: string, points: number, windowMs: number): Promise<{ ok: boolean; retryAfterMs: number }> {
-    const state = await this.limiter(points, windowMs).get(key);
+    const state = await (await this.limiter(points, windowMs)).get(key);
     return state && state.consumedPoints >= points
       ? { ok: false, retryAfterMs: state.msBeforeNext }
       : { ok: true, retryAfterMs: 0 };
   }
 
   async reset(key: string, points: number, windowMs: number): Promise<void> {
-    await this.limiter(points, windowMs).delete(key);
+    await (await this.limiter(points, windowMs)).delete(key);
   }
 }

@@ -1,13 +1,9 @@
 import { pino } from 'pino';
 import { activeIds } from '../telemetry/tracing.js';
-/** JSON lines on stderr: stdout belongs to the stdio transport. Never pass secrets in fields. */
-export interface Logger {
-  /** `now`: written at once rather than with the turn's other lines (audit checkpoints). */
-  info(message: string, fields?: Record<string, unknown>, options?: { readonly now?: boolean }): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+import type { Logger } from './logger.js';
 
+export type { Logger };
+export { silentLogger } from './logger.js';
 type Level = 'info' | 'warn' | 'error';
 
 /**
@@ -70,5 +66,3 @@ export function jsonLogger(write?: (line: string) => void): Logger {
     error: (m, f) => emit('error', m, f),
   };
 }
-
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

@@ -25,13 +25,22 @@ export function isPostgresUrl(database: string): boolean {
  * Opens (and migrates) a SQLite file path or a postgres:// URL. Only the engine asked for is
  * loaded. `create: false` refuses a database that does not exist yet.
  */
-export async function openStore(database: string, options: { create: boolean }): Promise<OpenedStore> {
+export async function openStore(
+  database: string,
+  options: {
+    readonly create: boolean;
+    /** A server writes from a thread of its own; a one-off command writes on its own thread. */
+    readonly longRunning: boolean;
+  },
+): Promise<OpenedStore> {
+  const { create } = options;
   if (!isPostgresUrl(database)) {
     const { SqliteStore } = await import('./sqlite/sqlite-store.js');
-    return { store: SqliteStore.open(database, options), engine: 'sqlite', shared: null };
+    const writer = options.longRunning ? 'thread' : 'inline';
+    return { store: SqliteStore.open(database, { create, writer }), engine: 'sqlite', shared: null };
   }
   const { PgStore } = await import('./postgres/pg-store.js');
-  const store = await PgStore.open(database, options);
+  const store = await PgStore.open(database, { create });
   const { connectionString } = PgStore.parseUrl(database);
   return {
     store,
