@@ -7,7 +7,7 @@ const checks = [
   ['typecheck', 'npx', ['tsc', '-p', 'tsconfig.check.json']],
   ['lint', 'npx', ['eslint', '.']],
   ['format', 'npx', ['prettier', '--check', '--log-level', 'warn', '.']],
-  ['build', 'npx', ['tsc', '-p', 'tsconfig.json', '--noCheck']],
+  ['build', 'sh', ['-c', 'npx tsc -p tsconfig.json --noCheck && node scripts/executable-bin.mjs']],
 ];
 
 const started = performance.now();

@@ -10,7 +10,12 @@ try {
   process.exit(1);
 }
 const passed = report.numPassedTests;
-const failed = report.numFailedTests + (report.numFailedTestSuites ?? 0);
+// Failed tests, plus files that failed without a failed test of their own (a set-up that threw).
+// (numFailedTestSuites counts describe blocks too: a failed test would be counted twice or more.)
+const brokenFiles = report.testResults.filter(
+  (file) => file.status === 'failed' && !file.assertionResults.some((t) => t.status === 'failed'),
+).length;
+const failed = report.numFailedTests + brokenFiles;
 const skipped = report.numPendingTests + report.numTodoTests;
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(report.success && failed === 0 && passed > 0 ? 0 : 1);

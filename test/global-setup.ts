@@ -19,7 +19,7 @@ function newest(dir: string): number {
  */
 export default async function setup(): Promise<() => Promise<void>> {
   if (!existsSync('dist/main/cli.js') || newest('src') > newest('dist'))
-    execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
+    execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   if (process.env.DATABASE_URL)
     console.log(
       'DATABASE_URL is not used by the tests (they create and drop schemas); set TEST_DATABASE_URL.',
