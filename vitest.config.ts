@@ -12,6 +12,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: workers,
+    // A worker keeps the modules it imported for its next file (the SDK, the server's code): no
+    // test file mocks modules, stubs globals or changes the environment, so nothing leaks between them.
+    isolate: false,
     globalSetup: ['test/global-setup.ts'],
   },
 });

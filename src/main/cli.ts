@@ -21,13 +21,16 @@ async function runServer(config: ServerConfig): Promise<void> {
     return runStdioServer(config, logger);
   }
   const { runHttpServer } = await import('./serve.js');
-  const stop = await runHttpServer(config, logger);
+  const started = runHttpServer(config, logger);
+  // Listening before start-up finished: a signal then waits for it, and stops what it started.
   const shutdown = () =>
-    void stop()
+    void started
+      .then((stop) => stop())
       .then(() => tracing.shutdown())
       .then(() => process.exit(0));
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+  await started;
 }
 
 async function main(argv: readonly string[]): Promise<void> {
