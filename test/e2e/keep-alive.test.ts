@@ -31,17 +31,14 @@ describe('idle keep-alive connections outlive a client that paused', () => {
 
   it('an SDK client whose event loop was blocked past the old 5 s timeout calls again on its pooled socket: 0 socket errors', async () => {
     const errors: unknown[] = [];
-    for (let round = 0; round < 2; round++) {
-      // Each round leaves a used socket idle in the client's pool, then blocks past Node's default.
-      const before = await call(client, 'list_calendars', {});
-      expect(before.ok).toBe(true);
-      blockEventLoop(7_000);
-      for (let i = 0; i < 3; i++) {
-        try {
-          expect((await call(client, 'list_calendars', {})).ok).toBe(true);
-        } catch (error) {
-          errors.push(error);
-        }
+    // A used socket left idle in the client's pool, then a block past Node's default of 5 s.
+    expect((await call(client, 'list_calendars', {})).ok).toBe(true);
+    blockEventLoop(7_000);
+    for (let i = 0; i < 3; i++) {
+      try {
+        expect((await call(client, 'list_calendars', {})).ok).toBe(true);
+      } catch (error) {
+        errors.push(error);
       }
     }
     expect(errors.map(String)).toEqual([]);

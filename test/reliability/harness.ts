@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { afterAll } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectHttp } from '../support/mcp-clients.js';
 import { freshSchema, withClient } from '../support/postgres.js';
@@ -127,6 +128,18 @@ export async function startBackend(kind: BackendKind, options: BackendOptions = 
     },
   };
   return backend;
+}
+
+/**
+ * A backend started on first use and stopped after the enclosing describe block: for scenarios
+ * that each work on calendars of their own and need no fresh database.
+ */
+export function sharedBackend(start: () => Promise<Backend>): () => Promise<Backend> {
+  let started: Promise<Backend> | null = null;
+  afterAll(async () => {
+    if (started) await (await started).stop();
+  });
+  return () => (started ??= start());
 }
 
 /** `count` official SDK clients spread round-robin over the instances, both protocol eras. */

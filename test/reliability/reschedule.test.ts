@@ -5,7 +5,7 @@ import { call, ok } from '../support/mcp-clients.js';
 import { createOpenCalendar } from '../support/fixtures.js';
 import { runCli } from '../support/spawn-server.js';
 import type { BackendKind } from './harness.js';
-import { clientsFor, startBackend } from './harness.js';
+import { clientsFor, sharedBackend, startBackend } from './harness.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -34,9 +34,12 @@ const statusOf = async (agent: Client, bookingId: string) =>
   ((await ok(agent, 'get_booking', { bookingId })).booking as { status: string }).status;
 
 describe.each(['sqlite', 'postgres'] as BackendKind[])('reschedule_booking on %s', (kind) => {
+  // The first three scenarios each work on calendars of their own: one backend serves them all.
+  const shared = sharedBackend(() => startBackend(kind));
+
   it('holds the new time while the old stays booked; confirming swaps them; releasing abandons', async () => {
-    const backend = await startBackend(kind);
-    try {
+    const backend = await shared();
+    {
       const [agent, other] = await clientsFor(backend, 2);
       const calendarId = await createOpenCalendar(agent!, 'Consulting room');
       const old = await confirmedBooking(agent!, calendarId, at(3, 10), at(3, 11));
@@ -123,14 +126,12 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('reschedule_booking on %s
         ).ok,
       ).toBe(true);
       await Promise.all([agent!.close(), other!.close()]);
-    } finally {
-      await backend.stop();
     }
   }, 60_000);
 
   it('a move onto a taken time is refused with alternatives, and bad moves name the field', async () => {
-    const backend = await startBackend(kind);
-    try {
+    const backend = await shared();
+    {
       const [agent] = await clientsFor(backend, 1);
       const calendarId = await createOpenCalendar(agent!, 'Studio');
       const old = await confirmedBooking(agent!, calendarId, at(5, 9), at(5, 10));
@@ -185,14 +186,12 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('reschedule_booking on %s
       expect(unknown.error?.code).toBe('NOT_FOUND');
       expect(await statusOf(agent!, old.id)).toBe('CONFIRMED');
       await agent!.close();
-    } finally {
-      await backend.stop();
     }
   }, 60_000);
 
   it('a move and 16 racing holds on its new time: exactly one gets it, the old booking is untouched if the move loses', async () => {
-    const backend = await startBackend(kind);
-    try {
+    const backend = await shared();
+    {
       const clients = await clientsFor(backend, 17);
       const mover = clients[0]!;
       const calendarId = await createOpenCalendar(mover, 'Contended');
@@ -214,8 +213,6 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('reschedule_booking on %s
       expect(await statusOf(mover, old.id)).toBe('CONFIRMED');
       expect(await backend.overlaps()).toBe(0);
       await Promise.all(clients.map((c) => c.close()));
-    } finally {
-      await backend.stop();
     }
   }, 60_000);
 
