@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands, cliReference } from '../../src/main/cli-help.js';
-import { runCli, runProcess, tempDbPath } from '../support/spawn-server.js';
+import { spawnCli, runProcess, tempDbPath } from '../support/spawn-server.js';
 
 const db = tempDbPath();
 beforeAll(async () => {
-  expect((await runCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
+  expect((await spawnCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
 });
 afterAll(() => db.cleanup());
 
@@ -62,7 +62,7 @@ describe('the CLI speaks clearly', () => {
         args.includes('--database') || args.includes('--db') || args[0] === 'bogus'
           ? args
           : [...args, '--db', db.path];
-      const run = await runCli(withDb);
+      const run = await spawnCli(withDb);
       expect(run.status, run.stderr).toBe(exitCode);
       const lines = run.stderr.trim().split('\n');
       expect(lines, run.stderr).toHaveLength(1);
@@ -75,7 +75,7 @@ describe('the CLI speaks clearly', () => {
   it('refuses an operator command on a database that does not exist, and creates nothing', async () => {
     const missing = join(db.path, '..', 'typo', 'holdfst.db');
     for (const args of [['audit', 'verify'], ['approvals', 'list'], ['sweep'], ['reconciliation']]) {
-      const run = await runCli([...args, '--db', missing]);
+      const run = await spawnCli([...args, '--db', missing]);
       expect(run.status).toBe(2);
       expect(run.stderr).toMatch(/No Holdfast database at .*typo\/holdfst\.db\. Only `holdfast serve`/);
     }
@@ -86,21 +86,21 @@ describe('the CLI speaks clearly', () => {
     const first = createServer(() => undefined);
     await new Promise<void>((resolve) => first.listen(0, '127.0.0.1', resolve));
     const port = (first.address() as { port: number }).port;
-    const busy = await runCli(['serve', '--port', String(port), '--db', db.path]);
+    const busy = await spawnCli(['serve', '--port', String(port), '--db', db.path]);
     first.close();
     expect(busy.status).toBe(1);
     expect(busy.stderr.trim()).toMatch(
       new RegExp(`^holdfast: port ${port} on 127\\.0\\.0\\.1 is already in use; choose another with --port$`),
     );
     // Even root cannot create a directory under /sys.
-    const denied = await runCli(['serve', '--port', '0', '--db', '/sys/kernel/holdfast/holdfast.db']);
+    const denied = await spawnCli(['serve', '--port', '0', '--db', '/sys/kernel/holdfast/holdfast.db']);
     expect(denied.status).toBe(1);
     expect(denied.stderr.trim().split('\n')).toHaveLength(1);
     expect(denied.stderr).toMatch(/permission denied: cannot write \/sys\/kernel\/holdfast/);
   });
 
   it('prints a stack only with --debug', async () => {
-    const run = await runCli(['payments', 'set', 'bk_nope', 'PAID', '--db', db.path, '--debug']);
+    const run = await spawnCli(['payments', 'set', 'bk_nope', 'PAID', '--db', db.path, '--debug']);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('    at ');
   });
@@ -111,16 +111,16 @@ describe('the CLI speaks clearly', () => {
       { command, args: ['help', command.name] },
     ]);
     // Some 60 processes: a few at a time, so the two cores stay busy without one queue of waits.
-    const answers: Awaited<ReturnType<typeof runCli>>[] = [];
+    const answers: Awaited<ReturnType<typeof spawnCli>>[] = [];
     for (let i = 0; i < asks.length; i += 3)
-      answers.push(...(await Promise.all(asks.slice(i, i + 3).map((a) => runCli(a.args)))));
+      answers.push(...(await Promise.all(asks.slice(i, i + 3).map((a) => spawnCli(a.args)))));
     asks.forEach(({ command, args }, i) => {
       const run = answers[i]!;
       expect(run.status, args.join(' ')).toBe(0);
       expect(run.stdout).toContain(`Usage: ${command.usage[0]}`);
       expect(run.stdout).toMatch(/Examples?:\n {2}holdfast /);
     });
-    const [global, version] = await Promise.all([runCli(['--help']), runCli(['--version'])]);
+    const [global, version] = await Promise.all([spawnCli(['--help']), spawnCli(['--version'])]);
     expect(global.stdout).toContain('Commands:');
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     expect(version.stdout.trim()).toBe(`holdfast ${pkg.version} (Node.js ${process.version})`);
@@ -140,13 +140,13 @@ describe('the CLI speaks clearly', () => {
   it('reads HOLDFAST_* before the conventional PORT and DATABASE_URL, and never a generic HOST', async () => {
     mkdirSync(join(db.path, '..', 'env'), { recursive: true });
     const env = (vars: Record<string, string>) =>
-      runCli(['approvals', 'list', '--json'], { env: { ...process.env, ...vars } });
+      spawnCli(['approvals', 'list', '--json'], { env: { ...process.env, ...vars } });
     // DATABASE_URL names a database that does not exist; HOLDFAST_DB wins over it.
     const winner = await env({ HOLDFAST_DB: db.path, DATABASE_URL: join(db.path, '..', 'env', 'other.db') });
     expect(winner.status, winner.stderr).toBe(0);
     const generic = await env({ DATABASE_URL: db.path });
     expect(generic.status, generic.stderr).toBe(0);
-    const serve = await runCli(['serve', '--db', db.path], {
+    const serve = await spawnCli(['serve', '--db', db.path], {
       env: { ...process.env, HOST: 'vm', HOLDFAST_PORT: '70000' },
     });
     // HOST=vm is ignored (no "Refusing to bind vm"); HOLDFAST_PORT is read, and refused by range.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttp } from '../support/mcp-clients.js';
 import { createOpenCalendar } from '../support/fixtures.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { runCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
+import { spawnCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
 // The README's feed commands, run as written against a spawned server's database.
 
@@ -32,7 +32,7 @@ let server: RunningServer;
 let db: { path: string; cleanup: () => void };
 let dir: string;
 let calendarId: string;
-const cli = (...args: string[]) => runCli(['feeds', ...args, '--db', db.path]);
+const cli = (...args: string[]) => spawnCli(['feeds', ...args, '--db', db.path]);
 
 beforeAll(async () => {
   db = tempDbPath();

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempDbPath } from '../support/spawn-server.js';
+import { spawnCli, tempDbPath } from '../support/spawn-server.js';
 
 // `holdfast inbox import` against a fresh database: .eml threading by headers, a re-import
 // that adds nothing, JSON files, and refusals that name the problem and store nothing.
@@ -21,8 +21,8 @@ describe('holdfast inbox import', () => {
   it('threads .eml files by their headers and adds each message once', async () => {
     const db = tempDbPath();
     try {
-      expect((await runCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
-      const imported = await runCli([
+      expect((await spawnCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
+      const imported = await spawnCli([
         'inbox',
         'import',
         'examples/inbox/02-reply.eml',
@@ -37,7 +37,7 @@ describe('holdfast inbox import', () => {
       // The reply came first: it starts a thread of its own (documented); the request does too.
       expect(new Set(first.map((r) => r.conversation)).size).toBe(3);
 
-      const again = await runCli([
+      const again = await spawnCli([
         'inbox',
         'import',
         'examples/inbox/01-request.eml',
@@ -61,7 +61,7 @@ describe('holdfast inbox import', () => {
   it('in order, a reply joins its request’s conversation; a JSON file joins by its headers too', async () => {
     const db = tempDbPath();
     try {
-      expect((await runCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
+      expect((await spawnCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
       const json = db.path.replace(/holdfast\.db$/, 'later.json');
       writeFileSync(
         json,
@@ -76,7 +76,7 @@ describe('holdfast inbox import', () => {
           },
         ]),
       );
-      const run = await runCli([
+      const run = await spawnCli([
         'inbox',
         'import',
         'examples/inbox/01-request.eml',
@@ -96,14 +96,14 @@ describe('holdfast inbox import', () => {
       expect(new Set(results.map((r) => r.conversation))).toEqual(
         new Set(['<req-5521@partner-travel.example>']),
       );
-      const table = await runCli(['inbox', 'import', 'examples/inbox/02-reply.eml', '--db', db.path]);
+      const table = await spawnCli(['inbox', 'import', 'examples/inbox/02-reply.eml', '--db', db.path]);
       expect(table.stdout).toContain('already there');
 
       writeFileSync(
         json,
         JSON.stringify({ external_message_id: 'x', received_at: '2026-12-01T10:00:00', spy: 1 }),
       );
-      const refused = await runCli(['inbox', 'import', json, '--db', db.path]);
+      const refused = await spawnCli(['inbox', 'import', json, '--db', db.path]);
       expect(refused.status).not.toBe(0);
       expect(refused.stderr).toContain('spy');
       expect(refused.stderr).not.toMatch(/at .*\.js:\d+/);

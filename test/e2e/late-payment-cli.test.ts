@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { runCli, spawnServer } from '../support/spawn-server.js';
+import { spawnCli, spawnServer } from '../support/spawn-server.js';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -19,14 +19,14 @@ describe('a paid hold swept by the operator (as found when the issue was reporte
     const room = await createOpenCalendar(agent, 'Jade Room', { amount: '500.00', currency: 'CNY' });
     const { booking, details } = await askForApproval(agent, room, futureHour(2), futureHour(2, 1));
     const db = ['--db', server.dbPath];
-    expect((await runCli(['approvals', 'approve', details.approvalId, ...db])).status).toBe(0);
-    expect((await runCli(['payments', 'set', booking.id, 'PAID', ...db])).status).toBe(0);
+    expect((await spawnCli(['approvals', 'approve', details.approvalId, ...db])).status).toBe(0);
+    expect((await spawnCli(['payments', 'set', booking.id, 'PAID', ...db])).status).toBe(0);
     // Until the hold has lapsed (its deadline as the server set it), not a guessed sleep.
     const lapse = Date.parse(booking.expiresAt as string) - Date.now() + 300;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, lapse)));
-    const swept = await runCli(['sweep', ...db]);
+    const swept = await spawnCli(['sweep', ...db]);
     expect(swept.status).toBe(0);
-    const list = await runCli(['reconciliation', ...db]);
+    const list = await spawnCli(['reconciliation', ...db]);
     expect(list.status).toBe(0);
     expect(list.stdout).toContain(booking.id);
     expect(list.stdout).toContain('reconciliation required');

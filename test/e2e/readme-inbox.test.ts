@@ -6,7 +6,7 @@ import { consoleHttp, csrfFor } from '../support/console-attack.js';
 import { createOpenCalendar } from '../support/fixtures.js';
 import { connectHttp } from '../support/mcp-clients.js';
 import { signIn } from '../support/person.js';
-import { runCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
+import { spawnCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
 // The README's reservation-inbox section, run as written: its commands, then its worked
 // example's tool calls (its JSON verbatim, the calendar id filled in) and the person's steps
@@ -41,7 +41,7 @@ describe('the README’s reservation inbox', () => {
       'th_hotel_submit_task_results',
     ]);
     const db = tempDbPath();
-    expect((await runCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
+    expect((await spawnCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
     const operator = commands.filter((args) => args[0] !== 'serve');
     expect(operator.map((a) => a.slice(0, 2).join(' '))).toEqual([
       'inbox tokens',
@@ -50,7 +50,7 @@ describe('the README’s reservation inbox', () => {
     ]);
     const out: unknown[] = [];
     for (const args of operator) {
-      const run = await runCli([...args, '--db', db.path, '--json']);
+      const run = await spawnCli([...args, '--db', db.path, '--json']);
       expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(0);
       out.push(JSON.parse(run.stdout));
     }
@@ -126,7 +126,7 @@ describe('the README’s reservation inbox', () => {
       expect(after.data.target_object_validation).toMatchObject({ can_create: false, can_cancel: true });
 
       // Every step is in the audit trail: the agent's calls, the person's three presses.
-      const trail = await runCli(['audit', 'tail', '-n', '200', '--json', '--db', db.path]);
+      const trail = await spawnCli(['audit', 'tail', '-n', '200', '--json', '--db', db.path]);
       const tools = trail.stdout
         .trim()
         .split('\n')

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { connectHttp, ok } from '../support/mcp-clients.js';
-import { runCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
+import { spawnCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
 const readme = readFileSync('README.md', 'utf8');
 const section = readme.slice(readme.indexOf('## People, agents and what each may do'));
@@ -16,7 +16,7 @@ describe('the README’s people and tokens commands', () => {
   it('run as written against a fresh database', async () => {
     const db = tempDbPath();
     try {
-      expect((await runCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
+      expect((await spawnCli(['db', 'migrate', '--db', db.path])).status).toBe(0);
       const operator = commands.filter((args) => args[0] !== 'serve');
       expect(operator.map((a) => a.slice(0, 2).join(' '))).toEqual([
         'users add',
@@ -27,7 +27,7 @@ describe('the README’s people and tokens commands', () => {
       ]);
       const out: string[] = [];
       for (const args of operator) {
-        const run = await runCli([...args, '--db', db.path]);
+        const run = await spawnCli([...args, '--db', db.path]);
         expect(run.status, `${args.join(' ')}: ${run.stderr}`).toBe(0);
         out.push(run.stdout);
       }

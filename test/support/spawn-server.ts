@@ -141,12 +141,43 @@ export function runProcess(
   });
 }
 
-/** Runs a command of the real CLI (an operator's, or `serve` that is expected to refuse), as a person would. */
-export function runCli(
+/**
+ * Runs a command of the real CLI in a process of its own (an operator's, or `serve` that is
+ * expected to refuse), as a person would: for the tests whose subject is the CLI itself.
+ */
+export function spawnCli(
   args: readonly string[],
   options: { env?: NodeJS.ProcessEnv } = {},
 ): Promise<Finished> {
   return runProcess(process.execPath, [CLI, ...args], options);
+}
+
+/**
+ * Runs an operator command's own code (argument parsing, the command, the wording of its
+ * errors and exit code) in this process, where a test uses the CLI as one step among others:
+ * a process per step would cost a second of start-up. The process around it, `holdfast`'s
+ * dispatch and its exit, are proven by the tests that use spawnCli.
+ */
+export async function runCli(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<Finished> {
+  const [{ readConfig }, { runOperatorCommand }, { explain }] = await Promise.all([
+    import('../../src/main/config.js'),
+    import('../../src/main/operator-commands.js'),
+    import('../../src/main/cli-errors.js'),
+  ]);
+  let stdout = '';
+  try {
+    const config = readConfig(args, options.env ?? process.env);
+    if (['serve', 'stdio', 'help', 'version'].includes(config.command))
+      throw new Error(`runCli runs operator commands; spawn "${config.command}" with spawnCli`);
+    const status = await runOperatorCommand(config, (text) => (stdout += `${text}\n`));
+    return { status, stdout, stderr: '' };
+  } catch (error) {
+    const { line, exitCode } = explain(error, args);
+    return { status: exitCode, stdout, stderr: `holdfast: ${line}\n` };
+  }
 }
 
 /** Waits until a running server has linked every written audit entry into the chain (SQLite). */

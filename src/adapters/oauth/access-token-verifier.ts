@@ -19,8 +19,10 @@ const RELOAD_AT_LEAST_EVERY_MS = 60_000;
 /**
  * Checks a JWT access token as the resource server: this issuer, this resource as audience,
  * ES256 only (no `none`, no HMAC), `at+jwt`, unexpired, signed by a key of this installation.
- * A key id it does not know makes it reload the keys once (another instance rotated), and
- * the keys are reloaded every minute anyway (a purged key stops verifying).
+ * A key id it does not know makes it reload the keys (another instance or the CLI rotated),
+ * at most once a second: a token asking within that second waits for the next reload rather
+ * than being refused, and any number of unknown key ids share that one reload. The keys are
+ * reloaded every minute anyway (a purged key stops verifying).
  */
 export function accessTokenVerifier(options: {
   readonly issuer: string;
@@ -34,6 +36,17 @@ export function accessTokenVerifier(options: {
     loadedAt = Date.now();
     return keys;
   };
+  let pending: Promise<ReturnType<typeof createLocalJWKSet>> | null = null;
+  const reloadSoon = () =>
+    (pending ??= (async () => {
+      const wait = loadedAt + RELOAD_AT_MOST_EVERY_MS - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      try {
+        return await reload();
+      } finally {
+        pending = null;
+      }
+    })());
   const verify = async (token: string, keySet: ReturnType<typeof createLocalJWKSet>) => {
     const { payload } = await jwtVerify(token, keySet, {
       issuer: options.issuer,
@@ -51,10 +64,9 @@ export function accessTokenVerifier(options: {
       const fresh = keys && Date.now() - loadedAt < RELOAD_AT_LEAST_EVERY_MS ? keys : await reload();
       payload = await verify(token, fresh);
     } catch (error) {
-      if (!(error instanceof errors.JWKSNoMatchingKey) || Date.now() - loadedAt < RELOAD_AT_MOST_EVERY_MS)
-        return null;
+      if (!(error instanceof errors.JWKSNoMatchingKey)) return null;
       try {
-        payload = await verify(token, await reload());
+        payload = await verify(token, await reloadSoon());
       } catch {
         return null;
       }
