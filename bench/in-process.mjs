@@ -26,6 +26,8 @@ import { pick } from './scale.mjs';
 import { NO_LIMITS } from '../dist/domain/identity/identity.js';
 
 const OPS = { 1: pick(1500, 10), 32: pick(4000, 32) };
+/** Connections on each side; the smoke run shares PostgreSQL with the test files beside it. */
+const POOL = pick(32, 8);
 const SLOT = 15 * 60_000;
 const DAY = 86_400_000;
 const principal = {
@@ -172,9 +174,9 @@ async function sqliteSides(dir) {
 
 async function postgresSides(url) {
   const schema = `hf_bench_inproc_${randomBytes(4).toString('hex')}`;
-  const store = await PgStore.open(`${url}?schema=${schema}`, { maxConnections: 32 });
+  const store = await PgStore.open(`${url}?schema=${schema}`, { maxConnections: POOL });
   const hold = await holdfastSide(store, 0);
-  const pool = new pg.Pool({ connectionString: url, max: 32, options: `-c search_path=${schema},public` });
+  const pool = new pg.Pool({ connectionString: url, max: POOL, options: `-c search_path=${schema},public` });
   await pool.query(
     "INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version) VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)",
   );

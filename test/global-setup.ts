@@ -26,6 +26,9 @@ export default async function setup(): Promise<() => Promise<void>> {
     );
   const postgres = await testPostgres(process.env);
   process.env.TEST_DATABASE_URL = postgres.url;
+  // Three test files at once, each with up to two spawned instances on PostgreSQL, stay well
+  // under a server's default 100 connections (instances otherwise hold up to 20 each).
+  process.env.HOLDFAST_PG_POOL_SIZE ??= '8';
   console.log(`PostgreSQL for the tests: ${postgres.source}`);
   return () => postgres.stop();
 }

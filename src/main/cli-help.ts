@@ -117,10 +117,13 @@ export const optionDocs: Record<string, string> = {
     '--allow-private-webhooks  deliver webhooks to loopback and private addresses, http to loopback too (tests, closed networks; never in production)',
   'webhook-timeout':
     '--webhook-timeout SECONDS  how long one webhook delivery may take (env HOLDFAST_WEBHOOK_TIMEOUT_SECONDS; default 10, 1-30)',
+  'pg-pool-size':
+    '--pg-pool-size N        PostgreSQL connections this instance may hold (env HOLDFAST_PG_POOL_SIZE; default 20, 1-500): instances x N stays under max_connections',
 };
 
 const DATABASE = ['db', 'database', 'audit-key-file', 'tenant'];
 const SERVER = [
+  'pg-pool-size',
   'allow-private-webhooks',
   'webhook-timeout',
   'db',

@@ -73,6 +73,7 @@ export function openStore(config: ServerConfig): Promise<OpenedStore> {
   return openEngine(config.database, {
     create: CREATING_COMMANDS.has(config.command),
     longRunning: isServer(config),
+    maxConnections: config.pgPoolSize,
   });
 }
 

@@ -76,6 +76,8 @@ export interface ServerConfig {
   readonly allowPrivateWebhooks: boolean;
   /** How long one webhook delivery may take (`--webhook-timeout`, seconds). */
   readonly webhookTimeoutMs: number;
+  /** PostgreSQL: the most connections this instance holds (`--pg-pool-size`). */
+  readonly pgPoolSize: number;
   /** Options of the operator commands (payments set, audit tail). */
   readonly options: {
     readonly amount?: string;
@@ -201,6 +203,7 @@ const OPTIONS = {
   'include-contact': { type: 'boolean' },
   'allow-private-webhooks': { type: 'boolean' },
   'webhook-timeout': { type: 'string' },
+  'pg-pool-size': { type: 'string' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 function parse(argv: readonly string[]) {
@@ -380,6 +383,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
         10,
         [1, 30],
       ) * 1000,
+    pgPoolSize: whole(values['pg-pool-size'] ?? env.HOLDFAST_PG_POOL_SIZE, 'pg-pool-size', 20, [1, 500]),
     options: {
       events: values.events,
       includeContact: values['include-contact'],

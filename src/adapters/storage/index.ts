@@ -31,6 +31,8 @@ export async function openStore(
     readonly create: boolean;
     /** A server writes from a thread of its own; a one-off command writes on its own thread. */
     readonly longRunning: boolean;
+    /** PostgreSQL: the most connections to hold. */
+    readonly maxConnections?: number;
   },
 ): Promise<OpenedStore> {
   const { create } = options;
@@ -40,7 +42,7 @@ export async function openStore(
     return { store: SqliteStore.open(database, { create, writer }), engine: 'sqlite', shared: null };
   }
   const { PgStore } = await import('./postgres/pg-store.js');
-  const store = await PgStore.open(database, { create });
+  const store = await PgStore.open(database, { create, maxConnections: options.maxConnections });
   const { connectionString } = PgStore.parseUrl(database);
   return {
     store,
