@@ -1,7 +1,7 @@
 import type { ProviderLogin } from '../adapters/http/provider-sign-in-pages.js';
 import { PROVIDER_CALLBACK_PATH } from '../adapters/http/provider-sign-in-pages.js';
 import type { Logger } from '../adapters/log/json-logger.js';
-import { loginRelyingParty } from '../adapters/oauth/login-relying-party.js';
+import type { LoginRelyingParty } from '../adapters/oauth/login-relying-party.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
 import { StartupError } from './startup-error.js';
@@ -29,21 +29,31 @@ export function loginProviderFor(
       `--login-issuer ${login.issuer} is this server itself; name the organisation's identity provider.`,
     );
   const redirectUri = `${base}${PROVIDER_CALLBACK_PATH}`;
-  const party = loginRelyingParty({
-    issuer: login.issuer,
-    clientId: login.clientId,
-    clientSecret: login.clientSecret,
-    redirectUri,
-    stateKey: runtime.auditKey.derive('login-oidc'),
-    now: () => runtime.deps.clock.now(),
-    timeoutSeconds: PROVIDER_TIMEOUT_SECONDS,
-    retryAfterMs: REDISCOVER_AFTER_MS,
-  });
+  // openid-client loads with the first sign-in through the provider.
+  let party: Promise<LoginRelyingParty> | null = null;
+  const relyingParty = () =>
+    (party ??= import('../adapters/oauth/login-relying-party.js').then(({ loginRelyingParty }) =>
+      loginRelyingParty({
+        issuer: login.issuer,
+        clientId: login.clientId,
+        clientSecret: login.clientSecret,
+        redirectUri,
+        stateKey: runtime.auditKey.derive('login-oidc'),
+        now: () => runtime.deps.clock.now(),
+        timeoutSeconds: PROVIDER_TIMEOUT_SECONDS,
+        retryAfterMs: REDISCOVER_AFTER_MS,
+      }),
+    ));
   logger.info('people may sign in through an identity provider', {
     issuer: login.issuer,
     clientId: login.clientId,
     client: login.clientSecret === null ? 'public (PKCE)' : 'confidential (client_secret_post)',
     redirectUri,
   });
-  return { name: login.name, redirectUri, begin: party.begin, finish: party.finish };
+  return {
+    name: login.name,
+    redirectUri,
+    begin: async (next) => (await relyingParty()).begin(next),
+    finish: async (query, sealed) => (await relyingParty()).finish(query, sealed),
+  };
 }

@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askForApproval } from '../support/approvals.js';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
 import { addPersonWithPassword, approvalCsrf, decideOnPage, signIn } from '../support/person.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await agent?.close();
   await Promise.all([server?.stop(), plain?.stop()]);
 });

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { runConformance, tokenProxy } from '../support/conformance.js';
 import { personAllows } from '../support/oauth-consent.js';
 import { TestOAuthHost } from '../support/oauth-host.js';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   results = mkdtempSync(join(tmpdir(), 'holdfast-conformance-'));
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await server?.stop();
   if (results) rmSync(results, { recursive: true, force: true });
 });

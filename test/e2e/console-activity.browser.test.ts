@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { auditConsolePage, signInToConsole } from '../support/console-browser.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
@@ -43,7 +43,7 @@ beforeAll(async () => {
   await page.waitForSelector('h1:text("Activity")');
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await agent?.close();
   await server?.stop();
 });

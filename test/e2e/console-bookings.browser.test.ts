@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askForApproval } from '../support/approvals.js';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { auditConsolePage, signInToConsole } from '../support/console-browser.js';
 import { futureHour, openAllWeek } from '../support/fixtures.js';
 import { connectHttp, ok } from '../support/mcp-clients.js';
@@ -78,7 +78,7 @@ beforeAll(async () => {
   await signInToConsole(page, server, '/console/bookings');
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await agent?.close();
   await server?.stop();
 });

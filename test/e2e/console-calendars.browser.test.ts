@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { auditConsolePage, signInToConsole } from '../support/console-browser.js';
 import { connectHttp, ok } from '../support/mcp-clients.js';
 import { addPersonWithPassword } from '../support/person.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await signInToConsole(page, server, '/console/calendars');
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await agent?.close();
   await server?.stop();
 });

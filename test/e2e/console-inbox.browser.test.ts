@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { auditConsolePage, signInToConsole } from '../support/console-browser.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { connectHttp, ok } from '../support/mcp-clients.js';
@@ -102,7 +102,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await agent?.close();
   await server?.stop();
 });

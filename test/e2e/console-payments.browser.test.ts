@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askForApproval } from '../support/approvals.js';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { consoleCast, consoleHttp, csrfFor } from '../support/console-attack.js';
 import { auditConsolePage, signInToConsole } from '../support/console-browser.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
@@ -45,7 +45,7 @@ beforeAll(async () => {
   await signInToConsole(page, server, '/console/payments');
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await agent?.close();
   await Promise.all([server?.stop(), plain?.stop()]);
 });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { consoleCast, consoleHttp, csrfFor } from '../support/console-attack.js';
 import { auditConsolePage, signInToConsole } from '../support/console-browser.js';
 import type { RunningServer } from '../support/spawn-server.js';
@@ -24,7 +24,7 @@ beforeAll(async () => {
   await signInToConsole(page, server, '/console/people');
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await server?.stop();
 });
 

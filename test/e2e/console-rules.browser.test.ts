@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BOOKING_RULES } from '../../src/domain/availability/booking-rules.js';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { auditConsolePage, signInToConsole } from '../support/console-browser.js';
 import { createOpenCalendar } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await signInToConsole(page, server, `/console/calendars/${calendarId}`);
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await agent?.close();
   await server?.stop();
 });

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askForApproval } from '../support/approvals.js';
 import { auditConsolePage, signInToConsole } from '../support/console-browser.js';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { futureHour, openAllWeek } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
 import { bearerToolCall, bearerToolsList } from '../support/net.js';
@@ -42,7 +42,7 @@ beforeAll(async () => {
   await page.waitForSelector('h1:text("Approvals")');
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await agent?.close();
   await server?.stop();
 });

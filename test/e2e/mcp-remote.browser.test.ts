@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { createOpenCalendar, futureHour, plusMinutes } from '../support/fixtures.js';
 import { call, connectHttp } from '../support/mcp-clients.js';
 import { personAllows } from '../support/oauth-consent.js';
@@ -38,7 +38,7 @@ beforeAll(async () => {
   callbackPort = await freePort();
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await server?.stop();
   if (home) rmSync(home, { recursive: true, force: true });
 });

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { call } from '../support/mcp-clients.js';
 import { bearerToolsList } from '../support/net.js';
 import { addPersonWithPassword } from '../support/person.js';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   page = await browser.newPage();
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await server?.stop();
 });
 

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { TestIdp } from '../support/oidc-idp.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { spawnServer } from '../support/spawn-server.js';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await server?.stop();
   await idp?.close();
 });

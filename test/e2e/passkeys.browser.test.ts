@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askForApproval } from '../support/approvals.js';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { connectHttp } from '../support/mcp-clients.js';
 import { addPersonWithPassword, signIn } from '../support/person.js';
@@ -46,7 +46,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await agent?.close();
   await server?.stop();
 });
