@@ -86,6 +86,39 @@ async function embedded(): Promise<TestPostgres> {
 }
 
 /**
+ * The system catalogs a run's schemas were created in and dropped from. Each test schema adds and
+ * removes some fifty tables, functions and triggers; where autovacuum is off (as on the machines
+ * here) their dead rows pile up run after run, and every later CREATE and DROP slows down (seen:
+ * pg_attribute at 382 MB, a fresh schema's migration 280 ms instead of 150 ms).
+ */
+const CHURNED_CATALOGS = [
+  'pg_attribute',
+  'pg_class',
+  'pg_depend',
+  'pg_type',
+  'pg_constraint',
+  'pg_index',
+  'pg_trigger',
+  'pg_attrdef',
+  'pg_proc',
+  'pg_namespace',
+  'pg_description',
+  'pg_sequence',
+];
+
+/** Makes the space of what the run dropped reusable; a role that may not vacuum them only gets a warning. */
+async function vacuumCatalogs(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('notice', () => undefined);
+  await client.connect();
+  try {
+    await client.query(`VACUUM ${CHURNED_CATALOGS.join(', ')}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * TEST_DATABASE_URL when set; else the local server (HOLDFAST_TEST_LOCAL_PG overrides where
  * that is looked for); else a throwaway one started here. Never skips: if none works, one
  * clear error names the three ways to fix it.
@@ -94,14 +127,14 @@ export async function testPostgres(env: NodeJS.ProcessEnv): Promise<TestPostgres
   const given = env.TEST_DATABASE_URL;
   if (given) {
     if (await reachable(given))
-      return { url: given, source: 'TEST_DATABASE_URL', stop: async () => undefined };
+      return { url: given, source: 'TEST_DATABASE_URL', stop: () => vacuumCatalogs(given) };
     throw new Error(
       `TEST_DATABASE_URL (${given.replace(/:[^:@/]*@/, ':***@')}) is unreachable or lacks btree_gist.`,
     );
   }
   const local = env.HOLDFAST_TEST_LOCAL_PG ?? LOCAL;
   if (await reachable(local))
-    return { url: local, source: `the local server at ${local}`, stop: async () => undefined };
+    return { url: local, source: `the local server at ${local}`, stop: () => vacuumCatalogs(local) };
   try {
     return await embedded();
   } catch (error) {
