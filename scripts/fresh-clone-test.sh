@@ -46,6 +46,7 @@ echo "fresh clone at $(git rev-parse --short HEAD) on Node $(node --version)$([ 
 started=$(date +%s)
 npm ci --no-audit --no-fund
 echo "install took $(( $(date +%s) - started )) s"
+started=$(date +%s)
 if [ -n "$only" ]; then
   npm run build
   # shellcheck disable=SC2086 # a list of paths
@@ -53,3 +54,4 @@ if [ -n "$only" ]; then
 else
   npm test
 fi
+echo "tests took $(( $(date +%s) - started )) s"

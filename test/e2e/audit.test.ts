@@ -158,11 +158,15 @@ describe('checkpoints in the server log', () => {
       for (let i = 0; i < 10; i++) await call(client, 'get_booking', { bookingId: `bk_${i}` });
       await client.close();
       await untilSealed(logged.dbPath);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const lines = logged.logs
-        .join('')
-        .split('\n')
-        .filter((l) => l.includes('audit checkpoint'));
+      // The lines reach this process through a pipe: wait for them rather than for a fixed time.
+      const checkpointLines = () =>
+        logged.logs
+          .join('')
+          .split('\n')
+          .filter((l) => l.includes('audit checkpoint'));
+      for (let i = 0; i < 200 && checkpointLines().length < 3; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const lines = checkpointLines();
       expect(lines.length).toBeGreaterThanOrEqual(3);
       const logFile = `${logged.dbPath}.log`;
       writeFileSync(logFile, logged.logs.join(''));

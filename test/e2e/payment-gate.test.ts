@@ -17,7 +17,7 @@ let hour = 0;
 beforeAll(async () => {
   stub = await startPaymentStub();
   // Trusted automation (a token with policy direct): this suite is about the payment gate, not approvals.
-  server = await spawnServer(['--no-seed', '--payments', 'http', '--hold-ttl', '5'], {
+  server = await spawnServer(['--no-seed', '--payments', 'http', '--hold-ttl', '8'], {
     env: { PAYMENT_QUERY_BASE_URL: stub.baseUrl },
     writePolicy: 'direct',
   });
@@ -124,7 +124,8 @@ describe('payment gate against a real HTTP provider stub', () => {
     expect(slow.error!.code).toBe('PAYMENT_UNAVAILABLE');
     expect(slow.error!.retryable).toBe(true);
     expect(elapsed).toBeGreaterThanOrEqual(2_900);
-    expect(elapsed).toBeLessThan(4_500);
+    // It gave up rather than waiting for the provider's 6 s (how much sooner depends on the machine).
+    expect(elapsed).toBeLessThan(6_000);
     expect((await ok(agent, 'get_booking', { bookingId: b.id })).booking).toMatchObject({
       status: 'HELD',
       version: 1,
@@ -133,7 +134,9 @@ describe('payment gate against a real HTTP provider stub', () => {
 
   it('paid after the hold lapsed: refused, flagged for reconciliation, visible in get_booking and the CLI', async () => {
     const b = await hold();
-    await new Promise((resolve) => setTimeout(resolve, 5_200));
+    // Past the expiry the server gave the hold, by its own clock (the same machine's).
+    const lapsed = Date.parse(b.expiresAt) + 300 - Date.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, lapsed)));
     stub.paid(b.id);
     const late = await confirm(b);
     expect(late.error!.code).toBe('HOLD_EXPIRED');

@@ -134,13 +134,17 @@ describe('two instances on one PostgreSQL database', () => {
     });
     const wrote = Date.now();
     let after = before;
-    while (after === before && Date.now() - wrote < 2_000) {
+    let slowestCallMs = 0;
+    while (after === before && Date.now() - wrote < 10_000) {
+      const asked = Date.now();
       after = (await ok(onB, 'find_slots', query)).total;
+      slowestCallMs = Math.max(slowestCallMs, Date.now() - asked);
       if (after === before) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const seenAfterMs = Date.now() - wrote;
     expect(after).toBeLessThan(before);
-    expect(seenAfterMs).toBeLessThan(2_000);
+    // The bound is on the answer's age; one call's own time (long on a loaded machine) comes on top.
+    expect(seenAfterMs).toBeLessThan(2_000 + slowestCallMs);
     await onA.close();
     await onB.close();
   });
