@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,8 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress } from 'node:zlib';
 import type { Browser } from 'playwright-core';
+import { onPath } from './net.js';
+import { runProcess } from './spawn-server.js';
 import { chromium } from 'playwright-core';
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
@@ -16,14 +18,9 @@ export interface BrowserChoice {
   readonly env?: Record<string, string>;
 }
 
-function onPath(name: string): string | null {
-  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-  return found.status === 0 ? found.stdout.trim() : null;
-}
-
 /** Whether the binary needs shared libraries this machine does not have (by `ldd`). */
-function missingLibraries(binary: string): boolean {
-  const ldd = spawnSync('ldd', [binary], { encoding: 'utf8' });
+async function missingLibraries(binary: string): Promise<boolean> {
+  const ldd = await runProcess('ldd', [binary]);
   return ldd.status !== 0 || ldd.stdout.includes('not found');
 }
 
@@ -46,7 +43,7 @@ async function untarBrotli(archive: string, into: string): Promise<void> {
 async function packagedChromium(): Promise<BrowserChoice> {
   const { default: packaged } = await import('@sparticuz/chromium');
   const executablePath = await packaged.executablePath();
-  if (!missingLibraries(executablePath)) return { executablePath, source: '@sparticuz/chromium' };
+  if (!(await missingLibraries(executablePath))) return { executablePath, source: '@sparticuz/chromium' };
   const libs = join(tmpdir(), 'holdfast-chromium-libs');
   if (!existsSync(join(libs, 'lib'))) {
     const entry = createRequire(import.meta.url).resolve('@sparticuz/chromium');

@@ -1,4 +1,6 @@
+import { accessSync, constants } from 'node:fs';
 import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 
 /** A loopback port free right now (for a server a test starts next). */
@@ -37,4 +39,18 @@ export function bearerToolsList(mcpUrl: string | URL, token: string, headers: Re
 
 export function bearerToolCall(mcpUrl: string | URL, token: string, name: string, args: object) {
   return bearerRequest(mcpUrl, token, 'tools/call', { name, arguments: args }, {});
+}
+
+/** Where a program is on PATH, found by looking (no shell started, nothing blocks); null when absent. */
+export function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
 }

@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:https';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
+import { onPath } from './net.js';
 
 export interface TlsProxy {
   /** Which proxy runs: Caddy (and where from) or Node's own. */
@@ -14,8 +15,7 @@ export interface TlsProxy {
 export function findCaddy(): string | null {
   if (process.env.CADDY_PATH) return process.env.CADDY_PATH;
   if (process.env.HOLDFAST_TEST_NO_SYSTEM_CADDY) return null;
-  const found = spawnSync('sh', ['-c', 'command -v caddy'], { encoding: 'utf8' });
-  return found.status === 0 ? found.stdout.trim() : null;
+  return onPath('caddy');
 }
 
 /** Runs Caddy with this Caddyfile (its data kept in `dir`). */
