@@ -9,6 +9,8 @@ import { isLimited, mayApprove } from '../domain/identity/identity.js';
 import { DomainError } from '../domain/errors.js';
 import type { Instant } from '../domain/time/instant.js';
 import { formatLocal, parseInstant } from '../domain/time/instant.js';
+import { zonedSpan } from '../domain/time/human-time.js';
+import { consequenceOf, paymentStandingOf } from '../domain/approval/consequence.js';
 import type { StoreTx } from '../ports/store/index.js';
 import { requireWriter } from './authorize.js';
 import type { AppDeps } from './deps.js';
@@ -32,6 +34,32 @@ export async function describeIntent(
   const end = parseInstant(intent.end, 'intent.end');
   const moved = booking.version !== intent.version;
   const replaces = intent.action === 'confirm_booking' ? intent.replaces : undefined;
+  const movedBooking = replaces ? await tx.bookings.get(tenantId, replaces.bookingId) : null;
+  const zone = calendars[0]?.timeZone ?? 'UTC';
+  const price =
+    intent.action === 'confirm_booking'
+      ? intent.amount !== null && intent.currency !== null
+        ? { amount: intent.amount, currency: intent.currency }
+        : null
+      : booking.price;
+  const consequence = consequenceOf({
+    action: replaces ? 'move' : intent.action === 'confirm_booking' ? 'confirm' : 'cancel',
+    // A move carries the moved booking's payment; anything else has its own.
+    payment: paymentStandingOf((replaces ? movedBooking?.payment : booking.payment) ?? null),
+    price,
+    customerName: booking.customer?.name ?? null,
+    calendars: listOf(calendars.map((c) => c.name)),
+    when: zonedSpan(start, end, zone),
+    ...(replaces
+      ? {
+          movedFromWhen: zonedSpan(
+            parseInstant(replaces.start, 'intent.replaces.start'),
+            parseInstant(replaces.end, 'intent.replaces.end'),
+            zone,
+          ),
+        }
+      : {}),
+  });
   return {
     action: replaces
       ? 'Move booking'
@@ -53,8 +81,15 @@ export async function describeIntent(
     customer: booking.customer,
     label: booking.label,
     version: intent.version,
+    consequence,
     stale: moved ? { currentVersion: booking.version, currentStatus: booking.status } : null,
   };
+}
+
+/** "Room 1", "Room 1 and Room 2", "Room 1, Room 2 and Room 3". */
+function listOf(names: readonly string[]): string {
+  if (names.length <= 1) return names[0] ?? 'no calendar';
+  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
 /** The time a move gives up, as a person reads it: each calendar's local start and end. */

@@ -253,9 +253,12 @@ function describeApproval({ approval, status, summary }: ApprovalView, now: numb
     status === 'PENDING' || status === 'APPROVED'
       ? `, expires ${relative(approval.expiresAt, now)} (${formatInstant(approval.expiresAt)})`
       : '';
+  const { consequence } = summary;
   return [
     `Approval ${approval.id}: ${status}${expiry}`,
     `${summary.action} ${summary.reference} (booking version ${summary.version})`,
+    'If approved:',
+    ...[consequence.time, consequence.money, consequence.customer].map((line) => `  ${terminalSafe(line)}`),
     ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`),
     ...(summary.stale
       ? [

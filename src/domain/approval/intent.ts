@@ -1,5 +1,6 @@
 import type { Booking, Customer } from '../booking/booking.js';
 import { formatInstant } from '../time/instant.js';
+import type { Consequence } from './consequence.js';
 
 /**
  * The exact action a human approves. Computed by the server from current state,
@@ -64,6 +65,8 @@ export interface IntentSummary {
     readonly endUtc: string;
     readonly calendars: IntentSummary['calendars'];
   };
+  /** What approving does to the time, the money and the customer, in words. */
+  readonly consequence: Consequence;
   /** Set when the booking moved on since the intent was taken. */
   readonly stale: { readonly currentVersion: number; readonly currentStatus: string } | null;
 }

@@ -21,6 +21,20 @@ export function When(props: { start: string; end: string; timeZone: string }) {
   );
 }
 
+/** The time, the money and the customer: what approving does, in the words every surface uses. */
+export function Consequences(props: { summary: ApprovalCard['summary'] }) {
+  const { consequence } = props.summary;
+  return (
+    <ul class="consequence" id="consequence">
+      <li id="consequence-time">{consequence.time}</li>
+      <li id="consequence-money">
+        {consequence.refundDue ? <strong>{consequence.money}</strong> : consequence.money}
+      </li>
+      <li id="consequence-customer">{consequence.customer}</li>
+    </ul>
+  );
+}
+
 /** One line of the queue: what, when, who asks, and how long it waits. */
 export function ApprovalItem(props: { card: ApprovalCard }) {
   const { approval, summary, status, requester } = props.card;
@@ -39,6 +53,9 @@ export function ApprovalItem(props: { card: ApprovalCard }) {
           ? ` · ${localSpan(instant(summary.startUtc), instant(summary.endUtc), first.timeZone)} (${first.timeZone})`
           : ''}
         {summary.amount ? ` · ${summary.amount} ${summary.currency}` : ''}
+      </p>
+      <p class="small consequence-line">
+        {summary.consequence.time} {summary.consequence.money}
       </p>
       <p class="muted small">
         Asked by {requester.email ?? approval.subject} through {requester.connection}
@@ -137,7 +154,8 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
         ''
       )}
       <section class="card" aria-labelledby="what">
-        <h2 id="what">What will happen</h2>
+        <h2 id="what">What will happen if you approve</h2>
+        <Consequences summary={summary} />
         <dl class="facts">
           {summary.movedFrom ? (
             <>
@@ -178,21 +196,7 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
           <dt>Label</dt>
           <dd>{summary.label ?? <span class="muted">none</span>}</dd>
           <dt>Payment</dt>
-          <dd id="payment">
-            {summary.movedFrom ? (
-              'Nothing new: the payment of the booking moves with it.'
-            ) : summary.amount ? (
-              <>
-                <strong>
-                  {summary.amount} {summary.currency}
-                </strong>{' '}
-                is collected next: approving lets the agent confirm, and the booking is confirmed once the
-                payment clears.
-              </>
-            ) : (
-              'None: approving lets the agent confirm the booking.'
-            )}
-          </dd>
+          <dd id="payment">{summary.consequence.money}</dd>
         </dl>
       </section>
       <section class="card" aria-labelledby="customer">

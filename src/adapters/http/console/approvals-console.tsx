@@ -20,10 +20,12 @@ export interface ApprovalsConsoleOptions {
 }
 
 const purpose = (id: string) => `console-approval:${id}`;
-const DECIDED = new Map([
-  ['approved', 'Approved: the agent can now confirm it (its retry with this approval goes through).'],
-  ['denied', 'Denied: the agent’s retry is refused with APPROVAL_DENIED.'],
-]);
+/** What a decision set in motion, said after the redirect: the approval's own consequence when approved. */
+function decidedMessage(decision: string, card: ApprovalCard): string {
+  if (decision === 'denied') return 'Denied: nothing happens; the agent’s retry is refused.';
+  const { time, money } = card.summary.consequence;
+  return `Approved. When the agent retries with this approval: ${time} ${money}`;
+}
 
 /** The approvals queue (live), one approval in words, and deciding it. */
 export function mountApprovalsConsole(app: PageApp, options: ApprovalsConsoleOptions): void {
@@ -73,7 +75,7 @@ export function mountApprovalsConsole(app: PageApp, options: ApprovalsConsoleOpt
     const agrees =
       (claimed === 'approved' && (card.status === 'APPROVED' || card.status === 'USED')) ||
       (claimed === 'denied' && card.status === 'DENIED');
-    const message = given || (agrees ? (DECIDED.get(claimed) ?? '') : '');
+    const message = given || (agrees ? decidedMessage(claimed, card) : '');
     return c.html(
       <Shell
         title={`${card.summary.action} ${card.summary.reference}`}

@@ -2,6 +2,7 @@ import type { ServerContext, ToolAnnotations } from '@modelcontextprotocol/serve
 import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { UserApprovalNeeded } from '../../../app/approval-proof.js';
+import type { PendingApproval } from '../../../app/approvals.js';
 import type { CallContext } from '../../../app/call-context.js';
 import { gatedBookingChange } from '../../../app/gated-booking.js';
 import type { GatedAction } from '../../../domain/approval/intent.js';
@@ -80,7 +81,7 @@ function gatedTool(action: GatedAction, title: string, description: string, anno
           inputRequired: inputRequired({
             inputRequests: {
               [APPROVAL_KEY]: inputRequired.elicit({
-                message: `${pending.summary.action} ${pending.summary.reference}\n${lines.join('\n')}${money}\nIntent hash: ${pending.intentHash}`,
+                message: `${pending.summary.action} ${pending.summary.reference}\n${consequenceLines(pending.summary)}\n${lines.join('\n')}${money}\nIntent hash: ${pending.intentHash}`,
                 requestedSchema: approvalForm,
               }),
             },
@@ -93,6 +94,12 @@ function gatedTool(action: GatedAction, title: string, description: string, anno
       }
     },
   });
+}
+
+/** What approving does, as the approval page says it (summaries stored by older releases lack it). */
+function consequenceLines(summary: PendingApproval['summary']): string {
+  const said = summary.consequence as PendingApproval['summary']['consequence'] | undefined;
+  return said ? `${said.time}\n${said.money}\n${said.customer}` : '';
 }
 
 export const confirmBookingTool = gatedTool(
