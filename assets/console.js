@@ -3,7 +3,8 @@
 // viewer's own zone, and copies a new token to the clipboard.
 (() => {
   const viewerZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const human = new Intl.DateTimeFormat(undefined, {
+  // The pages are in English: the viewer's zone, but never the browser's language.
+  const human = new Intl.DateTimeFormat('en-GB', {
     weekday: 'short',
     day: 'numeric',
     month: 'short',
@@ -15,7 +16,10 @@
   function localise(root) {
     for (const el of root.querySelectorAll('time[data-viewer]')) {
       const at = Date.parse(el.getAttribute('datetime'));
-      if (Number.isFinite(at)) el.textContent = `${human.format(at)} (your time, ${viewerZone})`;
+      const end = Date.parse(el.getAttribute('data-end') ?? '');
+      if (!Number.isFinite(at)) continue;
+      const text = Number.isFinite(end) ? human.formatRange(at, end) : human.format(at);
+      el.textContent = `${text} (your time, ${viewerZone})`;
     }
   }
 
@@ -23,12 +27,17 @@
     for (const el of document.querySelectorAll('time[data-countdown]')) {
       const left = Date.parse(el.getAttribute('datetime')) - Date.now();
       if (!Number.isFinite(left)) continue;
+      // The server's words ("at Thu 3 Dec 2026, 14:05 (Shanghai)") stay beside the countdown.
+      el.dataset.at ??= el.textContent.trim();
       if (left <= 0) {
-        el.textContent = 'expired';
+        el.textContent = `expired ${el.dataset.at}`;
         continue;
       }
       const s = Math.floor(left / 1000);
-      el.textContent = `in ${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+      const m = Math.floor(s / 60);
+      const span =
+        m >= 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m} min ${String(s % 60).padStart(2, '0')} s`;
+      el.textContent = `in ${span}, ${el.dataset.at}`;
     }
   }
 

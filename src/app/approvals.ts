@@ -1,14 +1,15 @@
 import type { Approval } from '../domain/approval/approval.js';
-import { approvalExpiry, decide, effectiveApprovalStatus } from '../domain/approval/approval.js';
+import { approvalExpiry, decide, effectiveApprovalStatus, holdKeptFor } from '../domain/approval/approval.js';
+import { DEFAULT_APPROVAL_WINDOW_MINUTES } from '../domain/identity/identity.js';
 import type { GatedAction, Intent, IntentSummary, MovedFrom } from '../domain/approval/intent.js';
-import { intentOf } from '../domain/approval/intent.js';
+import { changesSince, intentOf } from '../domain/approval/intent.js';
 import type { Booking } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
 import type { Person } from '../domain/identity/identity.js';
 import { isLimited, mayApprove } from '../domain/identity/identity.js';
 import { DomainError } from '../domain/errors.js';
 import type { Instant } from '../domain/time/instant.js';
-import { formatLocal, parseInstant } from '../domain/time/instant.js';
+import { formatLocal, MINUTE_MS, parseInstant } from '../domain/time/instant.js';
 import { zonedSpan } from '../domain/time/human-time.js';
 import { consequenceOf, paymentStandingOf } from '../domain/approval/consequence.js';
 import type { StoreTx } from '../ports/store/index.js';
@@ -82,7 +83,13 @@ export async function describeIntent(
     label: booking.label,
     version: intent.version,
     consequence,
-    stale: moved ? { currentVersion: booking.version, currentStatus: booking.status } : null,
+    stale: moved
+      ? {
+          currentVersion: booking.version,
+          currentStatus: booking.status,
+          changes: changesSince(intent, booking, intent.action === 'confirm_booking' ? 'HELD' : 'CONFIRMED'),
+        }
+      : null,
   };
 }
 
@@ -138,6 +145,10 @@ export async function openApproval(
       : undefined;
   const intent = intentOf(action, booking, moved);
   const intentHash = deps.digest.ofJson(intent);
+  const tenant = await tx.identity.getTenant(principal.tenantId);
+  const windowMs = (tenant?.approvalWindowMinutes ?? DEFAULT_APPROVAL_WINDOW_MINUTES) * MINUTE_MS;
+  const holdExpiresAt =
+    action === 'confirm_booking' ? await keepHoldForPerson(deps, tx, booking, windowMs, now) : null;
   const approval: Approval = {
     id: deps.ids.newUuid(),
     tenantId: principal.tenantId,
@@ -149,7 +160,7 @@ export async function openApproval(
     intentHash,
     status: 'PENDING',
     createdAt: now,
-    expiresAt: approvalExpiry(now, action === 'confirm_booking' ? booking.expiresAt : null),
+    expiresAt: approvalExpiry(now, windowMs, holdExpiresAt),
     decidedAt: null,
     decidedBy: null,
     burnedReason: null,
@@ -162,7 +173,7 @@ export async function openApproval(
       'QUOTA_EXCEEDED',
       `This tenant already has ${limit} approvals waiting for a person, its limit.`,
       { quota: 'openApprovals', limit },
-      'Wait for pending approvals to be decided or to expire (ten minutes), then ask again.',
+      'Wait for pending approvals to be decided or to expire (the tenant’s approval window), then ask again.',
     );
   }
   const perPerson = principal.limits.openApprovalsPerPerson;
@@ -174,11 +185,32 @@ export async function openApproval(
       'QUOTA_EXCEEDED',
       `This person already has ${perPerson} approvals waiting, their limit.`,
       { quota: 'openApprovalsPerPerson', limit: perPerson },
-      'Wait for pending approvals to be decided or to expire (ten minutes), then ask again.',
+      'Wait for pending approvals to be decided or to expire (the tenant’s approval window), then ask again.',
     );
   }
   await tx.approvals.insert(approval, deps.digest.ofJson(deps.pageTokens.tokenFor(approval.id)));
   return pendingOf(approval, await describeIntent(tx, principal.tenantId, intent, booking));
+}
+
+/**
+ * A hold that now waits for a person is kept for the tenant's approval window (the engine's expiry
+ * moves, the booking's version does not: the intent stays the one asked about). Returns when the
+ * hold now lapses.
+ */
+async function keepHoldForPerson(
+  deps: AppDeps,
+  tx: StoreTx,
+  booking: Booking,
+  windowMs: number,
+  now: Instant,
+): Promise<Instant | null> {
+  const until = holdKeptFor(booking, windowMs, now);
+  if (until === null) return booking.expiresAt;
+  if (!(await tx.bookings.keepHold(booking.tenantId, booking.id, booking.version, until, now)))
+    return booking.expiresAt;
+  // Cached free time was computed with the old expiry: after it, the time would look free.
+  tx.afterCommit(() => deps.slotCache.invalidate(booking.tenantId, booking.calendarIds));
+  return until;
 }
 
 /** What the agent is told of a pending approval. */

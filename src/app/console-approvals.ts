@@ -32,20 +32,34 @@ async function cardOf(deps: AppDeps, tx: StoreTx, approval: Approval, viewer: Pe
   };
 }
 
-/** The person's tenant's approvals: those waiting (oldest first, they expire first), then the latest decided. */
-export async function approvalQueue(
-  deps: AppDeps,
-  person: Person,
-): Promise<{ pending: ApprovalCard[]; recent: ApprovalCard[] }> {
+/** The console's queue: waiting (oldest first, they expire first), lapsed or stale, and decided. */
+export interface ApprovalQueue {
+  readonly pending: ApprovalCard[];
+  /** Nobody decided in time, or the booking moved on while it waited: nothing to decide any more. */
+  readonly lapsed: ApprovalCard[];
+  readonly recent: ApprovalCard[];
+}
+
+export async function approvalQueue(deps: AppDeps, person: Person): Promise<ApprovalQueue> {
   const now = deps.clock.now();
   return deps.store.read(async (tx) => {
     const all = await tx.approvals.list(person.tenantId);
-    const waiting = all
+    const open = all
       .filter((a) => effectiveApprovalStatus(a, now) === 'PENDING')
       .sort((a, b) => a.expiresAt - b.expiresAt);
-    const decided = all.filter((a) => effectiveApprovalStatus(a, now) !== 'PENDING').slice(0, RECENT);
+    const openCards = await Promise.all(open.map((a) => cardOf(deps, tx, a, person)));
+    const lapsedUndecided = (a: Approval) =>
+      a.decidedAt === null && effectiveApprovalStatus(a, now) === 'EXPIRED';
+    const decided = all
+      .filter((a) => effectiveApprovalStatus(a, now) !== 'PENDING' && !lapsedUndecided(a))
+      .slice(0, RECENT);
+    const undecided = all.filter(lapsedUndecided).slice(0, RECENT);
     return {
-      pending: await Promise.all(waiting.map((a) => cardOf(deps, tx, a, person))),
+      pending: openCards.filter((card) => card.summary.stale === null),
+      lapsed: [
+        ...openCards.filter((card) => card.summary.stale !== null),
+        ...(await Promise.all(undecided.map((a) => cardOf(deps, tx, a, person)))),
+      ],
       recent: await Promise.all(decided.map((a) => cardOf(deps, tx, a, person))),
     };
   });

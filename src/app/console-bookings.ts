@@ -1,5 +1,5 @@
 import type { Booking, BookingStatus } from '../domain/booking/booking.js';
-import { cancelBooking, effectiveStatus, releaseHold } from '../domain/booking/booking.js';
+import { cancelOwingRefund, effectiveStatus, owesRefund, releaseHold } from '../domain/booking/booking.js';
 import { maskContact } from '../domain/booking/contact-mask.js';
 import type { Calendar } from '../domain/calendar.js';
 import { DomainError } from '../domain/errors.js';
@@ -10,6 +10,7 @@ import type { StoreTx } from '../ports/store/index.js';
 import type { AppDeps } from './deps.js';
 import type { CalendarRef } from './snapshot.js';
 import { calendarRef } from './snapshot.js';
+import { recordBookingEvent } from './webhooks/record-booking-event.js';
 
 /**
  * Bookings as people see them in the console: the whole tenant's (people run it; agents see
@@ -37,7 +38,7 @@ const CALENDAR_CHOICES = 200;
 
 const seesContact = (person: Person) => person.role === 'owner' || person.role === 'approver';
 
-async function linesOf(
+export async function linesOf(
   deps: AppDeps,
   tx: StoreTx,
   person: Person,
@@ -142,8 +143,9 @@ export async function endBookingAs(
     const next =
       action === 'release'
         ? releaseHold(booking, expectedVersion, now)
-        : cancelBooking(booking, expectedVersion, now);
+        : cancelOwingRefund(booking, expectedVersion, now);
     await tx.bookings.update(next);
+    if (owesRefund(next)) await recordBookingEvent(tx, deps.ids, 'booking.refund_due', next, now);
     return next;
   });
   deps.slotCache.invalidate(person.tenantId, ended.calendarIds);

@@ -1,6 +1,11 @@
 import { DomainError, invalidArgument } from '../domain/errors.js';
 import type { Person, Role, Tenant, TenantLimits } from '../domain/identity/identity.js';
-import { defaultTenantLimits, ROLES, WRITE_POLICIES } from '../domain/identity/identity.js';
+import {
+  DEFAULT_APPROVAL_WINDOW_MINUTES,
+  defaultTenantLimits,
+  ROLES,
+  WRITE_POLICIES,
+} from '../domain/identity/identity.js';
 import type { StoreTx } from '../ports/store/index.js';
 import type { AppDeps } from './deps.js';
 import { addPerson, newSetupLink, setTenant } from './identity/people.js';
@@ -51,6 +56,7 @@ export async function peopleOf(deps: AppDeps, owner: Person): Promise<PeopleView
       toolProfile: 'inherit',
       toolMode: 'inherit',
       disabledTools: [],
+      approvalWindowMinutes: DEFAULT_APPROVAL_WINDOW_MINUTES,
       createdAt: 0,
     },
     people: await tx.identity.listPeople(owner.tenantId),

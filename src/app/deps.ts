@@ -17,7 +17,7 @@ export interface AppConfig {
   readonly idempotencyTtlMs: number;
   /** Quota: calendars per tenant. */
   readonly maxCalendarsPerTenant: number;
-  /** Quota: approvals pending at once per tenant (each expires within ten minutes). */
+  /** Quota: approvals pending at once per tenant (each expires within the tenant's approval window). */
   readonly maxOpenApprovalsPerTenant: number;
   /** How long after a priced hold lapsed the provider is still asked whether money came. */
   readonly paymentFollowUpMs: number;

@@ -2,12 +2,13 @@ import type { GatedAction } from '../domain/approval/intent.js';
 import { intentOf } from '../domain/approval/intent.js';
 import type { Booking } from '../domain/booking/booking.js';
 import {
-  cancelBooking,
+  cancelOwingRefund,
   confirmHold,
   failPayment,
   flagPaidAfterLapse,
   isHoldLapsed,
   markPaid,
+  owesRefund,
 } from '../domain/booking/booking.js';
 import type { Principal } from '../domain/calendar.js';
 import { DomainError } from '../domain/errors.js';
@@ -21,6 +22,7 @@ import type { IdempotentCall, Outcome, ResultStorage } from './idempotent.js';
 import { findReplay, idempotent } from './idempotent.js';
 import { flagLatePayment, lateMoney, requireCleared } from './payment-gate.js';
 import { completeMove } from './complete-move.js';
+import { recordBookingEvent } from './webhooks/record-booking-event.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { loadOwnBooking, snapshotOf, snapshotStorage } from './snapshot.js';
 export interface GatedBookingInput extends ProofRequest {
@@ -37,7 +39,7 @@ const toolOf: Record<GatedAction, string> = {
 function dryRun(action: GatedAction, booking: Booking, expectedVersion: number, now: number): Booking {
   return action === 'confirm_booking'
     ? confirmHold(booking, expectedVersion, now)
-    : cancelBooking(booking, expectedVersion, now);
+    : cancelOwingRefund(booking, expectedVersion, now);
 }
 
 /**
@@ -129,6 +131,8 @@ export async function gatedBookingChange(
       const stored =
         action === 'confirm_booking' && booking.price !== null ? markPaid(next, paidAt ?? now) : next;
       await tx.bookings.update(stored);
+      // The refund owed is part of the cancellation: it commits (and is announced) with it, or not at all.
+      if (owesRefund(stored)) await recordBookingEvent(tx, deps.ids, 'booking.refund_due', stored, now);
       return { snapshot: await snapshotOf(tx, stored) };
     }),
   );

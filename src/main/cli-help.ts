@@ -72,6 +72,8 @@ export const optionDocs: Record<string, string> = {
   'max-holds-per-connection': '--max-holds-per-connection N  holds at once per connection (default 10)',
   'max-open-approvals-per-person':
     '--max-open-approvals-per-person N  approvals waiting per person (default 20)',
+  'approval-window':
+    '--approval-window MIN   minutes a person has to decide an approval; a hold waiting for it is kept as long (default 30, at most 1440)',
   payments:
     '--payments KIND         simulator (default) | http (needs HOLDFAST_PAYMENT_QUERY_BASE_URL or PAYMENT_QUERY_BASE_URL)',
   'payment-url-base':
@@ -110,7 +112,7 @@ export const optionDocs: Record<string, string> = {
   provider: '--provider P            where imported mail came from (default AGENTBUS)',
   channel: '--channel C             how it came (default EMAIL)',
   events:
-    '--events LIST           webhooks add: all, or event types separated by commas (booking.held, booking.confirmed, booking.cancelled, booking.expired, booking.released, booking.payment_flagged, booking.rescheduled)',
+    '--events LIST           webhooks add: all, or event types separated by commas (booking.held, booking.confirmed, booking.cancelled, booking.expired, booking.released, booking.payment_flagged, booking.rescheduled, booking.refund_due, booking.refunded)',
   'include-contact':
     '--include-contact       webhooks add: payloads carry customer email and phone unmasked (default masked)',
   'allow-private-webhooks':
@@ -218,10 +220,15 @@ export const commands: readonly CommandDoc[] = [
   },
   {
     name: 'payments',
-    usage: ['holdfast payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C]'],
-    summary: 'Tell the local payment simulator what the provider reports for a booking.',
+    usage: [
+      'holdfast payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C]',
+      'holdfast payments refund BOOKING_ID     ask the payment provider to return money owed back',
+      'holdfast payments refunded BOOKING_ID   record money owed back as returned outside Holdfast',
+    ],
+    summary:
+      'Tell the local payment simulator what the provider reports for a booking; settle money owed back after a paid booking was cancelled.',
     options: [...DATABASE, 'amount', 'currency', 'json'],
-    examples: ['holdfast payments set bk_2hX… PAID'],
+    examples: ['holdfast payments set bk_2hX… PAID', 'holdfast payments refunded bk_2hX…'],
   },
   {
     name: 'sweep',
@@ -233,7 +240,8 @@ export const commands: readonly CommandDoc[] = [
   {
     name: 'reconciliation',
     usage: ['holdfast reconciliation [--json]'],
-    summary: 'Run a sweep, then list bookings paid after their hold lapsed (money without time).',
+    summary:
+      'Run a sweep, then list money to settle: bookings paid after their hold lapsed (money without time) and cancelled paid bookings whose money is owed back.',
     options: [...DATABASE, 'json'],
     examples: ['holdfast reconciliation --json'],
   },
@@ -250,6 +258,7 @@ export const commands: readonly CommandDoc[] = [
       'max-active-holds',
       'max-holds-per-connection',
       'max-open-approvals-per-person',
+      'approval-window',
       'tool-profile',
       'tools',
       'disable-tool',

@@ -108,6 +108,7 @@ export interface ServerConfig {
     readonly maxActiveHolds?: string;
     readonly maxHoldsPerConnection?: string;
     readonly maxOpenApprovalsPerPerson?: string;
+    readonly approvalWindow?: string;
     /** webhooks add --events all|TYPE,… and --include-contact */
     readonly events?: string;
     readonly includeContact?: boolean;
@@ -172,6 +173,7 @@ const OPTIONS = {
   'max-active-holds': { type: 'string' },
   'max-holds-per-connection': { type: 'string' },
   'max-open-approvals-per-person': { type: 'string' },
+  'approval-window': { type: 'string' },
   'write-policy': { type: 'string' },
   payments: { type: 'string' },
   'public-url': { type: 'string' },
@@ -406,6 +408,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       maxActiveHolds: values['max-active-holds'],
       maxHoldsPerConnection: values['max-holds-per-connection'],
       maxOpenApprovalsPerPerson: values['max-open-approvals-per-person'],
+      approvalWindow: values['approval-window'],
       every: values.every,
     },
   };

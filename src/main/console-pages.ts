@@ -1,3 +1,5 @@
+import type { Person } from '../domain/identity/identity.js';
+import type { PaymentStatus } from '../domain/payment/payment.js';
 import type { CallAudit } from '../adapters/audit/call-audit.js';
 import type { PageApp } from '../adapters/http/http-app.js';
 import type { HumanSessions } from '../adapters/http/human-session.js';
@@ -46,6 +48,8 @@ import { mountPeopleConsole } from '../adapters/http/console/people-console.js';
 import { mountPaymentsConsole } from '../adapters/http/console/payments-console.js';
 import { showDevSections } from '../adapters/http/console/shell.js';
 import { requirePayer, simulatedPayments } from '../app/console-payments.js';
+import { moneyToReturn, refundReturned, settleRefundAs } from '../app/refunds.js';
+import { canRefund } from '../ports/payment-query.js';
 import {
   changeRole,
   checkRole,
@@ -125,19 +129,38 @@ export function mountConsole(
 
   mountConsoleAssets(app);
   showDevSections(options.simulatedPayments);
-  if (options.simulatedPayments)
-    mountPaymentsConsole(app, {
-      page,
-      list: (person) => simulatedPayments(deps, person),
-      async set(id, status, signed) {
-        requirePayer(signed.person);
-        const call = audit('console_payment_simulate', signed, { bookingId: id, status }, 'admin');
-        await runtime.simulator.set(id, status, deps.clock.now(), undefined, call, signed.person.tenantId);
-        await call.finish();
-      },
-      // The effect's own record says it happened; the form's record is kept only for refusals.
-      record: (event) => (event.ok ? Promise.resolve() : recordForm(event)),
-    });
+  mountPaymentsConsole(app, {
+    page,
+    toReturn: (person) => moneyToReturn(deps, person),
+    returned: (person, id) => refundReturned(deps, person, id),
+    providerRefunds: canRefund(deps.payments),
+    async settle(id, way, signed) {
+      const call = audit('console_refund', signed, { bookingId: id, way }, 'approval');
+      await audited(call, () => settleRefundAs(deps, signed.person, id, way, { audit: call }));
+    },
+    ...(options.simulatedPayments
+      ? {
+          simulator: {
+            list: (person: Person) => simulatedPayments(deps, person),
+            async set(id: string, status: PaymentStatus, signed: SignedIn) {
+              requirePayer(signed.person);
+              const call = audit('console_payment_simulate', signed, { bookingId: id, status }, 'admin');
+              await runtime.simulator.set(
+                id,
+                status,
+                deps.clock.now(),
+                undefined,
+                call,
+                signed.person.tenantId,
+              );
+              await call.finish();
+            },
+          },
+        }
+      : {}),
+    // The effect's own record says it happened; the form's record is kept only for refusals.
+    record: (event) => (event.ok ? Promise.resolve() : recordForm(event)),
+  });
   mountPeopleConsole(app, {
     page,
     view: (owner) => peopleOf(deps, owner),

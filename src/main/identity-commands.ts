@@ -19,6 +19,7 @@ import type {
   WritePolicy,
 } from '../domain/identity/identity.js';
 import {
+  MAX_APPROVAL_WINDOW_MINUTES,
   parseScopes,
   ROLES,
   TOOL_MODES,
@@ -53,6 +54,14 @@ function limitsOf(config: ServerConfig): Partial<TenantLimits> {
   return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
 }
 
+function approvalWindowOf(value: string): number {
+  if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > MAX_APPROVAL_WINDOW_MINUTES)
+    throw new UsageError(
+      `--approval-window must be whole minutes from 1 to ${MAX_APPROVAL_WINDOW_MINUTES} (24 hours), got "${value}"`,
+    );
+  return Number(value);
+}
+
 /** holdfast tenants add|list|set */
 export async function tenants(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
   const { deps } = runtime;
@@ -72,7 +81,15 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
         all.length === 0
           ? 'No tenants.'
           : table(
-              ['TENANT', 'NAME', 'CALLS/MIN', 'HOLDS/PERSON', 'HOLDS/CONNECTION', 'APPROVALS/PERSON'],
+              [
+                'TENANT',
+                'NAME',
+                'CALLS/MIN',
+                'HOLDS/PERSON',
+                'HOLDS/CONNECTION',
+                'APPROVALS/PERSON',
+                'DECIDE WITHIN',
+              ],
               all.map((t) => [
                 t.id,
                 t.name,
@@ -80,6 +97,7 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
                 String(t.limits.activeHoldsPerPerson),
                 String(t.limits.activeHoldsPerConnection),
                 String(t.limits.openApprovalsPerPerson),
+                `${t.approvalWindowMinutes} min`,
               ]),
             ),
       );
@@ -98,6 +116,9 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
       limits: limitsOf(config),
       ...(profile ? { toolProfile: profile as ToolProfile } : {}),
       ...(mode ? { toolMode: mode as ToolMode } : {}),
+      ...(config.options.approvalWindow !== undefined
+        ? { approvalWindowMinutes: approvalWindowOf(config.options.approvalWindow) }
+        : {}),
       // `--disable-tool none` switches every tool back on.
       ...(config.disabledTools.length > 0
         ? { disabledTools: config.disabledTools.filter((t) => t !== 'none') }
@@ -106,7 +127,7 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
     print(
       config.json
         ? JSON.stringify({ ...tenant, createdAt: iso(tenant.createdAt) })
-        : `Tenant ${tenant.id}: ${JSON.stringify(tenant.limits)}; tools ${tenant.toolProfile}, ${tenant.toolMode}` +
+        : `Tenant ${tenant.id}: ${JSON.stringify(tenant.limits)}; approvals wait ${tenant.approvalWindowMinutes} min; tools ${tenant.toolProfile}, ${tenant.toolMode}` +
             (tenant.disabledTools.length > 0 ? `, off: ${tenant.disabledTools.join(', ')}` : ''),
     );
     return 0;

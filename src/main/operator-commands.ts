@@ -278,9 +278,28 @@ async function payments(
   call: WriteCall,
 ): Promise<number> {
   const [verb, bookingId, status] = config.rest;
+  if ((verb === 'refund' || verb === 'refunded') && bookingId && status === undefined) {
+    const { settleRefund } = await import('../app/refunds.js');
+    const settled = await settleRefund(
+      runtime.deps,
+      config.tenantId,
+      bookingId,
+      verb === 'refund' ? 'provider' : 'by-hand',
+      'operator-cli',
+      call,
+    );
+    const refund = settled.payment!.refund!;
+    print(
+      config.json
+        ? JSON.stringify(bookingJson(settled))
+        : `${refund.amount} ${refund.currency} of booking ${settled.reference} is recorded as returned` +
+            (refund.providerReference ? ` (provider reference ${refund.providerReference}).` : '.'),
+    );
+    return 0;
+  }
   if (verb !== 'set' || !bookingId || !paymentStatuses.includes(status as PaymentStatus)) {
     throw new UsageError(
-      'usage: holdfast payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C]',
+      'usage: holdfast payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C] | refund BOOKING_ID | refunded BOOKING_ID',
     );
   }
   const money = { amount: config.options.amount, currency: config.options.currency };
@@ -324,17 +343,30 @@ function bookingJson(b: Booking) {
       status: b.payment.status,
       paidAt: b.payment.paidAt === null ? null : formatInstant(b.payment.paidAt),
       reconciliationRequired: b.payment.reconciliationRequired ?? false,
+      refund: b.payment.refund
+        ? {
+            ...b.payment.refund,
+            dueAt: formatInstant(b.payment.refund.dueAt),
+            ...(b.payment.refund.returnedAt
+              ? { returnedAt: formatInstant(b.payment.refund.returnedAt) }
+              : {}),
+          }
+        : null,
     },
   };
 }
 
 /**
- * Bookings that were paid after their hold lapsed: money without time, for a person to settle.
- * A sweep runs first, so a lapse nobody noticed yet is found too.
+ * Money a person must settle: bookings paid after their hold lapsed (money without time), and
+ * cancelled paid bookings whose money is owed back. A sweep runs first, so a lapse nobody noticed
+ * yet is found too.
  */
 async function reconciliation(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
   await sweep(runtime.deps);
-  const bookings = await runtime.store.read((tx) => tx.bookings.toReconcile(config.tenantId));
+  const bookings = await runtime.store.read(async (tx) => [
+    ...(await tx.bookings.toReconcile(config.tenantId)),
+    ...(await tx.bookings.toRefund(config.tenantId)),
+  ]);
   if (config.json) print(JSON.stringify(bookings.map(bookingJson), null, 2));
   else if (bookings.length === 0) print('Nothing to reconcile.');
   else
@@ -347,7 +379,9 @@ async function reconciliation(runtime: Runtime, config: ServerConfig, print: Pri
           b.status,
           `${b.price?.amount} ${b.price?.currency}`,
           b.payment?.paidAt ? formatInstant(b.payment.paidAt) : '',
-          'reconciliation required: refund, or book the time again for the customer',
+          b.payment?.refund
+            ? `cancelled: return ${b.payment.refund.amount} ${b.payment.refund.currency} (holdfast payments refund|refunded ${b.id})`
+            : 'reconciliation required: refund, or book the time again for the customer',
         ]),
       ),
     );

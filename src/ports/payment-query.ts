@@ -9,3 +9,25 @@ export class PaymentUnavailableError extends Error {
 export interface PaymentQuery {
   queryPayment(bookingId: string, trace: { readonly traceId: string }): Promise<PaymentReport>;
 }
+
+/** A refund the provider accepted: its reference, to find it again in the provider's records. */
+export interface RefundReceipt {
+  readonly reference: string;
+}
+
+/**
+ * A provider that can also give money back. Optional: with a query-only provider, a person
+ * returns the money outside Holdfast and records it. The booking id keys the refund, so asking
+ * twice for the same booking returns the same refund.
+ */
+export interface PaymentRefunds {
+  requestRefund(
+    bookingId: string,
+    money: { readonly amount: string; readonly currency: string },
+    trace: { readonly traceId: string },
+  ): Promise<RefundReceipt>;
+}
+
+export function canRefund(payments: PaymentQuery): payments is PaymentQuery & PaymentRefunds {
+  return typeof (payments as Partial<PaymentRefunds>).requestRefund === 'function';
+}

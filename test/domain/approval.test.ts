@@ -3,6 +3,7 @@ import type { Approval } from '../../src/domain/approval/approval.js';
 import {
   APPROVAL_TTL_MS,
   approvalExpiry,
+  holdKeptFor,
   attestationMessage,
   attestationRefusal,
   decide,
@@ -49,9 +50,24 @@ const use = {
 };
 
 describe('approvals', () => {
-  it('last ten minutes, never past the hold', () => {
-    expect(approvalExpiry(T0, null)).toBe(T0 + 600_000);
-    expect(approvalExpiry(T0, T0 + 60_000)).toBe(T0 + 60_000);
+  it("last the tenant's window, never past the hold", () => {
+    expect(approvalExpiry(T0, 1_800_000, null)).toBe(T0 + 1_800_000);
+    expect(approvalExpiry(T0, 1_800_000, T0 + 60_000)).toBe(T0 + 60_000);
+  });
+
+  it('keep a hold that waits for a person for the window, never past two windows from when it was taken', () => {
+    const window = 30 * 60_000;
+    const hold = { createdAt: T0, expiresAt: T0 + 5 * 60_000 };
+    // Asked a minute in: kept 30 minutes from the ask.
+    expect(holdKeptFor(hold, window, T0 + 60_000)).toBe(T0 + 60_000 + window);
+    // Asked again and again: never past an hour from when it was held.
+    expect(holdKeptFor({ createdAt: T0, expiresAt: T0 + 59 * 60_000 }, window, T0 + 50 * 60_000)).toBe(
+      T0 + 2 * window,
+    );
+    // Already kept as long, lapsed, or not a hold: nothing to do.
+    expect(holdKeptFor({ createdAt: T0, expiresAt: T0 + 2 * window }, window, T0 + 50 * 60_000)).toBeNull();
+    expect(holdKeptFor(hold, window, T0 + 5 * 60_000)).toBeNull();
+    expect(holdKeptFor({ createdAt: T0, expiresAt: null }, window, T0)).toBeNull();
   });
 
   it('authorise only the exact use, once decided and before expiry', () => {

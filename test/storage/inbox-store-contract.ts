@@ -839,6 +839,7 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
         defaultWritePolicy: 'draft',
         toolProfile: 'hotel-ops',
         toolMode: 'catalog',
+        approvalWindowMinutes: 30,
         disabledTools: ['submit_reservation_results', 'hold_slot'],
         createdAt: T0,
       };

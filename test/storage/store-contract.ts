@@ -266,6 +266,30 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       });
     });
 
+    it('keeps a live hold longer at its version, only later, never a lapsed or moved one', async () => {
+      const b = hold(['cal_a'], T0 + H, T0 + 2 * H, { expiresAt: T0 + 60_000 });
+      await store.write((tx) => insertHold(tx, b));
+      const keep = (until: number, now: number, version = 1) =>
+        store.write((tx) => tx.bookings.keepHold('t1', b.id, version, until, now));
+      expect(await keep(T0 + 30 * 60_000, T0 + 1_000, 2)).toBe(false); // another version
+      expect(await keep(T0 + 30_000, T0 + 1_000)).toBe(false); // earlier: never shortened
+      expect(await keep(T0 + 30 * 60_000, T0 + 1_000)).toBe(true);
+      const kept = await store.read((tx) => tx.bookings.get('t1', b.id));
+      expect(kept).toMatchObject({ status: 'HELD', version: 1, expiresAt: T0 + 30 * 60_000 });
+      // The engine sees it live past its first expiry: the time stays taken.
+      const range = { start: T0, end: T0 + 5 * H };
+      expect(
+        (await store.read((tx) => tx.bookings.busyIntervals('t1', ['cal_a'], range, T0 + 10 * 60_000))).get(
+          'cal_a',
+        ),
+      ).toHaveLength(1);
+      expect(await codeOf(store.write((tx) => insertHold(tx, hold(['cal_a'], T0 + H, T0 + 2 * H))))).toBe(
+        'SLOT_UNAVAILABLE',
+      );
+      // Once lapsed, it is not revived.
+      expect(await keep(T0 + 60 * 60_000, T0 + 30 * 60_000)).toBe(false);
+    });
+
     it('writes an update only at the expected version', async () => {
       const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
       await store.write((tx) => insertHold(tx, b));
@@ -769,6 +793,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         defaultWritePolicy: 'draft' as const,
         toolProfile: 'inherit' as const,
         toolMode: 'inherit' as const,
+        approvalWindowMinutes: 30,
         disabledTools: [],
         createdAt: T0,
       };
@@ -778,11 +803,13 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           ...tenant,
           limits: { ...tenant.limits, callsPerMinute: 7 },
           defaultWritePolicy: 'readonly',
+          approvalWindowMinutes: 90,
         }),
       );
       expect(await store.read((tx) => tx.identity.getTenant('t1'))).toMatchObject({
         limits: { callsPerMinute: 7 },
         defaultWritePolicy: 'readonly',
+        approvalWindowMinutes: 90,
       });
       expect(await store.read((tx) => tx.identity.listTenants())).toHaveLength(1);
       const ana = person('usr_ana', 'ana@example.com');
@@ -814,6 +841,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           defaultWritePolicy: 'draft',
           toolProfile: 'inherit',
           toolMode: 'catalog',
+          approvalWindowMinutes: 30,
           disabledTools: [],
           createdAt: T0,
         });
@@ -900,6 +928,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           defaultWritePolicy: 'draft',
           toolProfile: 'inherit',
           toolMode: 'inherit',
+          approvalWindowMinutes: 30,
           disabledTools: [],
           createdAt: T0,
         });
@@ -1028,6 +1057,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           defaultWritePolicy: 'draft',
           toolProfile: 'inherit',
           toolMode: 'inherit',
+          approvalWindowMinutes: 30,
           disabledTools: [],
           createdAt: T0,
         });
@@ -1038,6 +1068,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           defaultWritePolicy: 'draft',
           toolProfile: 'inherit',
           toolMode: 'inherit',
+          approvalWindowMinutes: 30,
           disabledTools: [],
           createdAt: T0,
         });

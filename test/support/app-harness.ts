@@ -11,6 +11,9 @@ import type { PaymentReport } from '../../src/domain/payment/payment.js';
 import type { Availability } from '../../src/domain/availability/availability.js';
 import type { Principal } from '../../src/domain/calendar.js';
 import { tempDbPath } from './spawn-server.js';
+import { freshSchema } from './postgres.js';
+import { openStore } from '../../src/adapters/storage/index.js';
+import type { Store } from '../../src/ports/store/index.js';
 import { MemorySlotCache } from '../../src/adapters/cache/memory-slot-cache.js';
 import { CalendarCache } from '../../src/app/calendar-cache.js';
 import { nodeCredentials } from '../../src/adapters/ids/node-credentials.js';
@@ -34,13 +37,29 @@ export const operator: Principal = {
   writePolicy: 'direct',
 };
 
-export function appHarness(start: number, config: Partial<AppConfig> = {}) {
-  const db = tempDbPath();
+/** The harness on either engine: SQLite in a temporary file, or PostgreSQL in a schema of its own. */
+export async function appHarnessOn(
+  engine: 'sqlite' | 'postgres',
+  start: number,
+  config: Partial<AppConfig> = {},
+) {
+  if (engine === 'sqlite') return appHarness(start, config);
+  const schema = freshSchema();
+  const { store } = await openStore(schema.url, { create: true, longRunning: false, maxConnections: 4 });
+  return appHarness(start, config, { store, cleanup: () => schema.drop() });
+}
+
+export function appHarness(
+  start: number,
+  config: Partial<AppConfig> = {},
+  engine?: { readonly store: Store; cleanup(): void | Promise<void> },
+) {
+  const db = engine ?? { ...tempDbPath(), store: undefined };
   const clock = manualClock(start);
   // What the fake provider reports per booking id; PENDING when unset.
   const payments = new Map<string, PaymentReport>();
   const deps: AppDeps = {
-    store: SqliteStore.open(db.path),
+    store: engine?.store ?? SqliteStore.open((db as { path: string }).path),
     clock,
     ids: randomIds,
     digest: jcsDigest,
@@ -78,7 +97,7 @@ export function appHarness(start: number, config: Partial<AppConfig> = {}) {
     },
     async close() {
       await deps.store.close();
-      db.cleanup();
+      await db.cleanup();
     },
   };
 }

@@ -16,7 +16,32 @@ export interface StubbedPayment {
 export async function startPaymentStub() {
   const payments = new Map<string, StubbedPayment>();
   const requests: { bookingId: string; traceparent: string | undefined; sentAt: string | undefined }[] = [];
+  /** Refunds made, by idempotency key: asked twice, the stub refunds once. */
+  const refunds = new Map<
+    string,
+    { bookingId: string; amount: string; currency: string; reference: string }
+  >();
   const server = createServer((req, res) => {
+    const refund = /^\/payments\/([^/]+)\/refunds$/.exec(req.url ?? '');
+    if (refund && req.method === 'POST') {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      req.on('end', () => {
+        const key = String(req.headers['idempotency-key'] ?? '');
+        const { amount, currency } = JSON.parse(text) as { amount: string; currency: string };
+        const made = refunds.get(key) ?? {
+          bookingId: decodeURIComponent(refund[1]!),
+          amount,
+          currency,
+          reference: `re_${refunds.size + 1}`,
+        };
+        refunds.set(key, made);
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ reference: made.reference }));
+      });
+      return;
+    }
     const match = /^\/payments\/([^/]+)$/.exec(req.url ?? '');
     if (!match) {
       res.writeHead(404).end();
@@ -56,6 +81,7 @@ export async function startPaymentStub() {
     baseUrl: `http://127.0.0.1:${port}`,
     payments,
     requests,
+    refunds,
     paid(bookingId: string, amount = '500.00', currency = 'CNY') {
       payments.set(bookingId, { status: 'PAID', amount, currency, paidAt: new Date().toISOString() });
     },

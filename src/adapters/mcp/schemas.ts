@@ -183,7 +183,21 @@ export const bookingOut = z.object({
   label: z.string().nullable(),
   price: moneySchema.nullable(),
   payment: z
-    .object({ status: z.string(), paidAt: instantOut.nullable(), reconciliationRequired: z.boolean() })
+    .object({
+      status: z.string(),
+      paidAt: instantOut.nullable(),
+      reconciliationRequired: z.boolean(),
+      refund: z
+        .object({
+          status: z.enum(['DUE', 'RETURNED']),
+          amount: z.string(),
+          currency: z.string(),
+          dueAt: instantOut,
+          returnedAt: instantOut.nullable(),
+        })
+        .nullable()
+        .describe('Money owed back after a paid booking was cancelled; a person settles it.'),
+    })
     .nullable(),
   paymentUrl: z.string().nullable().describe('Where the customer pays, for priced bookings.'),
   confirmationIntent: z

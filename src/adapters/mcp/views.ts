@@ -80,6 +80,18 @@ export function bookingView(
       status: booking.payment.status,
       paidAt: booking.payment.paidAt === null ? null : formatInstant(booking.payment.paidAt),
       reconciliationRequired: booking.payment.reconciliationRequired ?? false,
+      refund: booking.payment.refund
+        ? {
+            status: booking.payment.refund.status,
+            amount: booking.payment.refund.amount,
+            currency: booking.payment.refund.currency,
+            dueAt: formatInstant(booking.payment.refund.dueAt),
+            returnedAt:
+              booking.payment.refund.returnedAt === undefined
+                ? null
+                : formatInstant(booking.payment.refund.returnedAt),
+          }
+        : null,
     },
     paymentUrl: booking.price === null ? null : links.paymentUrl(booking.id),
     confirmationIntent: confirmationIntentOf(booking, deps, now, replaced),

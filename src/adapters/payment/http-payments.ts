@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { PaymentReport } from '../../domain/payment/payment.js';
 import { paymentStatuses } from '../../domain/payment/payment.js';
-import type { PaymentQuery } from '../../ports/payment-query.js';
+import type { PaymentQuery, PaymentRefunds, RefundReceipt } from '../../ports/payment-query.js';
 import { PaymentUnavailableError } from '../../ports/payment-query.js';
 import type { Span } from '@opentelemetry/api';
 import { SERVER_REQUEST_SENT_AT, SERVER_RESPONDED_AT } from '../telemetry/timing-headers.js';
@@ -16,11 +16,13 @@ const reportSchema = z.object({
   paidAt: z.iso.datetime({ offset: true }).nullable(),
 });
 
+const refundSchema = z.object({ reference: z.string().min(1).max(200) });
+
 /**
  * Queries `GET {baseUrl}/payments/{bookingId}` with a W3C traceparent, a
  * timeout, and a validated answer. Anything else is PaymentUnavailableError.
  */
-export class HttpPayments implements PaymentQuery {
+export class HttpPayments implements PaymentQuery, PaymentRefunds {
   constructor(
     private readonly baseUrl: string,
     private readonly timeoutMs = 3_000,
@@ -31,6 +33,52 @@ export class HttpPayments implements PaymentQuery {
       'payment.query',
       { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'GET' } },
       (span) => this.query(bookingId, trace, span),
+    );
+  }
+
+  /**
+   * `POST {baseUrl}/payments/{bookingId}/refunds` with the amount, keyed by the booking id
+   * (`Idempotency-Key`): asked twice, the provider refunds once. Answers `{ "reference": "..." }`.
+   */
+  requestRefund(
+    bookingId: string,
+    money: { readonly amount: string; readonly currency: string },
+    trace: { readonly traceId: string },
+  ): Promise<RefundReceipt> {
+    return inSpan(
+      'payment.refund',
+      { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'POST' } },
+      async (span) => {
+        const url = `${this.baseUrl.replace(/\/+$/, '')}/payments/${encodeURIComponent(bookingId)}/refunds`;
+        let body: unknown;
+        try {
+          const propagated = outgoingTraceHeaders();
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: {
+              accept: 'application/json',
+              'content-type': 'application/json',
+              'idempotency-key': `refund:${bookingId}`,
+              traceparent:
+                propagated.traceparent ?? `00-${trace.traceId}-${randomBytes(8).toString('hex')}-01`,
+            },
+            body: JSON.stringify(money),
+            signal: AbortSignal.timeout(this.timeoutMs),
+          });
+          span.setAttribute('http.response.status_code', response.status);
+          if (!response.ok)
+            throw new PaymentUnavailableError(`payment provider answered HTTP ${response.status}`);
+          body = await response.json();
+        } catch (error) {
+          if (error instanceof PaymentUnavailableError) throw error;
+          throw new PaymentUnavailableError(
+            error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable',
+          );
+        }
+        const parsed = refundSchema.safeParse(body);
+        if (!parsed.success) throw new PaymentUnavailableError('payment provider sent an unexpected answer');
+        return { reference: parsed.data.reference };
+      },
     );
   }
 

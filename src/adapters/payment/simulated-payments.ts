@@ -1,14 +1,14 @@
 import { DomainError } from '../../domain/errors.js';
 import type { PaymentReport, PaymentStatus } from '../../domain/payment/payment.js';
 import type { EffectAudit } from '../../ports/audit.js';
-import type { PaymentQuery } from '../../ports/payment-query.js';
+import type { PaymentQuery, PaymentRefunds, RefundReceipt } from '../../ports/payment-query.js';
 import type { Store } from '../../ports/store/index.js';
 
 /**
  * A local stand-in for a payment provider, kept in the Holdfast database.
  * A booking with no record is PENDING. Set with `holdfast payments set`.
  */
-export class SimulatedPayments implements PaymentQuery {
+export class SimulatedPayments implements PaymentQuery, PaymentRefunds {
   constructor(
     private readonly store: Store,
     private readonly tenantId: string,
@@ -17,6 +17,11 @@ export class SimulatedPayments implements PaymentQuery {
   async queryPayment(bookingId: string): Promise<PaymentReport> {
     const report = await this.store.read((tx) => tx.simulatedPayments.get(bookingId));
     return report ?? { bookingId, status: 'PENDING', amount: null, currency: null, paidAt: null };
+  }
+
+  /** The simulated provider refunds at once; the booking id keys the refund, as a real one would. */
+  requestRefund(bookingId: string): Promise<RefundReceipt> {
+    return Promise.resolve({ reference: `sim-refund-${bookingId}` });
   }
 
   /** Records what the simulated provider will report; amount and currency default to the booking's price. */

@@ -10,6 +10,8 @@ import type {
 } from '../../domain/identity/identity.js';
 import {
   checkNewPassword,
+  DEFAULT_APPROVAL_WINDOW_MINUTES,
+  MAX_APPROVAL_WINDOW_MINUTES,
   defaultTenantLimits,
   normalEmail,
   SETUP_LINK_TTL_MS,
@@ -37,6 +39,7 @@ export async function ensureTenant(deps: AppDeps, tx: StoreTx, id: string): Prom
     toolProfile: 'inherit',
     toolMode: 'inherit',
     disabledTools: [],
+    approvalWindowMinutes: DEFAULT_APPROVAL_WINDOW_MINUTES,
     createdAt: deps.clock.now(),
   };
   await tx.identity.putTenant(tenant);
@@ -53,8 +56,19 @@ export async function setTenant(
     toolProfile?: ToolProfile;
     toolMode?: ToolMode;
     disabledTools?: readonly string[];
+    approvalWindowMinutes?: number;
   },
 ): Promise<Tenant> {
+  const window = change.approvalWindowMinutes;
+  if (
+    window !== undefined &&
+    !(Number.isInteger(window) && window >= 1 && window <= MAX_APPROVAL_WINDOW_MINUTES)
+  )
+    throw new DomainError(
+      'INVALID_ARGUMENTS',
+      `approvalWindowMinutes: a whole number of minutes from 1 to ${MAX_APPROVAL_WINDOW_MINUTES} (24 hours)`,
+      { field: 'approvalWindowMinutes' },
+    );
   return deps.store.write(async (tx) => {
     await tx.serialize(`tenant:${id}`);
     const current = await ensureTenant(deps, tx, id);
@@ -66,6 +80,7 @@ export async function setTenant(
       toolProfile: change.toolProfile ?? current.toolProfile,
       toolMode: change.toolMode ?? current.toolMode,
       disabledTools: change.disabledTools ?? current.disabledTools,
+      approvalWindowMinutes: window ?? current.approvalWindowMinutes,
     };
     await tx.identity.putTenant(next);
     return next;

@@ -24,11 +24,27 @@ export interface Approval {
   readonly burnedReason: string | null;
 }
 
-export const APPROVAL_TTL_MS = 10 * 60_000;
+/** The approval window of a tenant that never set one (`holdfast tenants set --approval-window`). */
+export const APPROVAL_TTL_MS = 30 * 60_000;
 
-/** Approvals last ten minutes, and never past the hold they would confirm. */
-export function approvalExpiry(now: Instant, holdExpiresAt: Instant | null): Instant {
-  const ttl = now + APPROVAL_TTL_MS;
+/**
+ * How long a hold that waits for a person is kept: the tenant's window from the ask, but never
+ * past two windows from when it was taken — asking again and again cannot keep time forever.
+ * Null when the hold already lasts as long (an agent's plain hold keeps its own TTL otherwise).
+ */
+export function holdKeptFor(
+  hold: { readonly createdAt: Instant; readonly expiresAt: Instant | null },
+  windowMs: number,
+  now: Instant,
+): Instant | null {
+  if (hold.expiresAt === null || hold.expiresAt <= now) return null;
+  const until = Math.min(now + windowMs, hold.createdAt + 2 * windowMs);
+  return until > hold.expiresAt ? until : null;
+}
+
+/** Approvals last the tenant's window, and never past the hold they would confirm. */
+export function approvalExpiry(now: Instant, windowMs: number, holdExpiresAt: Instant | null): Instant {
+  const ttl = now + windowMs;
   return holdExpiresAt === null ? ttl : Math.min(ttl, holdExpiresAt);
 }
 

@@ -68,7 +68,12 @@ export interface IntentSummary {
   /** What approving does to the time, the money and the customer, in words. */
   readonly consequence: Consequence;
   /** Set when the booking moved on since the intent was taken. */
-  readonly stale: { readonly currentVersion: number; readonly currentStatus: string } | null;
+  readonly stale: {
+    readonly currentVersion: number;
+    readonly currentStatus: string;
+    /** What changed since the ask, in words: "the time", "the price", "it was cancelled". */
+    readonly changes: readonly string[];
+  } | null;
 }
 export type GatedAction = Intent['action'];
 
@@ -129,4 +134,32 @@ function sameFields(a: unknown, expected: Readonly<Record<string, unknown>>): bo
     if (typeof y === 'object' && y !== null) return sameFields(x, y as Record<string, unknown>);
     return x === y;
   });
+}
+
+const statusWords: Readonly<Record<string, string>> = {
+  CONFIRMED: 'it was confirmed',
+  CANCELLED: 'it was cancelled',
+  EXPIRED: 'its hold lapsed',
+  RELEASED: 'its hold was released',
+  PAYMENT_FAILED: 'its payment failed',
+  PAYMENT_CLOSED: 'its payment was closed',
+};
+
+/** What moved on in a booking since `intent` was taken from it, as a person would say it. */
+export function changesSince(intent: Intent, booking: Booking, wasStatus: string): string[] {
+  const changes: string[] = [];
+  if (booking.status !== wasStatus)
+    changes.push(statusWords[booking.status] ?? `it is now ${booking.status}`);
+  if (formatInstant(booking.start) !== intent.start || formatInstant(booking.end) !== intent.end)
+    changes.push('the time changed');
+  if (intent.action === 'confirm_booking') {
+    if (intent.calendarIds.join() !== booking.calendarIds.join()) changes.push('the calendars changed');
+    if (
+      intent.amount !== (booking.price?.amount ?? null) ||
+      intent.currency !== (booking.price?.currency ?? null)
+    )
+      changes.push('the price changed');
+  }
+  if (changes.length === 0) changes.push('its details (customer, label or payment) changed');
+  return changes;
 }

@@ -38,6 +38,20 @@ export interface PaymentState {
   readonly reconciliationRequired?: boolean;
   /** When the follow-up of a lapsed hold last asked the provider (and heard PENDING). */
   readonly checkedAt?: Instant;
+  /** Money owed back: a paid booking was cancelled. Recorded in the cancelling transaction. */
+  readonly refund?: Refund;
+}
+
+export interface Refund {
+  readonly status: 'DUE' | 'RETURNED';
+  readonly amount: string;
+  readonly currency: string;
+  readonly dueAt: Instant;
+  readonly returnedAt?: Instant;
+  /** Who recorded it returned: "Olga Petrova <olga@example.com>", "operator-cli". */
+  readonly returnedBy?: string;
+  /** The payment provider's reference of the refund, when it was asked to make it. */
+  readonly providerReference?: string;
 }
 
 export interface ExternalKeys {
@@ -223,3 +237,56 @@ export function cancelBooking(booking: Booking, expectedVersion: number, now: In
   assertVersion(booking, expectedVersion);
   return transition(booking, 'CANCELLED', now);
 }
+
+/**
+ * A person's cancellation: the time is freed and, when the customer paid, the money becomes owed
+ * back (a move cancels with `cancelBooking`: its payment goes on with the new time).
+ */
+export function cancelOwingRefund(booking: Booking, expectedVersion: number, now: Instant): Booking {
+  const cancelled = cancelBooking(booking, expectedVersion, now);
+  const { payment, price } = booking;
+  if (!price || payment?.status !== 'PAID' || payment.refund) return cancelled;
+  return {
+    ...cancelled,
+    payment: {
+      ...payment,
+      refund: { status: 'DUE', amount: price.amount, currency: price.currency, dueAt: now },
+    },
+  };
+}
+
+/** Money owed back was returned (by the provider, or by hand); the booking moves to its next version. */
+export function markRefunded(
+  booking: Booking,
+  now: Instant,
+  by: string,
+  providerReference?: string,
+): Booking {
+  const refund = booking.payment?.refund;
+  if (!refund || refund.status !== 'DUE')
+    throw new DomainError(
+      'INVALID_STATE',
+      refund
+        ? `The money of booking ${booking.id} was already returned.`
+        : `Booking ${booking.id} owes no money back.`,
+      { bookingId: booking.id },
+    );
+  return {
+    ...booking,
+    version: booking.version + 1,
+    updatedAt: now,
+    payment: {
+      ...booking.payment!,
+      refund: {
+        ...refund,
+        status: 'RETURNED',
+        returnedAt: now,
+        returnedBy: by,
+        ...(providerReference ? { providerReference } : {}),
+      },
+    },
+  };
+}
+
+/** Whether cancelling made money owed back that nobody has returned yet. */
+export const owesRefund = (booking: Booking): boolean => booking.payment?.refund?.status === 'DUE';

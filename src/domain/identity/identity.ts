@@ -55,8 +55,13 @@ export interface Tenant {
   /** Contract tools switched off for this tenant (an incident, a trial). */
   readonly disabledTools: readonly string[];
   readonly toolMode: ToolMode;
+  /** How long a person has to decide an approval; a hold waiting for that decision is kept as long. */
+  readonly approvalWindowMinutes: number;
   readonly createdAt: Instant;
 }
+
+export const DEFAULT_APPROVAL_WINDOW_MINUTES = 30;
+export const MAX_APPROVAL_WINDOW_MINUTES = 24 * 60;
 
 export const TOOL_PROFILES = ['inherit', 'hotel-ops', 'standard'] as const;
 /** How agents see the tools: all at once, or three catalog tools (`inherit`: the server's --tools). */

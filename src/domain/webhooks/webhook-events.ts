@@ -12,6 +12,10 @@ export const webhookEventTypes = [
   /** Paid after its hold lapsed: a person must reconcile (refund, or book the time again). */
   'booking.payment_flagged',
   'booking.rescheduled',
+  /** A paid booking was cancelled: its money is owed back to the customer. */
+  'booking.refund_due',
+  /** Money owed back was returned. */
+  'booking.refunded',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 

@@ -107,6 +107,17 @@ export interface BookingStore {
   replaceAllocations(booking: Booking, spans: readonly CalendarSpan[]): Promise<void>;
   /** Writes `next` if the stored version is still `next.version - 1`; allocations follow the status. */
   update(next: Booking): Promise<void>;
+  /**
+   * A live hold at `version` is kept until `until` (only ever later), without a new version: the
+   * intent a person is asked about stays the same. False when the hold lapsed or moved on.
+   */
+  keepHold(
+    tenantId: string,
+    bookingId: string,
+    version: number,
+    until: Instant,
+    now: Instant,
+  ): Promise<boolean>;
   /** Bookings matching a filter, ordered by start, and how many match. */
   list(tenantId: string, query: BookingQuery): Promise<{ items: Booking[]; total: number }>;
   /** Occupied time per calendar within `range` (bookings, and busy time imported from external calendars), ignoring holds that lapsed before `now`. */
@@ -132,4 +143,6 @@ export interface BookingStore {
   paymentFollowUps(limit: number): Promise<Booking[]>;
   /** Bookings paid after their hold lapsed, for a person to settle. */
   toReconcile(tenantId: string): Promise<Booking[]>;
+  /** Cancelled paid bookings whose money is owed back and not yet returned, oldest first. */
+  toRefund(tenantId: string): Promise<Booking[]>;
 }

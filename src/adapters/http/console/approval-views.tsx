@@ -1,8 +1,8 @@
-import type { ApprovalCard } from '../../../app/console-approvals.js';
+import type { ApprovalCard, ApprovalQueue } from '../../../app/console-approvals.js';
 import type { Customer } from '../../../domain/booking/booking.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { mayApprove } from '../../../domain/identity/identity.js';
-import { duration, localSpan } from '../../format/human-time.js';
+import { duration, localSpan, zonedDateTime, zonedSpan } from '../../format/human-time.js';
 import { Status } from './shell.js';
 
 const instant = (iso: string) => Date.parse(iso);
@@ -14,8 +14,8 @@ export function When(props: { start: string; end: string; timeZone: string }) {
       <span>{localSpan(instant(props.start), instant(props.end), props.timeZone)}</span>{' '}
       <span class="muted small">{props.timeZone}</span>
       <br />
-      <time class="muted small" datetime={props.start} data-viewer title={props.start}>
-        {props.start}
+      <time class="muted small" datetime={props.start} data-end={props.end} data-viewer>
+        {zonedSpan(instant(props.start), instant(props.end), 'UTC')}
       </time>
     </>
   );
@@ -64,7 +64,7 @@ export function ApprovalItem(props: { card: ApprovalCard }) {
             {' '}
             · expires{' '}
             <time datetime={new Date(approval.expiresAt).toISOString()} data-countdown>
-              at {new Date(approval.expiresAt).toISOString()}
+              at {zonedDateTime(approval.expiresAt, first?.timeZone ?? 'UTC')}
             </time>
           </>
         ) : (
@@ -76,7 +76,7 @@ export function ApprovalItem(props: { card: ApprovalCard }) {
 }
 
 /** The queue: what waits, then what was decided lately. Served whole and as the live fragment. */
-export function Queue(props: { pending: ApprovalCard[]; recent: ApprovalCard[] }) {
+export function Queue(props: ApprovalQueue) {
   return (
     <>
       <h2 id="waiting">Waiting for a decision ({props.pending.length})</h2>
@@ -90,6 +90,18 @@ export function Queue(props: { pending: ApprovalCard[]; recent: ApprovalCard[] }
             <ApprovalItem card={card} />
           ))}
         </ul>
+      )}
+      {props.lapsed.length > 0 ? (
+        <>
+          <h2 id="lapsed-heading">Nothing left to decide: lapsed or changed ({props.lapsed.length})</h2>
+          <ul class="queue" id="lapsed" aria-labelledby="lapsed-heading">
+            {props.lapsed.map((card) => (
+              <ApprovalItem card={card} />
+            ))}
+          </ul>
+        </>
+      ) : (
+        ''
       )}
       <h2 id="decided">Decided lately</h2>
       <ul class="queue" id="recent" aria-labelledby="decided">
@@ -139,16 +151,26 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
   const customer = summary.customer;
   // A stale approval can still be denied (the agent then stops asking); approving it would do nothing.
   const decidable = status === 'PENDING' && mayApprove(props.viewer);
+  const zone = summary.calendars[0]?.timeZone ?? 'UTC';
   return (
     <>
       <h1>
         {summary.action} <span id="reference">{summary.reference}</span> <Status status={status} />
       </h1>
-      {summary.stale ? (
+      {status === 'EXPIRED' && approval.decidedAt === null ? (
+        <p class="notice" id="lapsed-notice" role="status">
+          <strong>Nobody decided in time</strong> — it expired at {zonedDateTime(approval.expiresAt, zone)}.
+          Nothing happened; the agent must ask again if the booking is still wanted.
+        </p>
+      ) : status === 'EXPIRED' ? (
+        <p class="notice" id="lapsed-notice" role="status">
+          <strong>Approved, but not used in time</strong> — it expired at{' '}
+          {zonedDateTime(approval.expiresAt, zone)} before the agent acted on it. Nothing happened.
+        </p>
+      ) : summary.stale ? (
         <p class="notice" id="stale" role="status">
-          <strong>Stale:</strong> the booking changed after this was asked (it is now version{' '}
-          {summary.stale.currentVersion}, {summary.stale.currentStatus}). Approving it would do nothing; ask
-          the agent to request approval again.
+          <strong>Changed since it was asked:</strong> {summary.stale.changes.join('; ')}. Approving it would
+          do nothing; ask the agent to request approval again.
         </p>
       ) : (
         ''
@@ -212,10 +234,10 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
           <dd>
             <code>{requester.connection}</code>
           </dd>
-          <dt>Expires</dt>
+          <dt>{status === 'PENDING' ? 'Expires' : 'Expired'}</dt>
           <dd>
-            <time datetime={new Date(approval.expiresAt).toISOString()} data-countdown>
-              at {new Date(approval.expiresAt).toISOString()}
+            <time datetime={new Date(approval.expiresAt).toISOString()} data-countdown={status === 'PENDING'}>
+              at {zonedDateTime(approval.expiresAt, zone)}
             </time>
           </dd>
           {approval.decidedBy ? (

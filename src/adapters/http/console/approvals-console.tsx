@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Decision } from '../../../app/approvals.js';
-import type { ApprovalCard } from '../../../app/console-approvals.js';
+import type { ApprovalCard, ApprovalQueue } from '../../../app/console-approvals.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import type { PageApp } from '../http-app.js';
@@ -12,7 +12,7 @@ import { CONSOLE_HEADERS, Shell } from './shell.js';
 
 export interface ApprovalsConsoleOptions {
   readonly page: ConsolePage;
-  queue(person: Person): Promise<{ pending: ApprovalCard[]; recent: ApprovalCard[] }>;
+  queue(person: Person): Promise<ApprovalQueue>;
   detail(person: Person, id: string): Promise<ApprovalCard | null>;
   decide(id: string, decision: Decision, signed: SignedIn): Promise<unknown>;
   /** A POST refused before any decision (no CSRF token, no decision): kept in the audit trail. */

@@ -1,5 +1,5 @@
 import type { BookingLine } from '../../../app/console-bookings.js';
-import { duration, localSpan } from '../../format/human-time.js';
+import { duration, localSpan, zonedDateTime } from '../../format/human-time.js';
 import { formatUtc } from '../../../domain/time/zone.js';
 import { Status } from './shell.js';
 
@@ -44,6 +44,7 @@ export function BookingItem(props: { line: BookingLine }) {
 /** The facts of one booking: status, time in each calendar's zone, length, price and payment. */
 export function BookingFacts(props: { line: BookingLine }) {
   const { booking, status, calendars } = props.line;
+  const zone = calendars[0]?.timeZone ?? 'UTC';
   return (
     <dl class="facts">
       <dt>Status</dt>
@@ -77,6 +78,34 @@ export function BookingFacts(props: { line: BookingLine }) {
             {booking.payment.status.toLowerCase()}
             {booking.payment.reconciliationRequired ? ' — paid after the hold lapsed: needs reconciling' : ''}
           </dd>
+          {booking.payment.refund ? (
+            <>
+              <dt>Money back</dt>
+              <dd id="refund">
+                {booking.payment.refund.status === 'DUE' ? (
+                  <>
+                    <strong>
+                      {booking.payment.refund.amount} {booking.payment.refund.currency} owed back
+                    </strong>{' '}
+                    to the customer since the cancellation —{' '}
+                    <a href="/console/payments">settle it under Payments</a>
+                  </>
+                ) : (
+                  `${booking.payment.refund.amount} ${booking.payment.refund.currency} returned${
+                    booking.payment.refund.returnedAt
+                      ? ` ${zonedDateTime(booking.payment.refund.returnedAt, zone)}`
+                      : ''
+                  }${booking.payment.refund.returnedBy ? ` by ${booking.payment.refund.returnedBy}` : ''}${
+                    booking.payment.refund.providerReference
+                      ? ` (provider reference ${booking.payment.refund.providerReference})`
+                      : ''
+                  }`
+                )}
+              </dd>
+            </>
+          ) : (
+            ''
+          )}
         </>
       ) : (
         ''

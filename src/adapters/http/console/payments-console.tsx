@@ -7,14 +7,27 @@ import { isDomainError } from '../../../domain/errors.js';
 import type { PageApp } from '../http-app.js';
 import { csrfToken } from '../human-session.js';
 import { BookingTime } from './booking-views.js';
+import type { BookingLine } from '../../../app/console-bookings.js';
+import type { RefundWay } from '../../../app/refunds.js';
 import type { ConsolePage, FormEvent } from './console-page.js';
 import { formPosts, formStrings } from './console-page.js';
 import { CONSOLE_HEADERS, Shell, Status } from './shell.js';
 
 export interface PaymentsConsoleOptions {
   readonly page: ConsolePage;
-  list(person: Person): Promise<SimulatedPaymentLine[]>;
-  set(bookingId: string, status: PaymentStatus, signed: SignedIn): Promise<void>;
+  /** Money owed back: cancelled paid bookings nobody has returned the money of yet. */
+  toReturn(person: Person): Promise<BookingLine[]>;
+  /** Whether the booking's money is recorded as returned: the confirmation after a redirect says so only then. */
+  returned(person: Person, bookingId: string): Promise<boolean>;
+  /** Records the money returned: asked of the provider, or done by the person elsewhere. */
+  settle(bookingId: string, way: RefundWay, signed: SignedIn): Promise<void>;
+  /** Whether the payment provider can be asked to refund. */
+  readonly providerRefunds: boolean;
+  /** --dev only: the payment simulator's controls. */
+  readonly simulator?: {
+    list(person: Person): Promise<SimulatedPaymentLine[]>;
+    set(bookingId: string, status: PaymentStatus, signed: SignedIn): Promise<void>;
+  };
   record(event: FormEvent): Promise<void>;
 }
 
@@ -25,15 +38,66 @@ const OUTCOMES: readonly [PaymentStatus, string][] = [
   ['CLOSED', 'Close'],
 ];
 
-function PaymentsPage(props: { signed: SignedIn; lines: SimulatedPaymentLine[]; message?: string }) {
+/** Cancelled paid bookings: the money, to whom, and the buttons that settle it. */
+function ToReturn(props: { lines: BookingLine[]; csrf: string; providerRefunds: boolean }) {
+  return (
+    <section aria-labelledby="to-return-heading">
+      <h2 id="to-return-heading">Money to return ({props.lines.length})</h2>
+      {props.lines.length === 0 ? (
+        <p class="muted" id="nothing-to-return">
+          Nothing is owed back. When a paid booking is cancelled, its money appears here until it is returned.
+        </p>
+      ) : (
+        <ul class="queue" id="to-return">
+          {props.lines.map((line) => {
+            const refund = line.booking.payment!.refund!;
+            const customer = line.booking.customer?.name ?? 'the customer';
+            return (
+              <li class="card" data-booking={line.booking.id}>
+                <h3>
+                  <a href={`/console/bookings/${line.booking.id}`}>{line.booking.reference}</a>{' '}
+                  <strong>
+                    {refund.amount} {refund.currency}
+                  </strong>{' '}
+                  owed back to {customer}
+                </h3>
+                <p class="small">
+                  Cancelled booking: <BookingTime line={line} /> ·{' '}
+                  {line.calendars.map((c) => c.name).join(', ')}
+                </p>
+                <form method="post" action={`/console/payments/${line.booking.id}/refund`} class="actions">
+                  <input type="hidden" name="csrf" value={props.csrf} />
+                  {props.providerRefunds ? (
+                    <button type="submit" name="way" value="provider" class="primary">
+                      Refund {refund.amount} {refund.currency} through the payment provider
+                    </button>
+                  ) : (
+                    ''
+                  )}
+                  <button type="submit" name="way" value="by-hand">
+                    I returned it myself: mark as returned
+                  </button>
+                </form>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function PaymentsPage(props: {
+  signed: SignedIn;
+  toReturn: BookingLine[];
+  providerRefunds: boolean;
+  lines: SimulatedPaymentLine[] | null;
+  message?: string;
+}) {
   const csrf = csrfToken(props.signed.session, FORM);
   return (
-    <Shell title="Payments (simulator)" signed={props.signed} section="/console/payments">
-      <h1>Payments (development simulator)</h1>
-      <p class="notice">
-        This server runs with <code>--dev</code>: payments come from a local simulator, not a provider. Play
-        the customer here; the agent's confirm then sees what you chose.
-      </p>
+    <Shell title="Payments" signed={props.signed} section="/console/payments">
+      <h1>Payments</h1>
       {props.message ? (
         <p class="notice good" id="result" role="status">
           {props.message}
@@ -41,6 +105,22 @@ function PaymentsPage(props: { signed: SignedIn; lines: SimulatedPaymentLine[]; 
       ) : (
         ''
       )}
+      <ToReturn lines={props.toReturn} csrf={csrf} providerRefunds={props.providerRefunds} />
+      {props.lines === null ? '' : <Simulator lines={props.lines} csrf={csrf} />}
+    </Shell>
+  );
+}
+
+/** --dev: play the customer paying, or failing to, for each live priced hold. */
+function Simulator(props: { lines: SimulatedPaymentLine[]; csrf: string }) {
+  const { csrf } = props;
+  return (
+    <section aria-labelledby="simulator-heading">
+      <h2 id="simulator-heading">Development simulator</h2>
+      <p class="notice">
+        This server runs with <code>--dev</code>: payments come from a local simulator, not a provider. Play
+        the customer here; the agent's confirm then sees what you chose.
+      </p>
       {props.lines.length === 0 ? (
         <p class="muted" id="no-payments">
           No live priced holds. A priced hold an agent places appears here.
@@ -49,10 +129,10 @@ function PaymentsPage(props: { signed: SignedIn; lines: SimulatedPaymentLine[]; 
         <ul class="queue" id="payments">
           {props.lines.map(({ line, report }) => (
             <li class="card" data-booking={line.booking.id}>
-              <h2>
+              <h3>
                 <a href={`/console/bookings/${line.booking.id}`}>{line.booking.reference}</a>{' '}
                 <Status status={report?.status ?? 'PENDING'} />
-              </h2>
+              </h3>
               <p class="small">
                 <BookingTime line={line} /> · {line.calendars.map((c) => c.name).join(', ')} ·{' '}
                 <strong>
@@ -77,11 +157,11 @@ function PaymentsPage(props: { signed: SignedIn; lines: SimulatedPaymentLine[]; 
           ))}
         </ul>
       )}
-    </Shell>
+    </section>
   );
 }
 
-/** --dev only: the payment simulator's controls, for owners and approvers of the tenant. */
+/** Money to return, for owners and approvers; with --dev also the payment simulator's controls. */
 export function mountPaymentsConsole(app: PageApp, options: PaymentsConsoleOptions): void {
   const { page } = options;
   const render = async (
@@ -91,7 +171,13 @@ export function mountPaymentsConsole(app: PageApp, options: PaymentsConsoleOptio
     message?: string,
   ) =>
     c.html(
-      <PaymentsPage signed={signed} lines={await options.list(signed.person)} message={message} />,
+      <PaymentsPage
+        signed={signed}
+        toReturn={await options.toReturn(signed.person)}
+        providerRefunds={options.providerRefunds}
+        lines={options.simulator ? await options.simulator.list(signed.person) : null}
+        message={message}
+      />,
       status,
       CONSOLE_HEADERS,
     );
@@ -109,7 +195,9 @@ export function mountPaymentsConsole(app: PageApp, options: PaymentsConsoleOptio
     '/console/payments',
     page.signedIn(async (c, signed) => {
       try {
-        return await render(c, signed);
+        const returned = c.req.query('returned');
+        const confirmed = returned ? await options.returned(signed.person, returned) : false;
+        return await render(c, signed, 200, confirmed ? 'Recorded: the money is returned.' : undefined);
       } catch (error) {
         if (!isDomainError(error) || error.code !== 'FORBIDDEN') throw error;
         return refusedPage(c, signed, error.message);
@@ -124,12 +212,28 @@ export function mountPaymentsConsole(app: PageApp, options: PaymentsConsoleOptio
       status === 403 ? refusedPage(c, signed, message) : render(c, signed, status, message),
   });
   app.post(
+    '/console/payments/:bookingId/refund',
+    action('console_refund', async (c, signed, form) => {
+      const way = formStrings(form.way)[0];
+      if (way !== 'provider' && way !== 'by-hand')
+        return render(c, signed, 400, 'Choose how the money went back.');
+      await options.settle(c.req.param('bookingId') ?? '', way, signed);
+      // A page, not the POST's answer: reloading it sends nothing again.
+      return c.redirect(
+        `/console/payments?returned=${encodeURIComponent(c.req.param('bookingId') ?? '')}`,
+        303,
+      );
+    }),
+  );
+  const { simulator } = options;
+  if (!simulator) return;
+  app.post(
     '/console/payments/:bookingId',
     action('console_payment_simulate', async (c, signed, form) => {
       const status = formStrings(form.status)[0];
       const chosen = OUTCOMES.find(([s]) => s === status)?.[0];
       if (!chosen) return render(c, signed, 400, 'Choose Pay, Fail or Close.');
-      await options.set(c.req.param('bookingId') ?? '', chosen, signed);
+      await simulator.set(c.req.param('bookingId') ?? '', chosen, signed);
       return render(c, signed, 200, `Simulated payment set to ${chosen.toLowerCase()}.`);
     }),
   );

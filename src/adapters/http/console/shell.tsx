@@ -16,7 +16,7 @@ export const SECTIONS = [
   { path: '/console/connections', name: 'Connections' },
   { path: '/console/activity', name: 'Activity' },
   { path: '/console/people', name: 'People', for: ['owner'] },
-  { path: '/console/payments', name: 'Payments', for: ['owner', 'approver'], dev: true },
+  { path: '/console/payments', name: 'Payments', for: ['owner', 'approver'] },
 ] as const satisfies readonly { path: string; name: string; for?: readonly Role[]; dev?: boolean }[];
 
 export type Section = (typeof SECTIONS)[number]['path'];

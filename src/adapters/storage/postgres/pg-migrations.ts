@@ -751,4 +751,12 @@ CREATE TRIGGER webhook_booking_updated AFTER UPDATE ON bookings
 ALTER TABLE bookings ADD COLUMN replaces text;
 `,
   },
+  {
+    version: 18,
+    name: "a tenant's approval window: how long a person has to decide, and a hold waiting for them is kept",
+    sql: `
+ALTER TABLE tenants ADD COLUMN approval_window_minutes integer NOT NULL DEFAULT 30
+  CHECK (approval_window_minutes BETWEEN 1 AND 1440);
+`,
+  },
 ];

@@ -71,7 +71,7 @@ export const pgDialect: SqlDialect = {
   FALSE: 'false',
   skipLocked: ' FOR UPDATE SKIP LOCKED',
   jsonFlag: (column, field) => `coalesce((${column}::jsonb ->> '${field}')::boolean, false)`,
-  jsonText: (column, field) => `(${column}::jsonb ->> '${field}')`,
+  jsonText: (column, field) => `(${column}::jsonb #>> '{${field.split('.').join(',')}}')`,
   // A transaction-scoped advisory lock, per schema, released at COMMIT or ROLLBACK.
   serialize: async (runner, key) => {
     await runner.all("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':' || ?))", [key]);

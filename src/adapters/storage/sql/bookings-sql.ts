@@ -238,6 +238,21 @@ export class BookingsSql implements BookingStore {
     return Number(row?.n ?? 0) === versions.length;
   }
 
+  async keepHold(
+    tenantId: string,
+    bookingId: string,
+    version: number,
+    until: Instant,
+    now: Instant,
+  ): Promise<boolean> {
+    const changed = await this.db.run(
+      `UPDATE bookings SET expires_at = ?
+       WHERE tenant_id = ? AND id = ? AND version = ? AND status = 'HELD' AND expires_at > ? AND expires_at < ?`,
+      [until, tenantId, bookingId, version, now, until],
+    );
+    return changed > 0;
+  }
+
   async update(next: Booking): Promise<void> {
     const r = bookingToRow(next);
     const changed = await this.db.run(
@@ -403,6 +418,15 @@ export class BookingsSql implements BookingStore {
   async toReconcile(tenantId: string): Promise<Booking[]> {
     const rows = await this.db.all<BookingRow>(
       `SELECT * FROM bookings WHERE tenant_id = ? AND ${this.dialect.jsonFlag('payment', 'reconciliationRequired')}
+       ORDER BY updated_at`,
+      [tenantId],
+    );
+    return rows.map(bookingFromRow);
+  }
+
+  async toRefund(tenantId: string): Promise<Booking[]> {
+    const rows = await this.db.all<BookingRow>(
+      `SELECT * FROM bookings WHERE tenant_id = ? AND ${this.dialect.jsonText('payment', 'refund.status')} = 'DUE'
        ORDER BY updated_at`,
       [tenantId],
     );

@@ -10,7 +10,7 @@ import type {
   TenantLimits,
   WritePolicy,
 } from '../../../domain/identity/identity.js';
-import { defaultTenantLimits } from '../../../domain/identity/identity.js';
+import { DEFAULT_APPROVAL_WINDOW_MINUTES, defaultTenantLimits } from '../../../domain/identity/identity.js';
 import type { ToolMode, ToolProfile } from '../../../domain/identity/identity.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import type { Credential, IdentityStore, SetupLink } from '../../../ports/store/index.js';
@@ -27,6 +27,7 @@ interface TenantRow {
   tool_profile?: string;
   disabled_tools?: string;
   tool_mode?: string;
+  approval_window_minutes?: number | string;
   created_at: number | string;
 }
 interface PersonRow {
@@ -79,6 +80,7 @@ const tenantOf = (r: TenantRow): Tenant => ({
   toolProfile: (r.tool_profile ?? 'inherit') as ToolProfile,
   disabledTools: JSON.parse(r.disabled_tools ?? '[]') as string[],
   toolMode: (r.tool_mode ?? 'inherit') as ToolMode,
+  approvalWindowMinutes: Number(r.approval_window_minutes ?? DEFAULT_APPROVAL_WINDOW_MINUTES),
   createdAt: Number(r.created_at),
 });
 const personOf = (r: PersonRow): Person => ({
@@ -127,11 +129,13 @@ export class IdentitySql implements IdentityStore {
 
   async putTenant(t: Tenant): Promise<void> {
     await this.db.run(
-      `INSERT INTO tenants (id, name, limits, default_write_policy, tool_profile, disabled_tools, tool_mode, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO tenants (id, name, limits, default_write_policy, tool_profile, disabled_tools, tool_mode,
+         approval_window_minutes, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, limits = excluded.limits,
          default_write_policy = excluded.default_write_policy, tool_profile = excluded.tool_profile,
-         disabled_tools = excluded.disabled_tools, tool_mode = excluded.tool_mode`,
+         disabled_tools = excluded.disabled_tools, tool_mode = excluded.tool_mode,
+         approval_window_minutes = excluded.approval_window_minutes`,
       [
         t.id,
         t.name,
@@ -140,6 +144,7 @@ export class IdentitySql implements IdentityStore {
         t.toolProfile,
         JSON.stringify(t.disabledTools),
         t.toolMode,
+        t.approvalWindowMinutes,
         t.createdAt,
       ],
     );

@@ -18,7 +18,7 @@ export interface SqlDialect {
   readonly skipLocked: string;
   /** SQL testing a boolean field of a JSON text column. */
   jsonFlag(column: string, field: string): string;
-  /** SQL reading a text field of a JSON text column (NULL when absent). */
+  /** SQL reading a text field (`a` or nested `a.b`) of a JSON text column (NULL when absent). */
   jsonText(column: string, field: string): string;
   /** Serialises transactions that name the same key, until they end. */
   serialize(runner: SqlRunner, key: string): Promise<void>;
