@@ -74,15 +74,25 @@ describe('the payment simulator in the console (--dev)', () => {
     expect(confirmed.booking.status).toBe('CONFIRMED');
   });
 
-  it('is not served without --dev, and nobody but an owner or approver of the tenant sets a payment', async () => {
+  it('is not served without --dev (money to return is), and nobody but an owner or approver of the tenant sets a payment', async () => {
     const plainCookie = await signIn(new URL(plain.url).origin, plain.agent.email, plain.agent.password);
-    expect((await fetch(url('/console/payments', plain), { headers: { cookie: plainCookie } })).status).toBe(
-      404,
-    );
-    const plainPage = await (
-      await fetch(url('/console/approvals', plain), { headers: { cookie: plainCookie } })
-    ).text();
-    expect(plainPage).not.toContain('href="/console/payments"');
+    const plainPayments = await fetch(url('/console/payments', plain), { headers: { cookie: plainCookie } });
+    expect(plainPayments.status).toBe(200);
+    const plainText = await plainPayments.text();
+    expect(plainText).toContain('Money to return');
+    expect(plainText).not.toContain('Development simulator');
+    const csrfPlain = csrfFor(plain, plainCookie, 'console-payments');
+    const simulatedWithoutDev = await fetch(url('/console/payments/bk_any', plain), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: plainCookie,
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: new URL(plain.url).origin,
+      },
+      body: new URLSearchParams({ status: 'PAID', csrf: csrfPlain }),
+    });
+    expect(simulatedWithoutDev.status).toBe(404);
 
     const { booking } = await ok<{ booking: { id: string } }>(agent, 'hold_slot', {
       calendarIds: [room],

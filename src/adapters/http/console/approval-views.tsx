@@ -217,8 +217,8 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
           </dd>
           <dt>Label</dt>
           <dd>{summary.label ?? <span class="muted">none</span>}</dd>
-          <dt>Payment</dt>
-          <dd id="payment">{summary.consequence.money}</dd>
+          <dt>Price</dt>
+          <dd id="payment">{summary.amount ? `${summary.amount} ${summary.currency}` : 'free'}</dd>
         </dl>
       </section>
       <section class="card" aria-labelledby="customer">

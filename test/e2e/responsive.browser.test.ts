@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, releaseBrowser } from '../support/browser.js';
+import { signInToConsole } from '../support/console-browser.js';
+import { createOpenCalendar, futureHour } from '../support/fixtures.js';
+import { layoutFaults } from '../support/layout-check.js';
+import { call, connectHttp, ok } from '../support/mcp-clients.js';
+import type { RunningServer } from '../support/spawn-server.js';
+import { runCli, spawnServer } from '../support/spawn-server.js';
+
+// The pages a person decides on, read on a 320 px phone up to a 1280 px desktop, with the names
+// people really give things: 200 characters, right-to-left, emoji. Nothing scrolls sideways and
+// no word is split across lines.
+
+const WIDTHS = [320, 390, 768, 1280];
+/** Each page is photographed at a phone's and a desktop's width: `npm run screenshots` keeps them in docs/. */
+const SHOT_WIDTHS = new Set([390, 1280]);
+const FOR_DOCS = process.env.HOLDFAST_SCREENSHOTS !== undefined;
+const SHOTS = process.env.HOLDFAST_SCREENSHOTS ?? join(process.cwd(), '.artifacts', 'screenshots');
+/** The pages docs/ keeps: those a person decides on. The suite photographs every page into .artifacts. */
+const DOC_PAGES = new Set([
+  'approvals',
+  'approval',
+  'approval-five-calendars',
+  'approval-decided',
+  'booking',
+  'bookings',
+  'payments',
+]);
+const slug = (name: string) =>
+  name
+    .split(',')[0]!
+    .replace(/[^a-z0-9]+/gi, '-')
+    .toLowerCase();
+const LONG_NAME = `Grande salle de conférence du troisième étage ${'avec vue sur le fleuve '.repeat(7)}`
+  .slice(0, 200)
+  .trim();
+const NAMES = [LONG_NAME, 'غرفة الاجتماعات الكبرى', 'Studio 🎙️ Podcast 🎧', 'Jade Room', 'Salle B'];
+
+let server: RunningServer;
+let agent: Client;
+let browser: Browser;
+let context: BrowserContext;
+/** Name, address, and the screenshot's file name where the name alone would not tell them apart. */
+const pages: [string, string, string?][] = [];
+
+beforeAll(async () => {
+  server = await spawnServer(['--no-seed', '--dev']);
+  agent = await connectHttp(server.url, 'modern');
+  const rooms: string[] = [];
+  for (const name of NAMES)
+    rooms.push(await createOpenCalendar(agent, name, { amount: '120.50', currency: 'EUR' }));
+  const customer = {
+    name: 'Maximiliane Konstanze von Hohenzollern-Sigmaringen 🌷',
+    email: 'max.hohenzollern@example.com',
+    notes: 'Arrives late; needs a step-free entrance and a quiet corner near the window, please.',
+  };
+  const ask = async (calendarIds: string[], hour: number) => {
+    const { booking } = await ok(agent, 'hold_slot', {
+      calendarIds,
+      start: futureHour(3, hour),
+      end: futureHour(3, hour + 1),
+      customer,
+      label: 'Quarterly board review — please prepare the projector 📽️',
+      idempotencyKey: randomUUID(),
+    });
+    const asked = await call(agent, 'confirm_booking', {
+      bookingId: booking.id,
+      expectedVersion: 1,
+      idempotencyKey: randomUUID(),
+    });
+    return { booking, approvalId: (asked.error!.details as { approvalId: string }).approvalId };
+  };
+  const one = await ask([rooms[0]!], 1);
+  const five = await ask(rooms, 3);
+  const rtl = await ask([rooms[1]!], 5);
+  await runCli(['approvals', 'approve', rtl.approvalId, '--db', server.dbPath]);
+  pages.push(
+    ['approvals', '/console/approvals'],
+    ['approval, one calendar with a 200-character name', `/console/approvals/${one.approvalId}`, 'approval'],
+    ['approval, five calendars', `/console/approvals/${five.approvalId}`, 'approval-five-calendars'],
+    ['approval, decided, right-to-left calendar', `/console/approvals/${rtl.approvalId}`, 'approval-decided'],
+    ['bookings', '/console/bookings'],
+    ['booking', `/console/bookings/${five.booking.id}`],
+    ['calendars', '/console/calendars'],
+    ['calendar', `/console/calendars/${rooms[0]}`],
+    ['connections', '/console/connections'],
+    ['activity', '/console/activity'],
+    ['people', '/console/people'],
+    ['payments', '/console/payments'],
+  );
+  browser = await launchBrowser();
+  context = await browser.newContext();
+  const page = await context.newPage();
+  await signInToConsole(page, server);
+  await page.close();
+});
+afterAll(async () => {
+  await context?.close();
+  await releaseBrowser(browser);
+  await agent?.close();
+  await server?.stop();
+});
+
+describe('every page a person decides on, at 320, 390, 768 and 1280 px, with hostile names', () => {
+  it('never scrolls sideways and never breaks a word', async () => {
+    const page = await context.newPage();
+    const faults: string[] = [];
+    mkdirSync(SHOTS, { recursive: true });
+    try {
+      for (const [name, path, shot] of pages) {
+        await page.goto(new URL(path, server.url).href);
+        for (const width of WIDTHS) {
+          await page.setViewportSize({ width, height: 900 });
+          const file = shot ?? slug(name);
+          if (SHOT_WIDTHS.has(width) && (!FOR_DOCS || DOC_PAGES.has(file)))
+            await page.screenshot({
+              path: join(SHOTS, `${file}-${width}.png`),
+              fullPage: true,
+            });
+          for (const fault of await layoutFaults(page))
+            faults.push(`${name} at ${width} px: ${fault.kind}: ${fault.where}`);
+        }
+      }
+    } finally {
+      await page.close();
+    }
+    expect(faults).toEqual([]);
+  });
+
+  it('the sign-in page too, signed out', async () => {
+    const fresh = await browser.newContext();
+    const page = await fresh.newPage();
+    const faults: string[] = [];
+    try {
+      await page.goto(new URL('/login', server.url).href);
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 900 });
+        if (SHOT_WIDTHS.has(width))
+          await page.screenshot({ path: join(SHOTS, `sign-in-${width}.png`), fullPage: true });
+        for (const fault of await layoutFaults(page))
+          faults.push(`login at ${width} px: ${fault.kind}: ${fault.where}`);
+      }
+    } finally {
+      await fresh.close();
+    }
+    expect(faults).toEqual([]);
+  });
+});
