@@ -11,7 +11,41 @@ import type { Approval } from '../domain/approval/approval.js';
 
 /** An approval as the console shows it: the intent in words, and who asked through what. */
 export interface ApprovalCard extends ApprovalView {
-  readonly requester: { readonly email: string | null; readonly connection: string };
+  readonly requester: {
+    readonly email: string | null;
+    /** The asking connection as a person names it: "Claude on Olga's laptop — token of Olga Petrova". */
+    readonly asker: string;
+    /** The connection exactly as recorded (token id, client name and version), for the details. */
+    readonly connection: string;
+  };
+  /** Who decided and how: "Olga Petrova (owner), with a passkey"; null while undecided. */
+  readonly decider: string | null;
+}
+
+const METHOD_WORDS: Readonly<Record<string, string>> = {
+  passkey: 'with a passkey',
+  password: 'with a password',
+};
+
+/** The decision's recorder in words: decidedBy is "usr_… email (method)", or an operator's name. */
+async function deciderOf(tx: StoreTx, decidedBy: string | null): Promise<string | null> {
+  if (decidedBy === null) return null;
+  const person = /^(\S+) (\S+@\S+) \(([^)]+)\)$/.exec(decidedBy);
+  if (!person) return decidedBy === 'operator-cli' ? 'an operator, on the command line' : decidedBy;
+  const [, id, email, method] = person;
+  const known = await tx.identity.getPerson(id!);
+  const name = known?.displayName || email!;
+  const role = known ? ` (${known.role})` : '';
+  return `${name}${role}, ${METHOD_WORDS[method!] ?? `signed in with ${method}`}`;
+}
+
+/** "tok_… \"Claude on Olga's laptop\" · client 1.0" -> "Claude on Olga's laptop — token of Olga Petrova". */
+function askerOf(clientId: string, person: { displayName: string; email: string } | null): string {
+  const named = /"([^"]+)"/.exec(clientId)?.[1];
+  const who = person ? person.displayName || person.email : null;
+  if (named) return who ? `${named} — token of ${who}` : named;
+  const client = clientId.split(' · ')[0] ?? clientId;
+  return who ? `${client} — for ${who}` : client;
 }
 
 const RECENT = 20;
@@ -28,7 +62,12 @@ async function cardOf(deps: AppDeps, tx: StoreTx, approval: Approval, viewer: Pe
       summary.customer && !mayApprove(viewer)
         ? { ...summary, customer: maskContact(summary.customer) }
         : summary,
-    requester: { email: person?.email ?? null, connection: approval.clientId },
+    requester: {
+      email: person?.email ?? null,
+      asker: askerOf(approval.clientId, person && person.tenantId === viewer.tenantId ? person : null),
+      connection: approval.clientId,
+    },
+    decider: await deciderOf(tx, approval.decidedBy),
   };
 }
 

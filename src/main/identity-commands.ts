@@ -3,6 +3,7 @@ import {
   addPerson,
   checkTenantId,
   disablePerson,
+  emailsById,
   newSetupLink,
   personByEmail,
   resetPassword,
@@ -253,6 +254,7 @@ export async function tokens(runtime: Runtime, config: ServerConfig, print: Prin
   }
   if (verb === 'list') {
     const all = await listTokens(deps, config.tenantId);
+    const emails = await emailsById(deps, config.tenantId);
     if (config.json)
       print(
         JSON.stringify(
@@ -280,7 +282,7 @@ export async function tokens(runtime: Runtime, config: ServerConfig, print: Prin
               all.map((t) => [
                 t.id,
                 t.name,
-                t.personId,
+                emails.get(t.personId) ?? t.personId,
                 t.scopes.join(' '),
                 t.writePolicy,
                 t.revokedAt !== null

@@ -1,7 +1,7 @@
 import { relative, table } from '../adapters/format/human-time.js';
 import { rotateSigningKeys } from '../adapters/oauth/signing-keys.js';
 import { listConnections, revokeConnection } from '../app/identity/oauth-connections.js';
-import { personByEmail } from '../app/identity/people.js';
+import { emailsById, personByEmail } from '../app/identity/people.js';
 import { formatInstant } from '../domain/time/instant.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
@@ -20,6 +20,7 @@ export async function connections(runtime: Runtime, config: ServerConfig, print:
   if (verb === 'list') {
     const person = arg === undefined ? undefined : await personByEmail(deps, arg);
     const all = await listConnections(deps, config.tenantId, person?.id);
+    const emails = config.json ? new Map<string, string>() : await emailsById(deps, config.tenantId);
     if (config.json)
       print(
         JSON.stringify(
@@ -43,7 +44,7 @@ export async function connections(runtime: Runtime, config: ServerConfig, print:
                 c.grantId,
                 c.clientName,
                 c.redirectHost,
-                c.personId,
+                emails.get(c.personId) ?? c.personId,
                 c.scopes.join(' '),
                 c.writePolicy,
                 c.revokedAt === null ? 'active' : 'revoked',

@@ -88,8 +88,11 @@ describe('cancelling a paid booking, read and settled by a person on a 390 px ph
       expect(order).toBeTruthy();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await page.screenshot({ path: 'test-results/refund-approval-390.png', fullPage: true });
+      // Who asks, by name: the token's name and whose it is; ids only in the details.
+      expect(await page.textContent('#asker')).toMatch(/^test agent — token of \S+$/);
       await page.click('button[value=approve]');
       expect(await page.textContent('#result')).toContain('owed back to Mei Chen');
+      expect(await page.textContent('#decider')).toMatch(/^\S+ \(owner\), with a password$/);
     } finally {
       await context.close();
     }

@@ -238,3 +238,9 @@ export async function resetPassword(deps: AppDeps, email: string) {
 export async function hasPeople(deps: AppDeps, tenantId: string): Promise<boolean> {
   return deps.store.read(async (tx) => (await tx.identity.listPeople(tenantId)).length > 0);
 }
+
+/** People's emails by id, for tables a person reads (ids stay in --json). */
+export async function emailsById(deps: AppDeps, tenantId: string): Promise<Map<string, string>> {
+  const people = await deps.store.read((tx) => tx.identity.listPeople(tenantId));
+  return new Map(people.map((p) => [p.id, p.email]));
+}

@@ -149,9 +149,12 @@ export function wallClockToInstant(epochDay: number, minutes: number, zone: stri
   const wall = new Temporal.PlainDateTime(year, month, day, Math.floor(rest / 60), rest % 60);
   const zoned = wall.toZonedDateTime(zone, { disambiguation: 'compatible' });
   const exact = Temporal.PlainDateTime.compare(zoned.toPlainDateTime(), wall) === 0;
+  // In a gap, 'compatible' lands past the jump, at or after it: the jump is the latest transition
+  // not after that instant. (Asked from the instant itself, 'previous' would skip a jump that
+  // lands exactly there — a gap starting at the asked minute — and answer a year-old one.)
   const instant = exact
     ? zoned.epochMilliseconds
-    : (zoned.getTimeZoneTransition('previous') ?? zoned).epochMilliseconds;
+    : (zoned.add({ nanoseconds: 1 }).getTimeZoneTransition('previous') ?? zoned).epochMilliseconds;
   if (zoneCache.size >= MAX_WALL_ENTRIES_PER_ZONE) zoneCache.clear();
   zoneCache.set(key, instant);
   return instant;

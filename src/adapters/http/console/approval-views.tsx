@@ -58,7 +58,7 @@ export function ApprovalItem(props: { card: ApprovalCard }) {
         {summary.consequence.time} {summary.consequence.money}
       </p>
       <p class="muted small">
-        Asked by {requester.email ?? approval.subject} through {requester.connection}
+        Asked by {requester.asker}
         {status === 'PENDING' ? (
           <>
             {' '}
@@ -230,10 +230,9 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
         <dl class="facts">
           <dt>Person</dt>
           <dd>{requester.email ?? approval.subject}</dd>
-          <dt>Connection</dt>
-          <dd>
-            <code>{requester.connection}</code>
-          </dd>
+          <dt>Through</dt>
+          <dd id="asker">{requester.asker}</dd>
+
           <dt>{status === 'PENDING' ? 'Expires' : 'Expired'}</dt>
           <dd>
             <time datetime={new Date(approval.expiresAt).toISOString()} data-countdown={status === 'PENDING'}>
@@ -243,15 +242,44 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
           {approval.decidedBy ? (
             <>
               <dt>Decided by</dt>
-              <dd>{approval.decidedBy}</dd>
+              <dd id="decider">{props.card.decider}</dd>
             </>
           ) : (
             ''
           )}
         </dl>
-        <details>
-          <summary>Intent hash</summary>
-          <code>{approval.intentHash}</code>
+        <details id="ids">
+          <summary>Ids and hash</summary>
+          <dl class="facts small">
+            <dt>Approval</dt>
+            <dd>
+              <code id="approval-id">{approval.id}</code>{' '}
+              <button type="button" data-copy="approval-id" hidden>
+                Copy
+              </button>
+            </dd>
+            <dt>Connection</dt>
+            <dd>
+              <code>{requester.connection}</code>
+            </dd>
+            {approval.decidedBy ? (
+              <>
+                <dt>Decision record</dt>
+                <dd>
+                  <code>{approval.decidedBy}</code>
+                </dd>
+              </>
+            ) : (
+              ''
+            )}
+            <dt>Intent hash</dt>
+            <dd>
+              <code id="intent-hash">{approval.intentHash}</code>{' '}
+              <button type="button" data-copy="intent-hash" hidden>
+                Copy
+              </button>
+            </dd>
+          </dl>
         </details>
       </section>
       {decidable ? (
