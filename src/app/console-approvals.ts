@@ -28,7 +28,7 @@ const METHOD_WORDS: Readonly<Record<string, string>> = {
 };
 
 /** The decision's recorder in words: decidedBy is "usr_… email (method)", or an operator's name. */
-async function deciderOf(tx: StoreTx, decidedBy: string | null): Promise<string | null> {
+export async function deciderOf(tx: StoreTx, decidedBy: string | null): Promise<string | null> {
   if (decidedBy === null) return null;
   const person = /^(\S+) (\S+@\S+) \(([^)]+)\)$/.exec(decidedBy);
   if (!person) return decidedBy === 'operator-cli' ? 'an operator, on the command line' : decidedBy;

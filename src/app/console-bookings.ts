@@ -11,6 +11,7 @@ import type { AppDeps } from './deps.js';
 import type { CalendarRef } from './snapshot.js';
 import { calendarRef } from './snapshot.js';
 import { recordBookingEvent } from './webhooks/record-booking-event.js';
+import { deciderOf } from './console-approvals.js';
 
 /**
  * Bookings as people see them in the console: the whole tenant's (people run it; agents see
@@ -157,17 +158,50 @@ const HISTORY_LIMIT = 200;
 
 export interface BookingHistoryEntry {
   readonly at: number;
-  readonly tool: string;
-  readonly outcome: string;
-  readonly errorCode: string | null;
-  readonly who: string;
-  readonly connection: string;
+  /** The call's tool, or what a person or the system did: decision, payment, refund, lapse. */
+  readonly kind: string;
+  /** What happened, in words: "Asked a person to approve confirming it", "Approved — Olga Petrova (owner), with a passkey". */
+  readonly words: string;
+  readonly tone: 'plain' | 'good' | 'warn' | 'bad';
+  /** Who: a person's email, or null for the system. */
+  readonly who: string | null;
+  /** Through what: the connection, or null. */
+  readonly via: string | null;
+}
+
+const ACTION_WORDS: Readonly<Record<string, string>> = {
+  confirm_booking: 'confirming it',
+  cancel_booking: 'cancelling it',
+};
+
+/** One call of the trail in words; an approval asked for is a step, not an error. */
+function callWords(
+  tool: string,
+  outcome: string,
+  code: string | null,
+): Pick<BookingHistoryEntry, 'words' | 'tone'> {
+  const asked = ACTION_WORDS[tool];
+  if (asked && code === 'APPROVAL_REQUIRED')
+    return { words: `Asked a person to approve ${asked}`, tone: 'plain' };
+  if (outcome !== 'ok') return { words: `${tool} refused${code ? ` (${code})` : ''}`, tone: 'bad' };
+  const done: Readonly<Record<string, Pick<BookingHistoryEntry, 'words' | 'tone'>>> = {
+    hold_slot: { words: 'Held', tone: 'plain' },
+    confirm_booking: { words: 'Confirmed', tone: 'good' },
+    cancel_booking: { words: 'Cancelled', tone: 'warn' },
+    release_hold: { words: 'Hold released', tone: 'warn' },
+    request_approval: { words: 'Asked a person to approve', tone: 'plain' },
+    reschedule_booking: { words: 'A move to another time was held', tone: 'plain' },
+    console_booking: { words: 'Ended by a person in the console', tone: 'warn' },
+    console_refund: { words: 'Money owed back recorded as returned', tone: 'good' },
+  };
+  return done[tool] ?? { words: `Read or changed (${tool})`, tone: 'plain' };
 }
 
 /**
- * A booking's trail, newest first: every sealed call that names it — the hold that made it, then
- * reads, confirmations, approvals and console actions. Shown to owners and approvers, who run
- * the tenant; a viewer gets null.
+ * A booking's story, oldest first: every sealed call that names it (the hold that made it, the
+ * approvals asked for, confirmations, console actions), every person's decision about it with
+ * their name and how they signed in, its payment, money owed back and returned, and a hold that
+ * lapsed. Shown to owners and approvers, who run the tenant; a viewer gets null.
  */
 export async function bookingHistory(
   deps: AppDeps,
@@ -175,7 +209,9 @@ export async function bookingHistory(
   bookingId: string,
 ): Promise<BookingHistoryEntry[] | null> {
   if (!mayApprove(person)) return null;
+  const now = deps.clock.now();
   return deps.store.read(async (tx) => {
+    const booking = await tx.bookings.get(person.tenantId, bookingId);
     const records = await tx.audit.search(
       person.tenantId,
       { mentions: `"${bookingId}"` },
@@ -186,13 +222,74 @@ export async function bookingHistory(
       const someone = await tx.identity.getPerson(subject);
       if (someone?.tenantId === person.tenantId) emails.set(subject, someone.email);
     }
-    return records.map((r) => ({
+    const story: BookingHistoryEntry[] = records.map((r) => ({
       at: r.at,
-      tool: r.tool,
-      outcome: r.outcome,
-      errorCode: r.errorCode,
+      kind: r.tool,
+      ...callWords(r.tool, r.outcome, r.errorCode),
       who: emails.get(r.subject) ?? r.subject,
-      connection: r.clientId,
+      via: r.clientId,
     }));
+    for (const approval of await tx.approvals.ofBooking(person.tenantId, bookingId)) {
+      const action = ACTION_WORDS[approval.action] ?? approval.action;
+      if (approval.decidedAt !== null && approval.decidedBy !== null)
+        story.push({
+          at: approval.decidedAt,
+          kind: 'decision',
+          words: `${approval.status === 'DENIED' ? 'Denied' : 'Approved'} ${action} — ${await deciderOf(tx, approval.decidedBy)}`,
+          tone: approval.status === 'DENIED' ? 'bad' : 'good',
+          who: null,
+          via: null,
+        });
+      else if (approval.status === 'PENDING' && approval.expiresAt <= now)
+        story.push({
+          at: approval.expiresAt,
+          kind: 'lapse',
+          words: `Nobody decided about ${action} in time; the approval lapsed`,
+          tone: 'warn',
+          who: null,
+          via: null,
+        });
+    }
+    if (booking) story.push(...moneyAndLapse(booking, now));
+    return story.sort((a, b) => a.at - b.at);
   });
+}
+
+/** What the booking itself records: its payment, money owed back and returned, a hold that lapsed. */
+function moneyAndLapse(booking: Booking, now: number): BookingHistoryEntry[] {
+  const entries: BookingHistoryEntry[] = [];
+  const system = { who: null, via: null };
+  const price = booking.price ? `${booking.price.amount} ${booking.price.currency}` : '';
+  const payment = booking.payment;
+  if (payment?.paidAt)
+    entries.push({ at: payment.paidAt, kind: 'payment', words: `Paid ${price}`, tone: 'good', ...system });
+  const refund = payment?.refund;
+  if (refund) {
+    const money = `${refund.amount} ${refund.currency}`;
+    const customer = booking.customer?.name ?? 'the customer';
+    entries.push({
+      at: refund.dueAt,
+      kind: 'refund',
+      words: `${money} owed back to ${customer}`,
+      tone: 'warn',
+      ...system,
+    });
+    if (refund.returnedAt !== undefined)
+      entries.push({
+        at: refund.returnedAt,
+        kind: 'refund',
+        words: `${money} returned to ${customer}${refund.returnedBy ? `, recorded by ${refund.returnedBy}` : ''}${refund.providerReference ? ` (provider reference ${refund.providerReference})` : ''}`,
+        tone: 'good',
+        ...system,
+      });
+  }
+  if (effectiveStatus(booking, now) === 'EXPIRED' && booking.expiresAt !== null)
+    entries.push({
+      at: booking.expiresAt,
+      kind: 'lapse',
+      words: 'The hold lapsed: nobody confirmed it in time, and its time was freed',
+      tone: 'warn',
+      ...system,
+    });
+  return entries;
 }

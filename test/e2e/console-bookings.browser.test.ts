@@ -149,7 +149,10 @@ describe('the bookings section', () => {
     );
     expect(calls).toEqual(expect.arrayContaining(['hold_slot', 'confirm_booking']));
     expect(calls.filter((c) => c === 'confirm_booking')).toHaveLength(2);
-    expect(before).toContain('APPROVAL_REQUIRED');
+    // Asking a person is a step of the story, not an error; the person's decision is in it, by name.
+    expect(before).toContain('Asked a person to approve confirming it');
+    expect(before).not.toContain('APPROVAL_REQUIRED');
+    expect(calls).toContain('decision');
     await auditConsolePage(page, 'booking-detail');
 
     expect(await isFree(grace.start, grace.end)).toBe(false);
@@ -164,8 +167,8 @@ describe('the bookings section', () => {
     const after = await page.$$eval('tr[data-history]', (rows) =>
       rows.map((r) => r.getAttribute('data-history')),
     );
-    // Newest first: the agent's get_booking after the cancel, then the person's cancel.
-    expect(after.slice(0, 2)).toEqual(['get_booking', 'console_booking']);
+    // In order: the person's cancel, then the agent's get_booking after it.
+    expect(after.slice(-2)).toEqual(['console_booking', 'get_booking']);
     expect(await page.textContent('tr[data-history="console_booking"]')).toContain(server.agent.email);
   });
 

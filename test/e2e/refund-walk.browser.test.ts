@@ -7,7 +7,7 @@ import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { runCli, spawnServer } from '../support/spawn-server.js';
+import { runCli, spawnServer, untilSealed } from '../support/spawn-server.js';
 
 // An agent cancels a paid booking. The person who decides reads, on a phone, that the customer
 // paid and that approving makes the money owed back; the refund then waits under Payments until
@@ -147,7 +147,27 @@ describe('cancelling a paid booking, read and settled by a person on a 390 px ph
       await settle.waitForURL(/returned=/);
       expect(await settle.textContent('#result')).toContain('Recorded: the money is returned.');
       expect(await settle.locator('#nothing-to-return').count()).toBe(1);
+      await untilSealed(server.dbPath); // the calls' records join the trail a moment after each call
       await settle.goto(new URL(`/console/bookings/${confirmed.id}`, origin).href);
+      // The booking's story, in order and with names: the decisions, the payment, the refund.
+      const story = await settle.$$eval('tr[data-history]', (rows) =>
+        rows.map((r) => r.children[1]!.textContent!.trim()),
+      );
+      const at = (pattern: RegExp) => story.findIndex((line) => pattern.test(line));
+      const steps = [
+        /^Asked a person to approve confirming it$/,
+        /^Approved confirming it — an operator, on the command line$/,
+        /^Paid 500\.00 CNY$/,
+        /^Asked a person to approve cancelling it$/,
+        /^Approved cancelling it — \S+ \(owner\), with a password$/,
+        /^500\.00 CNY owed back to Mei Chen$/,
+        /^500\.00 CNY returned to Mei Chen, recorded by /,
+      ].map(at);
+      expect(
+        steps.every((i) => i >= 0),
+        story.join('\n'),
+      ).toBe(true);
+      expect([...steps].sort((a, b) => a - b)).toEqual(steps);
       expect(await settle.textContent('#refund')).toMatch(
         new RegExp(`^500\\.00 CNY returned .* \\(UTC\\) by .*${server.agent.email.replace('.', '\\.')}`),
       );

@@ -14,6 +14,8 @@ export interface ApprovalStore {
   spendPageToken(tenantId: string, approvalId: string): Promise<void>;
   /** The newest 200 approvals, of one tenant or all, optionally of one status. */
   list(tenantId: string | null, status?: ApprovalStatus): Promise<Approval[]>;
+  /** Every approval asked about one booking, oldest first (at most 100). */
+  ofBooking(tenantId: string, bookingId: string): Promise<Approval[]>;
   /** Approvals still PENDING and not expired at `now` in the tenant, or of one person in it (quotas). */
   countOpen(tenantId: string, now: Instant, subject?: string): Promise<number>;
   /** Remembers a host-attested approval id; false when it was seen before (a replay). */

@@ -2,7 +2,7 @@ import type { BookingDetail, BookingHistoryEntry } from '../../../app/console-bo
 import type { Person } from '../../../domain/identity/identity.js';
 import { mayApprove } from '../../../domain/identity/identity.js';
 import { formatUtc } from '../../../domain/time/zone.js';
-import { localDateTime } from '../../format/human-time.js';
+import { localDateTime, zoneLabel } from '../../format/human-time.js';
 import { CustomerFacts } from './approval-views.js';
 import { BookingFacts } from './booking-views.js';
 import { Status } from './shell.js';
@@ -137,35 +137,27 @@ export function BookingPage(props: {
         {props.history === null ? (
           <p class="muted">The history is shown to owners and approvers.</p>
         ) : props.history.length === 0 ? (
-          <p class="muted">No calls recorded yet (the trail is sealed a moment after each call).</p>
+          <p class="muted">Nothing recorded yet (the trail is sealed a moment after each call).</p>
         ) : (
           <div class="table-wrap">
             <table>
               <thead>
                 <tr>
-                  <th scope="col">When ({zone})</th>
-                  <th scope="col">Call</th>
-                  <th scope="col">Outcome</th>
+                  <th scope="col">When ({zoneLabel(zone)})</th>
+                  <th scope="col">What happened</th>
                   <th scope="col">By</th>
                 </tr>
               </thead>
               <tbody>
                 {props.history.map((entry) => (
-                  <tr data-history={entry.tool}>
+                  <tr data-history={entry.kind} class={`story ${entry.tone}`}>
                     <td>
-                      <time datetime={formatUtc(entry.at)} title={formatUtc(entry.at)}>
-                        {localDateTime(entry.at, zone)}
-                      </time>
+                      <time datetime={formatUtc(entry.at)}>{localDateTime(entry.at, zone)}</time>
                     </td>
+                    <td>{entry.words}</td>
                     <td>
-                      <code>{entry.tool}</code>
-                    </td>
-                    <td>
-                      <Status status={entry.outcome} />
-                      {entry.errorCode ? ` ${entry.errorCode}` : ''}
-                    </td>
-                    <td>
-                      {entry.who} <span class="muted small">via {entry.connection}</span>
+                      {entry.who ?? ''}
+                      {entry.via ? <span class="muted small"> via {entry.via}</span> : ''}
                     </td>
                   </tr>
                 ))}

@@ -78,6 +78,14 @@ export class ApprovalsSql implements ApprovalStore {
     return rows.map(approvalFromRow);
   }
 
+  async ofBooking(tenantId: string, bookingId: string): Promise<Approval[]> {
+    const rows = await this.db.all<ApprovalRow>(
+      'SELECT * FROM approvals WHERE tenant_id = ? AND booking_id = ? ORDER BY created_at LIMIT 100',
+      [tenantId, bookingId],
+    );
+    return rows.map(approvalFromRow);
+  }
+
   async countOpen(tenantId: string, now: Instant, subject?: string): Promise<number> {
     const [row] = await this.db.all<{ n: number | string }>(
       `SELECT count(*) AS n FROM approvals WHERE tenant_id = ? AND status = 'PENDING' AND expires_at > ?${
