@@ -142,7 +142,7 @@ export async function setDisabled(
 export async function updateSettings(
   deps: AppDeps,
   owner: Person,
-  settings: { limits: TenantLimits; defaultWritePolicy: string },
+  settings: { limits: TenantLimits; defaultWritePolicy: string; approvalWindowMinutes?: number },
 ): Promise<Tenant> {
   requireOwner(owner);
   for (const [field, value] of Object.entries(settings.limits))
@@ -151,5 +151,11 @@ export async function updateSettings(
   const defaultWritePolicy = WRITE_POLICIES.find((p) => p === settings.defaultWritePolicy);
   if (!defaultWritePolicy)
     throw invalidArgument('defaultWritePolicy', `must be one of ${WRITE_POLICIES.join(', ')}`);
-  return setTenant(deps, owner.tenantId, { limits: settings.limits, defaultWritePolicy });
+  return setTenant(deps, owner.tenantId, {
+    limits: settings.limits,
+    defaultWritePolicy,
+    ...(settings.approvalWindowMinutes === undefined
+      ? {}
+      : { approvalWindowMinutes: settings.approvalWindowMinutes }),
+  });
 }

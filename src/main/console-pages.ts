@@ -286,4 +286,9 @@ export function mountConsole(
         clientId: 'console',
       }).finish(),
   });
+  // Last: any other address under /console is the console's own "not found", not raw JSON.
+  app.get(
+    '/console/*',
+    page.signedIn((c, signed) => page.notFound(c, signed)),
+  );
 }

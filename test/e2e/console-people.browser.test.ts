@@ -87,7 +87,10 @@ describe('the people section', () => {
 
   it('saves the tenant’s limits and default policy (new tokens start with it), and refuses a limit out of range by name', async () => {
     await page.goto(url('/console/people'));
+    await page.uncheck('#limit-activeHoldsPerPerson-none');
     await page.fill('#limit-activeHoldsPerPerson', '3');
+    await page.check('#limit-callsPerMinute-none');
+    await page.fill('#approval-window', '45');
     await page.selectOption('#default-policy', 'readonly');
     await page.click('form[action="/console/tenant"] button[type=submit]');
     await page.waitForSelector('#result');
@@ -96,12 +99,14 @@ describe('the people section', () => {
       (await runCli(['tenants', 'list', '--db', server.dbPath, '--json'])).stdout,
     ) as {
       id: string;
-      limits: { activeHoldsPerPerson: number };
+      limits: { activeHoldsPerPerson: number; callsPerMinute: number };
       defaultWritePolicy: string;
+      approvalWindowMinutes: number;
     }[];
     expect(tenants.find((t) => t.id === 'local')).toMatchObject({
-      limits: { activeHoldsPerPerson: 3 },
+      limits: { activeHoldsPerPerson: 3, callsPerMinute: 1_000_000 },
       defaultWritePolicy: 'readonly',
+      approvalWindowMinutes: 45,
     });
     // The token form preselects it, and the CLI uses it when --write-policy is not given.
     await page.goto(url('/console/connections'));
@@ -120,6 +125,7 @@ describe('the people section', () => {
     expect(JSON.parse(made.stdout).writePolicy).toBe('readonly');
     await page.goto(url('/console/people'));
     // The browser's own checks are bypassed the way a script would.
+    await page.uncheck('#limit-callsPerMinute-none');
     await page.evaluate(() => {
       const input = document.querySelector<HTMLInputElement>('#limit-callsPerMinute')!;
       input.removeAttribute('min');

@@ -92,6 +92,7 @@ beforeAll(async () => {
     ['activity', '/console/activity'],
     ['people', '/console/people'],
     ['payments', '/console/payments'],
+    ['not found', '/console/no-such-page'],
   );
   browser = await launchBrowser();
   context = await browser.newContext();
@@ -130,6 +131,19 @@ describe('every page a person decides on, at 320, 390, 768 and 1280 px, with hos
       await page.close();
     }
     expect(faults).toEqual([]);
+  });
+
+  it('an unknown console address answers the console’s own page, 404, not raw JSON', async () => {
+    const page = await context.newPage();
+    try {
+      const answer = await page.goto(new URL('/console/no-such-page/at/all', server.url).href);
+      expect(answer!.status()).toBe(404);
+      expect(answer!.headers()['content-type']).toMatch(/^text\/html/);
+      expect(await page.textContent('h1')).toBe('Not found');
+      expect(await page.locator('nav a[href="/console/approvals"]').count()).toBeGreaterThan(0);
+    } finally {
+      await page.close();
+    }
   });
 
   it('the sign-in page too, signed out', async () => {

@@ -32,7 +32,7 @@ export const SCOPE_WORDS: Readonly<Record<Scope, string>> = {
 
 export const POLICY_WORDS: Readonly<Record<WritePolicy, string>> = {
   readonly: 'Read only: it cannot confirm or cancel anything',
-  draft: 'Ask me: every confirmation or cancellation waits for my approval',
+  draft: 'Ask me before every write: each confirmation or cancellation waits for my approval',
   attested: 'A registered host attests my approval',
   direct: 'Direct: it confirms and cancels without asking me',
 };

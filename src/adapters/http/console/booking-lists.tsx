@@ -1,3 +1,4 @@
+import { STATUS_WORDS } from './shell.js';
 import type { BookingLine } from '../../../app/console-bookings.js';
 import type { Calendar } from '../../../domain/calendar.js';
 import { bookingStatuses } from '../../../domain/booking/booking.js';
@@ -60,7 +61,7 @@ export function FilterForm(props: {
           <option value="">Any status</option>
           {bookingStatuses.map((s) => (
             <option value={s} selected={form.status === s}>
-              {s.toLowerCase()}
+              {STATUS_WORDS[s]}
             </option>
           ))}
         </select>

@@ -103,7 +103,7 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
               ? 'No bookings match.'
               : `${found.total} booking${found.total === 1 ? '' : 's'}; showing ${offset + 1}–${offset + found.items.length}.`}
           </p>
-          <BookingList lines={found.items} empty="Nothing to show for this filter." />
+          {found.total === 0 ? '' : <BookingList lines={found.items} empty="" />}
           <nav class="pager" aria-label="Pages">
             {offset > 0 ? <a href={link(Math.max(0, offset - PAGE_SIZE))}>← Earlier</a> : ''}
             {offset + found.items.length < found.total ? <a href={link(offset + PAGE_SIZE)}>Later →</a> : ''}

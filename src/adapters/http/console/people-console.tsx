@@ -2,7 +2,13 @@ import type { Context } from 'hono';
 import type { PeopleView } from '../../../app/console-people.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Person, Role, TenantLimits } from '../../../domain/identity/identity.js';
-import { ROLES, WRITE_POLICIES } from '../../../domain/identity/identity.js';
+import {
+  isLimited,
+  MAX_APPROVAL_WINDOW_MINUTES,
+  NO_LIMIT,
+  ROLES,
+  WRITE_POLICIES,
+} from '../../../domain/identity/identity.js';
 import { POLICY_WORDS } from '../../../domain/identity/oauth.js';
 import { isDomainError } from '../../../domain/errors.js';
 import type { PageApp } from '../http-app.js';
@@ -20,7 +26,7 @@ export interface PeopleConsoleOptions {
   setDisabled(owner: Person, personId: string, disabled: boolean): Promise<unknown>;
   updateSettings(
     owner: Person,
-    settings: { limits: TenantLimits; defaultWritePolicy: string },
+    settings: { limits: TenantLimits; defaultWritePolicy: string; approvalWindowMinutes: number },
   ): Promise<unknown>;
   /** The address a setup secret is opened at. */
   setupUrl(secret: string): string;
@@ -127,7 +133,7 @@ function PeoplePage(props: {
   const csrf = csrfToken(signed.session, FORM);
   return (
     <Shell title="People" signed={signed} section="/console/people">
-      <h1>People of {view.tenant.name}</h1>
+      <h1>People{view.tenant.name === view.tenant.id ? '' : ` of ${view.tenant.name}`}</h1>
       {props.message ? (
         <p class="notice" id="result" role="status">
           {props.message}
@@ -200,15 +206,13 @@ function PeoplePage(props: {
       </form>
       <form method="post" action="/console/tenant" class="card" aria-labelledby="limits-title">
         <h2 id="limits-title">Tenant settings</h2>
-        <p class="muted small">
-          Limits are whole numbers; 1000000 means no limit. They apply from the next call.
-        </p>
+        <p class="muted small">Limits are whole numbers, or none at all. They apply from the next call.</p>
         <input type="hidden" name="csrf" value={csrf} />
         <label for="default-policy">New agent connections start with</label>
         <select id="default-policy" name="defaultWritePolicy">
           {WRITE_POLICIES.map((p) => (
             <option value={p} selected={view.tenant.defaultWritePolicy === p}>
-              {p}: {POLICY_WORDS[p]}
+              {POLICY_WORDS[p]}
             </option>
           ))}
         </select>
@@ -217,20 +221,47 @@ function PeoplePage(props: {
           <code>holdfast tokens create</code> without <code>--write-policy</code>; a person may pick another
           within their role.
         </p>
-        {LIMIT_FIELDS.map(([field, words]) => (
-          <>
-            <label for={`limit-${field}`}>{words}</label>
-            <input
-              type="number"
-              id={`limit-${field}`}
-              name={field}
-              min={1}
-              max={1000000}
-              required
-              value={String(view.tenant.limits[field])}
-            />
-          </>
-        ))}
+        {LIMIT_FIELDS.map(([field, words]) => {
+          const unlimited = !isLimited(view.tenant.limits[field]);
+          return (
+            <fieldset class="limit">
+              <legend>{words}</legend>
+              <label for={`limit-${field}`} class="skip">
+                {words}: at most
+              </label>
+              <input
+                type="number"
+                id={`limit-${field}`}
+                name={field}
+                min={1}
+                max={NO_LIMIT - 1}
+                value={unlimited ? '' : String(view.tenant.limits[field])}
+              />
+              <label class="inline">
+                <input
+                  type="checkbox"
+                  id={`limit-${field}-none`}
+                  name={`${field}-none`}
+                  value="1"
+                  checked={unlimited}
+                />{' '}
+                No limit
+              </label>
+            </fieldset>
+          );
+        })}
+        <label for="approval-window">
+          Minutes a person has to decide an approval (a hold waiting for it is kept as long)
+        </label>
+        <input
+          type="number"
+          id="approval-window"
+          name="approvalWindowMinutes"
+          min={1}
+          max={MAX_APPROVAL_WINDOW_MINUTES}
+          required
+          value={String(view.tenant.approvalWindowMinutes)}
+        />
         <div class="actions">
           <button type="submit">Save settings</button>
         </div>
@@ -324,12 +355,17 @@ export function mountPeopleConsole(app: PageApp, options: PeopleConsoleOptions):
   app.post(
     '/console/tenant',
     action('console_tenant_settings', async (c, signed, form) => {
+      // "No limit" ticked wins over any number left in the box.
       const limits = Object.fromEntries(
-        LIMIT_FIELDS.map(([field]) => [field, Number(first(form[field]) || 'x')]),
+        LIMIT_FIELDS.map(([field]) => [
+          field,
+          first(form[`${field}-none`]) ? NO_LIMIT : Number(first(form[field]) || 'x'),
+        ]),
       ) as unknown as TenantLimits;
       await options.updateSettings(signed.person, {
         limits,
         defaultWritePolicy: first(form.defaultWritePolicy),
+        approvalWindowMinutes: Number(first(form.approvalWindowMinutes) || 'x'),
       });
       return render(c, signed, 200, { message: 'Settings saved.' });
     }),

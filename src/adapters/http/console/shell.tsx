@@ -95,6 +95,26 @@ export function Shell(props: { title: string; signed: SignedIn; section: Section
 }
 
 /** A status as a word with its colour (never colour alone). */
+/** Statuses as a person says them (the class keeps the key, for colour). */
+export const STATUS_WORDS: Readonly<Record<string, string>> = {
+  HELD: 'held',
+  CONFIRMED: 'confirmed',
+  CANCELLED: 'cancelled',
+  EXPIRED: 'expired',
+  RELEASED: 'released',
+  PAYMENT_FAILED: 'payment failed',
+  PAYMENT_CLOSED: 'payment closed',
+  APPROVED: 'approved',
+  DENIED: 'denied',
+  USED: 'approved, then used',
+  PENDING_CONFIRMATION: 'waiting for confirmation',
+};
+
 export function Status(props: { status: string }) {
-  return <span class={`status ${props.status.toLowerCase()}`}>{props.status.toLowerCase()}</span>;
+  const key = props.status.toUpperCase();
+  return (
+    <span class={`status ${props.status.toLowerCase()}`}>
+      {STATUS_WORDS[key] ?? props.status.toLowerCase().replace(/_/g, ' ')}
+    </span>
+  );
 }
