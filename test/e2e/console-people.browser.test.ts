@@ -55,11 +55,16 @@ describe('the people section', () => {
     expect(await page.locator('#setup-link').count()).toBe(0);
     expect(await page.content()).not.toContain(new URL(link).pathname);
 
-    // Rosa opens the link in her own browser, sets a password, signs in.
-    const rosa = await (await browser.newContext()).newPage();
+    // Rosa opens the link in her own browser, sets a password, and is signed in with it.
+    const rosaContext = await browser.newContext();
+    const rosa = await rosaContext.newPage();
     await rosa.goto(new URL(new URL(link).pathname, server.url).href);
     await rosa.fill('input[name=password]', 'rosa has a long password');
     await rosa.click('button[type=submit]');
+    await rosa.waitForURL((u) => u.pathname === '/console/approvals');
+    expect(await rosa.textContent('header')).toContain('rosa@local.example (approver)');
+    // Signed out, the password she chose signs her in again.
+    await rosa.click('header form.who button[type=submit]');
     await signInToConsole(rosa, server, '/console/approvals', {
       email: 'rosa@local.example',
       password: 'rosa has a long password',

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import type { Browser, BrowserContext } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, releaseBrowser } from '../support/browser.js';
 import { signInToConsole } from '../support/console-browser.js';
@@ -107,7 +108,29 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** Every axe rule broken on the page, whatever its impact. */
+async function axeViolations(page: Page, name: string): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.map(
+    (v) => `${name}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
+}
+
 describe('every page a person decides on, at 320, 390, 768 and 1280 px, with hostile names', () => {
+  it('has no accessibility violation of any impact (axe), the account page included', async () => {
+    const page = await context.newPage();
+    const violations: string[] = [];
+    try {
+      for (const [name, path] of [...pages, ['account', '/account'] as [string, string]]) {
+        await page.goto(new URL(path, server.url).href);
+        violations.push(...(await axeViolations(page, name)));
+      }
+    } finally {
+      await page.close();
+    }
+    expect(violations).toEqual([]);
+  });
+
   it('never scrolls sideways and never breaks a word', async () => {
     const page = await context.newPage();
     const faults: string[] = [];
@@ -146,18 +169,37 @@ describe('every page a person decides on, at 320, 390, 768 and 1280 px, with hos
     }
   });
 
-  it('the sign-in page too, signed out', async () => {
+  it('the sign-in and setup pages too, signed out: same layout, no violation, nothing sideways', async () => {
+    const added = await runCli([
+      'users',
+      'add',
+      'noor.al-rashid@example.com',
+      '--role',
+      'approver',
+      '--db',
+      server.dbPath,
+      '--json',
+    ]);
+    const setup = new URL(JSON.parse(added.stdout).setupUrl as string).pathname;
     const fresh = await browser.newContext();
     const page = await fresh.newPage();
     const faults: string[] = [];
     try {
-      await page.goto(new URL('/login', server.url).href);
-      for (const width of WIDTHS) {
-        await page.setViewportSize({ width, height: 900 });
-        if (SHOT_WIDTHS.has(width))
-          await page.screenshot({ path: join(SHOTS, `sign-in-${width}.png`), fullPage: true });
-        for (const fault of await layoutFaults(page))
-          faults.push(`login at ${width} px: ${fault.kind}: ${fault.where}`);
+      for (const [name, path] of [
+        ['sign-in', '/login'],
+        ['setup', setup],
+      ] as const) {
+        const answer = await page.goto(new URL(path, server.url).href);
+        expect(answer!.headers()['content-security-policy']).not.toContain('unsafe-inline');
+        expect(await page.locator('main').count()).toBe(1);
+        expect(await axeViolations(page, name)).toEqual([]);
+        for (const width of WIDTHS) {
+          await page.setViewportSize({ width, height: 900 });
+          if (SHOT_WIDTHS.has(width))
+            await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+          for (const fault of await layoutFaults(page))
+            faults.push(`${name} at ${width} px: ${fault.kind}: ${fault.where}`);
+        }
       }
     } finally {
       await fresh.close();

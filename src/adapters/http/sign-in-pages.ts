@@ -212,15 +212,15 @@ export function mountSignInPages(app: PageApp, options: SignInPagesOptions): voi
           : undefined,
       );
       await options.record({ tool: 'setup_link', ok: true, personId: person.id });
-      return c.html(
-        layout(
-          'Ready',
-          html`<h1 id="result">Password set for ${person.email}.</h1>
-            <p><a href="/login">Sign in</a></p>`,
-        ),
-        200,
-        PAGE_HEADERS,
-      );
+      // The person who just chose the password is signed in with it: no second form to fill.
+      const signed = await options.signIn({
+        email: person.email,
+        password: String(form.password ?? ''),
+        address: clientAddress(c, sessions.trustProxy),
+      });
+      setSessionCookie(c, sessions, signed.secret);
+      await options.record({ tool: 'sign_in', ok: true, personId: person.id });
+      return c.redirect('/console', 303);
     } catch (error) {
       if (!isDomainError(error)) throw error;
       await options.record({ tool: 'setup_link', ok: false, code: error.code });

@@ -25,9 +25,9 @@ export function BookingItem(props: { line: BookingLine }) {
   const { booking, status } = props.line;
   return (
     <li class="card" data-booking={booking.id}>
-      <h3>
+      <h2 class="item">
         <a href={`/console/bookings/${booking.id}`}>{booking.reference}</a> <Status status={status} />
-      </h3>
+      </h2>
       <p class="small">
         <BookingTime line={props.line} />
       </p>

@@ -83,6 +83,9 @@ export function Shell(props: { title: string; signed: SignedIn; section: Section
               <span>
                 {signed.person.email} ({signed.person.role})
               </span>
+              <a href="/account" id="account-link">
+                Your account
+              </a>
               <input type="hidden" name="csrf" value={csrfToken(signed.session, 'logout')} />
               <button type="submit">Sign out</button>
             </form>
