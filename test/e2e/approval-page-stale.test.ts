@@ -47,7 +47,7 @@ describe('the approval page shows the action being approved, not the booking as 
     expect(stale).toMatch(/id="version">1</); // the version that was asked about
     expect(stale).toContain(asked.intentHash);
     expect(stale).toContain('id="stale"');
-    expect(stale).toMatch(/now version\s+2, RELEASED/);
+    expect(stale).toMatch(/Changed since it was asked:<\/strong>\s+its hold was released\./);
     expect(stale).not.toContain('value="approve"');
 
     const csrf = approvalCsrf(stale)!;
