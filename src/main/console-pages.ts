@@ -181,9 +181,9 @@ export function mountConsole(
     page,
     queue: (person) => approvalQueue(deps, person),
     detail: (person, id) => consoleApproval(deps, person, id),
-    decide(id, decision, signed) {
+    async decide(id, decision, signed) {
       const call = audit('console_approval', signed, { approvalId: id, decision }, 'approval');
-      return audited(call, () =>
+      await audited(call, () =>
         decideInConsole(
           deps,
           id,
@@ -192,6 +192,30 @@ export function mountConsole(
           { audit: call },
         ),
       );
+      if (decision !== 'APPROVE') return;
+      // Hotel-ops: the task that asked for this approval is completed by the same yes — one
+      // decision, one click. If it cannot finish now (the payment has not cleared), the approval
+      // stands and the task keeps its "Complete booking" button.
+      const task = await deps.store.read((tx) => tx.inbox.taskAwaitingApproval(signed.person.tenantId, id));
+      if (!task) return;
+      const completion = audit(
+        'console_inbox_task',
+        signed,
+        { taskId: task.id, action: 'complete', version: task.version },
+        'approval',
+      );
+      try {
+        await audited(completion, () =>
+          completeTask(deps, signed.person, task.id, task.version, {
+            audit: completion,
+            traceId: deps.ids.newId('op'),
+          }),
+        );
+        return { next: `/console/inbox/${task.conversationId}?done=complete#task-${task.id}` };
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        return;
+      }
     },
     refused: (reason, signed) =>
       audit('console_approval', signed, { decision: 'refused' }, 'approval').finish({

@@ -125,14 +125,9 @@ describe('the inbox in the console', () => {
     // The hold waits for an approval of exactly this booking, decided on the approval page.
     await page.waitForURL(/\/console\/approvals\//);
     expect(await page.textContent('main')).toContain('Harbour room');
+    // One decision, one click: approving completes the task, and the person is back at the mail.
     await page.click('button[value=approve]');
-    await page.waitForSelector('.status.approved');
-
-    await page.goBack();
-    await page.goBack();
-    await page.reload();
-    expect(await page.locator('li[data-task]').getAttribute('data-status')).toBe('AWAITING_APPROVAL');
-    await page.click('button:text("Complete booking")');
+    await page.waitForURL(/\/console\/inbox\//);
     await page.waitForSelector('#result:text("Booking confirmed")');
     expect(await page.locator('li[data-task]').getAttribute('data-status')).toBe('CONFIRMED');
     await page.click('a:text("the booking")');

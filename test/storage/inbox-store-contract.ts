@@ -491,6 +491,16 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
         expect(await read((inbox) => inbox.task('t1', 'tsk_2'))).toEqual(full);
         expect(await read((inbox) => inbox.task('t2', 'tsk_1'))).toBeNull();
         expect(await read((inbox) => inbox.task('t1', 'tsk_unknown'))).toBeNull();
+        // Only a task that waits for the approval is found by it.
+        expect(await read((inbox) => inbox.taskAwaitingApproval('t1', 'apr_1'))).toBeNull();
+        const waiting = task('tsk_3', m, {
+          status: 'AWAITING_APPROVAL',
+          objectId: 'ORDER:bk_2',
+          approvalId: 'apr_2',
+        });
+        await write((inbox) => inbox.insertTasks([waiting]));
+        expect(await read((inbox) => inbox.taskAwaitingApproval('t1', 'apr_2'))).toEqual(waiting);
+        expect(await read((inbox) => inbox.taskAwaitingApproval('t2', 'apr_2'))).toBeNull();
       });
 
       it("tasksOfConversation: by the message's received time, then the task's created time, then id", async () => {

@@ -60,6 +60,8 @@ export interface InboxStore {
 
   insertTasks(tasks: readonly InboxTask[]): Promise<void>;
   task(tenantId: string, id: string): Promise<InboxTask | null>;
+  /** The task waiting for this approval to be decided, if one is (hotel-ops: a confirmed task's hold). */
+  taskAwaitingApproval(tenantId: string, approvalId: string): Promise<InboxTask | null>;
   /** Ordered as the contract says: message received time, task created time, task id. */
   tasksOfConversation(tenantId: string, conversationId: string): Promise<InboxTask[]>;
   /** Tasks in these statuses about one of these objects (`ORDER:<id>`) or naming one of these case keys (at most 200). */

@@ -14,7 +14,8 @@ export interface ApprovalsConsoleOptions {
   readonly page: ConsolePage;
   queue(person: Person): Promise<ApprovalQueue>;
   detail(person: Person, id: string): Promise<ApprovalCard | null>;
-  decide(id: string, decision: Decision, signed: SignedIn): Promise<unknown>;
+  /** Decides; may answer where the person goes next (an inbox task the approval completed). */
+  decide(id: string, decision: Decision, signed: SignedIn): Promise<{ readonly next?: string } | void>;
   /** A POST refused before any decision (no CSRF token, no decision): kept in the audit trail. */
   refused(reason: string, signed: SignedIn): Promise<void>;
 }
@@ -119,8 +120,11 @@ export function mountApprovalsConsole(app: PageApp, options: ApprovalsConsoleOpt
       read: (form): Decision | null =>
         form.decision === 'approve' ? 'APPROVE' : form.decision === 'deny' ? 'DENY' : null,
       async act(id, decision, signed) {
-        await options.decide(id, decision, signed);
-        return `/console/approvals/${id}?decided=${decision === 'APPROVE' ? 'approved' : 'denied'}`;
+        const decided = await options.decide(id, decision, signed);
+        return (
+          decided?.next ??
+          `/console/approvals/${id}?decided=${decision === 'APPROVE' ? 'approved' : 'denied'}`
+        );
       },
       rerender: showDetail,
     }),

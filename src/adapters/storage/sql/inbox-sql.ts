@@ -391,6 +391,14 @@ export class InboxSql implements InboxStore {
     return row ? taskOf(row) : null;
   }
 
+  async taskAwaitingApproval(tenantId: string, approvalId: string) {
+    const [row] = await this.db.all<TaskRow>(
+      "SELECT * FROM inbox_tasks WHERE tenant_id = ? AND approval_id = ? AND status = 'AWAITING_APPROVAL' LIMIT 1",
+      [tenantId, approvalId],
+    );
+    return row ? taskOf(row) : null;
+  }
+
   async tasksOfConversation(tenantId: string, conversationId: string) {
     const rows = await this.db.all<TaskRow>(
       `SELECT t.* FROM inbox_tasks t JOIN inbox_messages m ON m.tenant_id = t.tenant_id AND m.id = t.message_id
