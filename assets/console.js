@@ -1,27 +1,13 @@
 // The console's one script: everything works without it. It keeps the approvals queue live
-// (short polling of a server-rendered fragment), counts down expiries, shows instants in the
-// viewer's own zone, and copies a new token to the clipboard.
+// (short polling of a server-rendered fragment), counts down expiries, tells the server the
+// browser's zone, and copies a new token to the clipboard.
 (() => {
+  // The server writes every time, in English; it only needs to know the zone the browser is in
+  // (a person's own setting on the account page takes precedence).
   const viewerZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  // The pages are in English: the viewer's zone, but never the browser's language.
-  const human = new Intl.DateTimeFormat('en-GB', {
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZoneName: 'short',
-  });
-
-  function localise(root) {
-    for (const el of root.querySelectorAll('time[data-viewer]')) {
-      const at = Date.parse(el.getAttribute('datetime'));
-      const end = Date.parse(el.getAttribute('data-end') ?? '');
-      if (!Number.isFinite(at)) continue;
-      const text = Number.isFinite(end) ? human.formatRange(at, end) : human.format(at);
-      el.textContent = `${text} (your time, ${viewerZone})`;
-    }
-  }
+  const hint = `holdfast_tz=${encodeURIComponent(viewerZone)}`;
+  if (viewerZone && !document.cookie.split('; ').includes(hint))
+    document.cookie = `${hint}; path=/; max-age=31536000; samesite=lax`;
 
   function countdowns() {
     for (const el of document.querySelectorAll('time[data-countdown]')) {
@@ -54,7 +40,6 @@
         queue.dataset.last = text;
         const fresh = new DOMParser().parseFromString(text, 'text/html').body;
         queue.replaceChildren(...fresh.childNodes);
-        localise(queue);
       }
     } catch {
       // Offline for a moment: the next poll tries again.
@@ -70,7 +55,6 @@
     });
   }
 
-  localise(document);
   countdowns();
   setInterval(countdowns, 1000);
   if (queue) setInterval(refreshQueue, 2000);

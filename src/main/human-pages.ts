@@ -1,3 +1,4 @@
+import { setOwnTimeZone } from '../app/identity/people.js';
 import type { PageApp } from '../adapters/http/http-app.js';
 import { approvalForPage } from '../app/approvals.js';
 import {
@@ -115,6 +116,7 @@ export function mountHumanPages(
     finishSignIn: (rp, input) => finishPasskeySignIn(deps, rp, input),
     list: (personId) => passkeysOf(deps, personId),
     remove: (signed, id) => removePasskey(deps, signed, id),
+    setTimeZone: async (signed, zone) => void (await setOwnTimeZone(deps, signed.person, zone)),
     record,
   });
 

@@ -156,6 +156,41 @@ describe('every page a person decides on, at 320, 390, 768 and 1280 px, with hos
     expect(faults).toEqual([]);
   });
 
+  it('a German browser in Los Angeles reads its own time in English beside the calendar’s; the account page sets another zone', async () => {
+    const german = await browser.newContext({ locale: 'de-DE', timezoneId: 'America/Los_Angeles' });
+    const page = await german.newPage();
+    try {
+      await signInToConsole(page, server);
+      const approval = new URL(pages.find(([name]) => name.startsWith('approval, one'))![1], server.url).href;
+      await page.goto(approval); // the console's script tells the server the browser's zone
+      await page.goto(approval);
+      const yours = (await page.locator('.viewer-time').first().textContent())!;
+      // English words, start and end (the end's day repeated when it differs), the zone named.
+      expect(yours).toMatch(
+        /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d.*\d\d:\d\d \(Los Angeles\), your time$/,
+      );
+      expect(await page.textContent('main')).not.toMatch(/Dez\.|GMT-8|\d{4}-\d\d-\d\dT/);
+      await page.goto(new URL('/account', server.url).href);
+      await page.fill('#time-zone', 'Asia/Tokyo');
+      await page.click('form[action="/account/time-zone"] button[type=submit]');
+      await page.waitForURL(/\/account$/);
+      expect(await page.textContent('main')).toContain('Asia/Tokyo (your setting)');
+      await page.goto(approval);
+      expect(await page.locator('.viewer-time').first().textContent()).toMatch(/\(Tokyo\), your time$/);
+      await page.goto(new URL('/account', server.url).href);
+      await page.fill('#time-zone', 'Mars/Olympus_Mons');
+      await page.click('form[action="/account/time-zone"] button[type=submit]');
+      expect(await page.textContent('#result')).toContain('timeZone');
+      await page.goto(new URL('/account', server.url).href);
+      await page.fill('#time-zone', '');
+      await page.click('form[action="/account/time-zone"] button[type=submit]');
+      await page.waitForURL(/\/account$/);
+      expect(await page.textContent('main')).toContain('America/Los_Angeles (your browser');
+    } finally {
+      await german.close();
+    }
+  });
+
   it('an unknown console address answers the console’s own page, 404, not raw JSON', async () => {
     const page = await context.newPage();
     try {

@@ -1,3 +1,4 @@
+import { isValidTimeZone } from '../../domain/time/instant.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
@@ -24,8 +25,16 @@ export function sessionCookieName(secure: boolean): string {
   return secure ? '__Host-holdfast_session' : 'holdfast_session';
 }
 
+/** The zone the browser reports, written by the console's script (only ever a hint: validated). */
+export const BROWSER_ZONE_COOKIE = 'holdfast_tz';
+
 export async function signedInOf(c: Context, sessions: HumanSessions): Promise<SignedIn | null> {
-  return sessions.current(getCookie(c, sessions.cookieName));
+  const signed = await sessions.current(getCookie(c, sessions.cookieName));
+  if (!signed) return null;
+  const hinted = getCookie(c, BROWSER_ZONE_COOKIE);
+  const browser = hinted && hinted.length <= 64 && isValidTimeZone(hinted) ? hinted : null;
+  const zone = signed.person.timeZone ?? browser;
+  return zone ? { ...signed, zone } : signed;
 }
 
 /** A CSRF token for one form purpose, bound to the session (unknowable without its cookie). */

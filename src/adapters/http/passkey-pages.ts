@@ -9,6 +9,7 @@ import type { SignedIn } from '../../app/identity/sessions.js';
 import { isDomainError } from '../../domain/errors.js';
 import type { Passkey, RelyingParty } from '../../domain/identity/passkey.js';
 import type { Instant } from '../../domain/time/instant.js';
+import { zonedDateTime } from '../../domain/time/human-time.js';
 import type { HumanSessions } from './human-session.js';
 import {
   clientAddress,
@@ -37,6 +38,8 @@ export interface PasskeyPagesOptions {
     input: { response: unknown; address: string },
   ): Promise<SignedIn & { secret: string }>;
   list(personId: string): Promise<Passkey[]>;
+  /** The zone the person reads times in ('' goes back to their browser's). */
+  setTimeZone(signed: SignedIn, zone: string): Promise<void>;
   remove(signed: SignedIn, id: string): Promise<void>;
   /** Kept in the audit trail: passkeys added, removed, signed in with, or refused. */
   record(event: { tool: string; ok: boolean; code?: string; personId?: string }): Promise<void>;
@@ -73,8 +76,10 @@ export function passkeySignIn(rp: RelyingParty | null, loginCsrf: string, next: 
 const signedInBy = (method: string) =>
   method === 'oidc' ? 'signed in through the identity provider' : `signed in with a ${method}`;
 
-const when = (at: Instant | null) =>
-  at === null ? 'never' : new Date(at).toISOString().slice(0, 16).replace('T', ' ');
+const when = (at: Instant | null, zone: string) => (at === null ? 'never' : zonedDateTime(at, zone));
+const TIME_ZONE = 'account-time-zone';
+/** Every zone this runtime knows, for the searchable list. */
+const ZONES = Intl.supportedValuesOf('timeZone');
 
 /** Adding and removing passkeys (/account), and signing in with one (/login/passkey). */
 export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): void {
@@ -127,13 +132,14 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
     const rp = relyingPartyFor(c, sessions);
     const passkeys = await options.list(signed.person.id);
     const removeToken = csrfToken(signed.session, REMOVE);
+    const zone = signed.zone ?? 'UTC';
     const rows = passkeys.map(
       (p) =>
         html`<tr>
           <td>${p.name}</td>
           <td>${p.rpId}</td>
-          <td>${when(p.createdAt)}</td>
-          <td>${when(p.lastUsedAt)}</td>
+          <td>${when(p.createdAt, zone)}</td>
+          <td>${when(p.lastUsedAt, zone)}</td>
           <td>
             <form method="post" action="/account/passkeys/remove">
               <input type="hidden" name="csrf" value="${removeToken}" />
@@ -158,7 +164,7 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
                   <tr>
                     <th>Name</th>
                     <th>Site</th>
-                    <th>Added (UTC)</th>
+                    <th>Added</th>
                     <th>Last used</th>
                     <th></th>
                   </tr>
@@ -192,7 +198,25 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
                   Passkeys belong to a site's name: open this page at http://localhost or the https address to
                   add one.
                 </p>`
-          }`,
+          }
+          <h2 id="zone-title">Your time zone</h2>
+          <p class="muted">
+            Pages show each time in its calendar's zone and, when it differs, in yours:
+            ${signed.person.timeZone ? html`<strong>${signed.person.timeZone}</strong> (your setting)` : signed.zone ? html`<strong>${signed.zone}</strong> (your browser's)` : 'not known yet'}.
+          </p>
+          <form method="post" action="/account/time-zone" aria-labelledby="zone-title">
+            <input type="hidden" name="csrf" value="${csrfToken(signed.session, TIME_ZONE)}" />
+            <label for="time-zone">Time zone (type to search; empty: your browser's)</label>
+            <input
+              id="time-zone"
+              name="timeZone"
+              list="zones"
+              value="${signed.person.timeZone ?? ''}"
+              autocomplete="off"
+            />
+            <datalist id="zones">${ZONES.map((z) => html`<option value="${z}"></option>`)}</datalist>
+            <div class="actions"><button type="submit">Save time zone</button></div>
+          </form>`,
       ),
       200,
       SCRIPTED_PAGE_HEADERS,
@@ -250,6 +274,35 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
       return c.html(layout('Not removed', html`<h1 id="result">${error.message}</h1>`), 404, PAGE_HEADERS);
     }
     await options.record({ tool: 'passkey_remove', ok: true, personId: signed.person.id });
+    return c.redirect('/account', 303);
+  });
+
+  app.post('/account/time-zone', async (c) => {
+    const signed = await signedInOf(c, sessions);
+    const form = await c.req.parseBody();
+    if (!signed || !csrfOk(signed.session, TIME_ZONE, form.csrf))
+      return c.html(layout('Refused', html`<h1>Refused.</h1>`), 403, PAGE_HEADERS);
+    try {
+      await options.setTimeZone(signed, String(form.timeZone ?? '').slice(0, 64));
+      await options.record({ tool: 'account_time_zone', ok: true, personId: signed.person.id });
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      await options.record({
+        tool: 'account_time_zone',
+        ok: false,
+        code: error.code,
+        personId: signed.person.id,
+      });
+      return c.html(
+        layout(
+          'Not saved',
+          html`<h1 id="result">Not saved: ${error.message}</h1>
+            <p><a href="/account">Back</a></p>`,
+        ),
+        400,
+        PAGE_HEADERS,
+      );
+    }
     return c.redirect('/account', 303);
   });
 

@@ -16,6 +16,7 @@ import {
   normalEmail,
   SETUP_LINK_TTL_MS,
 } from '../../domain/identity/identity.js';
+import { isValidTimeZone } from '../../domain/time/instant.js';
 import type { StoreTx } from '../../ports/store/index.js';
 import type { AppDeps } from '../deps.js';
 
@@ -243,4 +244,15 @@ export async function hasPeople(deps: AppDeps, tenantId: string): Promise<boolea
 export async function emailsById(deps: AppDeps, tenantId: string): Promise<Map<string, string>> {
   const people = await deps.store.read((tx) => tx.identity.listPeople(tenantId));
   return new Map(people.map((p) => [p.id, p.email]));
+}
+
+/** A person picks the zone they read times in ('' goes back to their browser's). */
+export async function setOwnTimeZone(deps: AppDeps, person: Person, zone: string): Promise<string | null> {
+  const chosen = zone.trim() === '' ? null : zone.trim();
+  if (chosen !== null && !isValidTimeZone(chosen))
+    throw new DomainError('INVALID_ARGUMENTS', `timeZone: "${chosen.slice(0, 60)}" is not a time zone`, {
+      field: 'timeZone',
+    });
+  await deps.store.write((tx) => tx.identity.setTimeZone(person.id, chosen));
+  return chosen;
 }

@@ -22,6 +22,8 @@ function decoyHash(deps: AppDeps): Promise<string> {
 export interface SignedIn {
   readonly session: Session;
   readonly person: Person;
+  /** The zone the pages show this person's own time in: their setting, else their browser's (unknown until its script ran once). */
+  readonly zone?: string;
 }
 
 const loginRefused = () => new DomainError('FORBIDDEN', 'Email or password is wrong.', {});

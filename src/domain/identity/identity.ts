@@ -81,6 +81,8 @@ export interface Person {
   readonly passwordHash: string | null;
   readonly disabledAt: Instant | null;
   readonly createdAt: Instant;
+  /** The zone the person reads times in (their setting); unset: the zone their browser reports. */
+  readonly timeZone?: string | null;
 }
 
 /** A personal access token: an agent connection acting for one person with chosen scopes. */

@@ -25,6 +25,8 @@ export interface IdentityStore {
   insertPerson(person: Person): Promise<boolean>;
   getPerson(id: string): Promise<Person | null>;
   getPersonByEmail(email: string): Promise<Person | null>;
+  /** The zone a person reads times in; null: their browser's. */
+  setTimeZone(personId: string, timeZone: string | null): Promise<void>;
   listPeople(tenantId: string): Promise<Person[]>;
   updatePerson(person: Person): Promise<void>;
 

@@ -2,21 +2,34 @@ import type { ApprovalCard, ApprovalQueue } from '../../../app/console-approvals
 import type { Customer } from '../../../domain/booking/booking.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { mayApprove } from '../../../domain/identity/identity.js';
-import { duration, localSpan, zonedDateTime, zonedSpan } from '../../format/human-time.js';
+import { duration, zonedDateTime, zonedSpan } from '../../format/human-time.js';
 import { Status } from './shell.js';
 
 const instant = (iso: string) => Date.parse(iso);
 
-/** "Thu 3 Dec 2026, 09:00–10:00" in the zone, the zone named, and the viewer's own time filled in by the script. */
-export function When(props: { start: string; end: string; timeZone: string }) {
+/**
+ * "Thu 3 Dec 2026, 09:00–10:00 (Shanghai)": the calendar's zone first, then the same span in the
+ * viewer's own zone when it differs — both written by the server, in English.
+ */
+export function When(props: {
+  start: string;
+  end: string;
+  timeZone: string;
+  viewerZone?: string | undefined;
+}) {
+  const start = instant(props.start);
+  const end = instant(props.end);
   return (
     <>
-      <span>{localSpan(instant(props.start), instant(props.end), props.timeZone)}</span>{' '}
-      <span class="muted small">{props.timeZone}</span>
-      <br />
-      <time class="muted small" datetime={props.start} data-end={props.end} data-viewer>
-        {zonedSpan(instant(props.start), instant(props.end), 'UTC')}
-      </time>
+      <time datetime={props.start}>{zonedSpan(start, end, props.timeZone)}</time>
+      {props.viewerZone && props.viewerZone !== props.timeZone ? (
+        <>
+          <br />
+          <span class="muted small viewer-time">{zonedSpan(start, end, props.viewerZone)}, your time</span>
+        </>
+      ) : (
+        ''
+      )}
     </>
   );
 }
@@ -49,9 +62,7 @@ export function ApprovalItem(props: { card: ApprovalCard }) {
       </h3>
       <p class="small">
         {summary.calendars.map((c) => c.name).join(', ')}
-        {first
-          ? ` · ${localSpan(instant(summary.startUtc), instant(summary.endUtc), first.timeZone)} (${first.timeZone})`
-          : ''}
+        {first ? ` · ${zonedSpan(instant(summary.startUtc), instant(summary.endUtc), first.timeZone)}` : ''}
         {summary.amount ? ` · ${summary.amount} ${summary.currency}` : ''}
       </p>
       <p class="small consequence-line">
@@ -145,7 +156,14 @@ export function CustomerFacts(props: { customer: Customer | null }) {
 }
 
 /** Everything a person needs to say yes or no to one exact action. */
-export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf: string; now: number }) {
+export function ApprovalDetail(props: {
+  card: ApprovalCard;
+  viewer: Person;
+  csrf: string;
+  now: number;
+  /** The viewer's own zone, when known: times are also shown in it. */
+  viewerZone?: string | undefined;
+}) {
   const { approval, summary, status, requester } = props.card;
   const durationText = duration(instant(summary.endUtc) - instant(summary.startUtc));
   const customer = summary.customer;
@@ -191,6 +209,7 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
                       start={summary.movedFrom!.startUtc}
                       end={summary.movedFrom!.endUtc}
                       timeZone={c.timeZone}
+                      viewerZone={props.viewerZone}
                     />{' '}
                   </span>
                 ))}
@@ -204,7 +223,12 @@ export function ApprovalDetail(props: { card: ApprovalCard; viewer: Person; csrf
             <>
               <dt>{c.name}</dt>
               <dd>
-                <When start={summary.startUtc} end={summary.endUtc} timeZone={c.timeZone} />
+                <When
+                  start={summary.startUtc}
+                  end={summary.endUtc}
+                  timeZone={c.timeZone}
+                  viewerZone={props.viewerZone}
+                />
               </dd>
             </>
           ))}

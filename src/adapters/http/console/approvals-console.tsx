@@ -98,6 +98,7 @@ export function mountApprovalsConsole(app: PageApp, options: ApprovalsConsoleOpt
           viewer={signed.person}
           csrf={csrfToken(signed.session, purpose(id))}
           now={Date.now()}
+          viewerZone={signed.zone}
         />
       </Shell>,
       status,

@@ -1,3 +1,4 @@
+import { zonedDateTime } from '../../format/human-time.js';
 import type { Context } from 'hono';
 import type { PeopleView } from '../../../app/console-people.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
@@ -146,8 +147,8 @@ function PeoplePage(props: {
           <h2 id="link-title">Setup link for {props.link.email}</h2>
           <p>
             Shown once. Send it to them yourself; it works once, until{' '}
-            <time datetime={new Date(props.link.expiresAt).toISOString()} data-viewer>
-              {new Date(props.link.expiresAt).toISOString()}
+            <time datetime={new Date(props.link.expiresAt).toISOString()}>
+              {zonedDateTime(props.link.expiresAt, props.signed.zone ?? 'UTC')}
             </time>
             .
           </p>

@@ -35,6 +35,7 @@ interface PersonRow {
   tenant_id: string;
   email: string;
   display_name: string;
+  time_zone?: string | null;
   role: Role;
   password_hash: string | null;
   disabled_at: number | string | null;
@@ -88,6 +89,7 @@ const personOf = (r: PersonRow): Person => ({
   tenantId: r.tenant_id,
   email: r.email,
   displayName: r.display_name,
+  timeZone: r.time_zone ?? null,
   role: r.role,
   passwordHash: r.password_hash,
   disabledAt: n(r.disabled_at),
@@ -191,6 +193,10 @@ export class IdentitySql implements IdentityStore {
       'UPDATE people SET display_name = ?, role = ?, password_hash = ?, disabled_at = ? WHERE id = ?',
       [p.displayName, p.role, p.passwordHash, p.disabledAt, p.id],
     );
+  }
+
+  async setTimeZone(personId: string, timeZone: string | null): Promise<void> {
+    await this.db.run('UPDATE people SET time_zone = ? WHERE id = ?', [timeZone, personId]);
   }
 
   async insertSetupLink(link: SetupLink): Promise<void> {

@@ -690,6 +690,8 @@ ALTER TABLE bookings ADD COLUMN replaces TEXT;
     sql: `
 ALTER TABLE tenants ADD COLUMN approval_window_minutes INTEGER NOT NULL DEFAULT 30
   CHECK (approval_window_minutes BETWEEN 1 AND 1440);
+-- The zone a person reads times in (unset: their browser's).
+ALTER TABLE people ADD COLUMN time_zone TEXT;
 -- A booking's story lists the approvals asked about it.
 CREATE INDEX approvals_booking ON approvals (tenant_id, booking_id, created_at);
 `,
