@@ -133,7 +133,21 @@ describe('the bookings section', () => {
     );
     const heading = await slot.locator('xpath=ancestor::li[contains(@class,"day")]/h2').textContent();
     expect(heading).toContain(weekday);
+    // The view names the zone it draws in, and switches to the viewer's own.
+    expect(await page.textContent('#week-zone')).toContain("Times in Shanghai (the calendar's zone).");
     await auditConsolePage(page, 'bookings-week');
+    const viewer = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+    if (viewer !== 'Asia/Shanghai') {
+      await page.click('#week-zone a');
+      expect(await page.textContent('#week-zone')).toContain('(your time)');
+      const mine = new Intl.DateTimeFormat('en-GB', {
+        timeZone: viewer,
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      }).format(Date.parse(grace.start));
+      expect(await page.locator(`ol.week li.slot[data-booking="${grace.id}"]`).textContent()).toContain(mine);
+    }
   });
 
   it('a booking’s page tells its history from the trail; cancelling there frees the time for the agent', async () => {

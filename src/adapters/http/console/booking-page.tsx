@@ -2,7 +2,7 @@ import type { BookingDetail, BookingHistoryEntry } from '../../../app/console-bo
 import type { Person } from '../../../domain/identity/identity.js';
 import { mayApprove } from '../../../domain/identity/identity.js';
 import { formatUtc } from '../../../domain/time/zone.js';
-import { localDateTime, zoneLabel } from '../../format/human-time.js';
+import { localDateTime, zonedDateTime, zoneLabel } from '../../format/human-time.js';
 import { CustomerFacts } from './approval-views.js';
 import { BookingFacts } from './booking-views.js';
 import { Status } from './shell.js';
@@ -124,9 +124,7 @@ export function BookingPage(props: {
           </dd>
           <dt>Created</dt>
           <dd>
-            <time datetime={formatUtc(booking.createdAt)} title={formatUtc(booking.createdAt)}>
-              {localDateTime(booking.createdAt, zone)}
-            </time>
+            <time datetime={formatUtc(booking.createdAt)}>{zonedDateTime(booking.createdAt, zone)}</time>
           </dd>
         </dl>
       </section>

@@ -13,6 +13,7 @@ import type { KeyChange } from '../../../app/inbox/business-keys.js';
 import type { Calendar } from '../../../domain/calendar.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { isoDateOfDay, wallClockToInstant, weekdayIndex } from '../../../domain/time/zone.js';
+import { localDay, zoneLabel } from '../../format/human-time.js';
 import type { PageApp } from '../http-app.js';
 import { csrfToken } from '../human-session.js';
 import { epochDayOf, filterQuery, parseBookingFilter, todayIn } from './booking-filter.js';
@@ -119,7 +120,10 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
     page.signedIn(async (c, signed) => {
       const query = c.req.query();
       const calendars = await options.calendars(signed.person);
-      const zone = zoneOf(calendars, query.calendar ?? '');
+      const calendarZone = zoneOf(calendars, query.calendar ?? '');
+      // The week is drawn in the calendar's zone unless the person asks for their own.
+      const mine = query.zone === 'mine' && signed.zone ? signed.zone : null;
+      const zone = mine ?? calendarZone;
       const asked = query.week ? epochDayOf(query.week) : null;
       const day = asked ?? todayIn(options.now(), zone);
       const monday = day - weekdayIndex(day);
@@ -143,7 +147,9 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
       });
       const toReconcile = (await options.reconcile(signed.person)).length;
       const weekLink = (offsetDays: number) =>
-        `/console/bookings/week${filterQuery({ ...parsed.form, from: '', to: '' }, { week: isoDateOfDay(monday + offsetDays) })}`;
+        `/console/bookings/week${filterQuery({ ...parsed.form, from: '', to: '' }, { week: isoDateOfDay(monday + offsetDays), ...(mine ? { zone: 'mine' } : {}) })}`;
+      const zoneLink = (which: 'calendar' | 'mine') =>
+        `/console/bookings/week${filterQuery({ ...parsed.form, from: '', to: '' }, { week: isoDateOfDay(monday), ...(which === 'mine' ? { zone: 'mine' } : {}) })}`;
       const refused =
         parsed.problem !== null || (query.week !== undefined && query.week !== '' && asked === null);
       return frame(
@@ -151,7 +157,19 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
         signed,
         'Bookings this week',
         <>
-          <h1>Week of {isoDateOfDay(monday)}</h1>
+          <h1>Week of {localDay(wallClockToInstant(monday, 0, zone), zone)}</h1>
+          <p id="week-zone" class="muted">
+            Times in {zoneLabel(zone)} ({mine ? 'your time' : "the calendar's zone"}).{' '}
+            {signed.zone && signed.zone !== calendarZone ? (
+              mine ? (
+                <a href={zoneLink('calendar')}>Show in {zoneLabel(calendarZone)}, the calendar's zone</a>
+              ) : (
+                <a href={zoneLink('mine')}>Show in your time ({zoneLabel(signed.zone)})</a>
+              )
+            ) : (
+              ''
+            )}
+          </p>
           <BookingTabs
             current="week"
             query={filterQuery({ ...parsed.form, from: '', to: '' })}

@@ -6,7 +6,7 @@ import { weekdays } from '../../../domain/availability/availability.js';
 import type { Calendar } from '../../../domain/calendar.js';
 import { rulesOf } from '../../../domain/calendar.js';
 import { formatInstant, MINUTE_MS } from '../../../domain/time/instant.js';
-import { clockSpan, duration, localDay, localDateTime } from '../../format/human-time.js';
+import { clockSpan, duration, localDay, zonedDateTime } from '../../format/human-time.js';
 import {
   AddRange,
   DetailsFields,
@@ -75,7 +75,7 @@ function Facts(props: { calendar: Calendar; today: string }) {
           : thisWeek.map((o) => `${dateInWords(o.date)}: ${windowsInWords(o.windows)}`).join(' · ')}
       </dd>
       <dt>Created</dt>
-      <dd>{localDateTime(calendar.createdAt, calendar.timeZone)}</dd>
+      <dd>{zonedDateTime(calendar.createdAt, calendar.timeZone)}</dd>
     </dl>
   );
 }
