@@ -1,3 +1,4 @@
+import type { PageStatus } from './page-status.js';
 import type { PageApp } from './http-app.js';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,6 +24,7 @@ import {
 } from './human-session.js';
 import { PAGE_HEADERS, SCRIPTED_PAGE_HEADERS } from './page-headers.js';
 import { layout, signOutForm } from './page-layout.js';
+import { pageStatusOf } from './page-status.js';
 
 export interface PasskeyPagesOptions {
   readonly sessions: HumanSessions;
@@ -94,7 +96,7 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
   app.get('/assets/passkeys.js', javascript(assets.buttons));
 
   /** Answers the scripts read: JSON, never cached, a message a person can read on failure. */
-  const answer = (c: Context, body: unknown, status: 200 | 400 | 403 | 404 | 429 = 200) =>
+  const answer = (c: Context, body: unknown, status: 200 | PageStatus = 200) =>
     c.json(body as object, status, PAGE_HEADERS);
   const failure = async (c: Context, error: unknown, tool: string, personId?: string) => {
     if (!isDomainError(error)) throw error;
@@ -106,7 +108,7 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
       );
       return answer(c, { error: error.code, message: error.message }, 429);
     }
-    const status = error.code === 'NOT_FOUND' ? 404 : error.code === 'FORBIDDEN' ? 403 : 400;
+    const status = pageStatusOf(error.code);
     return answer(c, { error: error.code, message: error.message }, status);
   };
   const noPasskeysHere = (c: Context) =>

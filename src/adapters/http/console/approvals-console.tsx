@@ -1,3 +1,4 @@
+import type { PageStatus } from '../page-status.js';
 import type { Context } from 'hono';
 import type { Decision } from '../../../app/approvals.js';
 import type { ApprovalCard, ApprovalQueue } from '../../../app/console-approvals.js';
@@ -66,7 +67,7 @@ export function mountApprovalsConsole(app: PageApp, options: ApprovalsConsoleOpt
     c: Context,
     signed: SignedIn,
     id: string,
-    status: 200 | 403 | 409 = 200,
+    status: 200 | PageStatus = 200,
     given = '',
     /** The decision the address claims was made: its notice shows only if the approval agrees. */
     claimed = '',

@@ -1,3 +1,4 @@
+import type { PageStatus } from '../page-status.js';
 import type { Child } from 'hono/jsx';
 import type { Context } from 'hono';
 import type {
@@ -234,7 +235,7 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
     c: Context,
     signed: SignedIn,
     id: string,
-    status: 200 | 403 | 409 = 200,
+    status: 200 | PageStatus = 200,
     given = '',
     /** The action the address claims was taken: its notice shows only if the booking agrees. */
     claimed = '',

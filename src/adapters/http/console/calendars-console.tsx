@@ -1,3 +1,5 @@
+import type { PageStatus } from '../page-status.js';
+import { pageStatusOf } from '../page-status.js';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { CalendarDetailsInput } from '../../../app/calendar-edits.js';
@@ -90,8 +92,7 @@ const SAVED = new Map([
   ['rules', 'Booking rules saved: agents are offered slots under them from now on.'],
 ]);
 
-const statusOf = (error: DomainError) =>
-  error.code === 'INVALID_ARGUMENTS' ? 400 : error.code === 'FORBIDDEN' ? 403 : 409;
+const statusOf = (error: DomainError) => pageStatusOf(error.code);
 
 const problemIn = (error: DomainError) =>
   problemOf(typeof error.details.field === 'string' ? error.details.field : undefined, error.message);
@@ -146,7 +147,7 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
     signed: SignedIn,
     calendarId: string,
     drafts: CalendarDrafts = {},
-    status: 200 | 400 | 403 | 409 = 200,
+    status: 200 | PageStatus = 200,
     notice?: { text: string; good: boolean },
   ) => {
     const detail = await options.detail(signed.person, calendarId, slotLengthOf(c));

@@ -4,6 +4,8 @@ import type { HumanSessions } from '../human-session.js';
 import { csrfOk, signedInOf } from '../human-session.js';
 import { isDomainError } from '../../../domain/errors.js';
 import { CONSOLE_HEADERS, Shell } from './shell.js';
+import type { PageStatus } from '../page-status.js';
+import { pageStatusOf } from '../page-status.js';
 
 /** What every console route shares: who is signed in, and the answers for refusals. */
 export interface ConsolePage {
@@ -70,7 +72,7 @@ export function formPosts(
   options: {
     readonly purpose: string;
     record(event: FormEvent): Promise<void>;
-    rerender(c: Context, signed: SignedIn, status: 400 | 403 | 409, message: string): Promise<Response>;
+    rerender(c: Context, signed: SignedIn, status: PageStatus, message: string): Promise<Response>;
   },
 ) {
   return (tool: string, act: (c: Context, signed: SignedIn, form: FormFields) => Promise<Response>) =>
@@ -88,7 +90,7 @@ export function formPosts(
         if (!isDomainError(error)) throw error;
         await options.record({ tool, ok: false, code: error.code, personId: signed.person.id });
         if (error.code === 'NOT_FOUND') return page.notFound(c, signed);
-        const status = error.code === 'FORBIDDEN' ? 403 : error.code === 'INVALID_ARGUMENTS' ? 400 : 409;
+        const status = pageStatusOf(error.code);
         return options.rerender(c, signed, status, error.message);
       }
     });
@@ -112,7 +114,13 @@ export function itemPost<Asked>(
     read(form: FormFields): Asked | null;
     /** Takes the action; answers where to go next. */
     act(id: string, asked: Asked, signed: SignedIn): Promise<string>;
-    rerender(c: Context, signed: SignedIn, id: string, status: 403 | 409, message: string): Promise<Response>;
+    rerender(
+      c: Context,
+      signed: SignedIn,
+      id: string,
+      status: PageStatus,
+      message: string,
+    ): Promise<Response>;
   },
 ) {
   return page.signedIn(async (c, signed) => {
@@ -132,7 +140,7 @@ export function itemPost<Asked>(
     } catch (error) {
       if (!isDomainError(error)) throw error;
       if (error.code === 'NOT_FOUND') return page.notFound(c, signed);
-      return options.rerender(c, signed, id, error.code === 'FORBIDDEN' ? 403 : 409, error.message);
+      return options.rerender(c, signed, id, pageStatusOf(error.code), error.message);
     }
   });
 }

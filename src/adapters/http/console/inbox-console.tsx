@@ -1,3 +1,4 @@
+import type { PageStatus } from '../page-status.js';
 import type { Context } from 'hono';
 import type { ConversationLine, ConversationPage } from '../../../app/console-inbox.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
@@ -78,7 +79,7 @@ export function mountInboxConsole(app: PageApp, options: InboxConsoleOptions): v
     c: Context,
     signed: SignedIn,
     id: string,
-    status: 200 | 403 | 409,
+    status: 200 | PageStatus,
     message?: string,
   ) => {
     const found = await options.conversation(signed.person, id);

@@ -1,3 +1,4 @@
+import type { PageStatus } from '../page-status.js';
 import type { Context } from 'hono';
 import type { SimulatedPaymentLine } from '../../../app/console-payments.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
@@ -164,12 +165,7 @@ function Simulator(props: { lines: SimulatedPaymentLine[]; csrf: string }) {
 /** Money to return, for owners and approvers; with --dev also the payment simulator's controls. */
 export function mountPaymentsConsole(app: PageApp, options: PaymentsConsoleOptions): void {
   const { page } = options;
-  const render = async (
-    c: Context,
-    signed: SignedIn,
-    status: 200 | 400 | 403 | 409 = 200,
-    message?: string,
-  ) =>
+  const render = async (c: Context, signed: SignedIn, status: 200 | PageStatus = 200, message?: string) =>
     c.html(
       <PaymentsPage
         signed={signed}

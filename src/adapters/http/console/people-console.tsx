@@ -1,3 +1,4 @@
+import type { PageStatus } from '../page-status.js';
 import { zonedDateTime } from '../../format/human-time.js';
 import type { Context } from 'hono';
 import type { PeopleView } from '../../../app/console-people.js';
@@ -277,7 +278,7 @@ export function mountPeopleConsole(app: PageApp, options: PeopleConsoleOptions):
   const render = async (
     c: Context,
     signed: SignedIn,
-    status: 200 | 400 | 403 | 409 = 200,
+    status: 200 | PageStatus = 200,
     extra: { message?: string; link?: SetupLink } = {},
   ) => {
     try {
