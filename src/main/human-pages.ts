@@ -58,6 +58,7 @@ export function mountHumanPages(
     trustProxy: config.trustProxy,
     publicUrl: config.publicBaseUrl,
     current: (secret) => sessionOf(deps, secret),
+    now: () => deps.clock.now(),
   };
   const pageCall = (tool: string, signed: SignedIn | null, args: unknown, tenantId?: string) =>
     operatorCall(runtime, {

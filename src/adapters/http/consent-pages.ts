@@ -98,7 +98,7 @@ export function mountConsentPages(app: PageApp, options: ConsentPagesOptions): v
     const offer = await options.offer(signed, pending.scopes);
     const redirect = checkRedirectUri(pending.redirectUri);
     const tenant = await options.tenantName(signed.person.tenantId);
-    const freshEnough = fresh(signed, Date.now());
+    const freshEnough = fresh(signed, sessions.now());
     // The answer travels on to the client's redirect URI: the form may lead there and nowhere else.
     const target = redirectSource(pending.redirectUri);
     const headers = {
@@ -237,7 +237,7 @@ export function mountConsentPages(app: PageApp, options: ConsentPagesOptions): v
         (v): v is string => typeof v === 'string',
       );
       choice = options.check(signed, pending.scopes, chosen, String(form.writePolicy ?? ''));
-      if (choice.scopes.includes('sensitive') && !fresh(signed, Date.now()))
+      if (choice.scopes.includes('sensitive') && !fresh(signed, sessions.now()))
         return page(
           c,
           403,

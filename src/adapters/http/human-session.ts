@@ -19,6 +19,8 @@ export interface HumanSessions {
   /** The https URL people reach the server by, when a TLS proxy is in front. */
   readonly publicUrl: string | null;
   current(secret: string | undefined): Promise<SignedIn | null>;
+  /** The injected clock: pages read the time through it, never from the machine directly. */
+  now(): number;
 }
 
 export function sessionCookieName(secure: boolean): string {

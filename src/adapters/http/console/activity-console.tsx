@@ -53,7 +53,7 @@ export function mountActivityConsole(app: PageApp, options: ActivityConsoleOptio
         values={refusal.values}
         people={await options.people(signed.person)}
         error={refusal}
-        now={Date.now()}
+        now={page.now()}
       />,
       400,
       CONSOLE_HEADERS,
@@ -81,7 +81,7 @@ export function mountActivityConsole(app: PageApp, options: ActivityConsoleOptio
           values={parsed.values}
           people={view.people}
           view={view}
-          now={Date.now()}
+          now={page.now()}
         />,
         200,
         CONSOLE_HEADERS,
@@ -102,7 +102,7 @@ export function mountActivityConsole(app: PageApp, options: ActivityConsoleOptio
         if (refusal) return refused(c, signed, refusal);
         throw error;
       }
-      const now = Date.now();
+      const now = page.now();
       const encoder = new TextEncoder();
       let rows = 0;
       let started = false;

@@ -98,7 +98,7 @@ export function mountApprovalsConsole(app: PageApp, options: ApprovalsConsoleOpt
           card={card}
           viewer={signed.person}
           csrf={csrfToken(signed.session, purpose(id))}
-          now={Date.now()}
+          now={page.now()}
           viewerZone={signed.zone}
         />
       </Shell>,

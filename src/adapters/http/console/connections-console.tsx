@@ -334,7 +334,7 @@ export function mountConnectionsConsole(app: PageApp, options: ConnectionsConsol
     extra: { message?: string; created?: { token: AccessToken; secret: string } } = {},
   ) =>
     c.html(
-      <Page signed={signed} view={await options.view(signed.person)} now={Date.now()} {...extra} />,
+      <Page signed={signed} view={await options.view(signed.person)} now={page.now()} {...extra} />,
       status,
       CONSOLE_HEADERS,
     );

@@ -15,6 +15,8 @@ export interface ConsolePage {
   ): (c: Context) => Promise<Response>;
   notFound(c: Context, signed: SignedIn): Response | Promise<Response>;
   refused(c: Context, signed: SignedIn): Response | Promise<Response>;
+  /** The injected clock. */
+  now(): number;
 }
 
 export function consolePage(
@@ -23,6 +25,7 @@ export function consolePage(
   anonymousPost: (path: string) => Promise<void>,
 ): ConsolePage {
   return {
+    now: () => sessions.now(),
     signedIn: (handler) => async (c) => {
       const signed = await signedInOf(c, sessions);
       if (!signed) {
