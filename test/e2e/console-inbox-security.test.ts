@@ -209,7 +209,8 @@ describe('the console inbox, attacked', () => {
       { action: 'confirm', version: '1', csrf: csrfFor(server, cast.owner, `console-inbox-task:${id}`) },
       cast.owner,
     );
-    expect(answer.status).toBe(409);
+    // The field the person must change (one mapping for every page: a refused field is 400).
+    expect(answer.status).toBe(400);
     expect(await answer.text()).toContain('confirmationNumber: SEC-1 belongs to another booking');
     expect(snapshot().bookings).toBe(before.bookings);
     expect(taskState(id).task.status).toBe('PENDING_CONFIRMATION');

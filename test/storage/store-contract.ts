@@ -44,6 +44,7 @@ const person = (id: string, email: string): Person => ({
   passwordHash: 'scrypt$x',
   disabledAt: null,
   createdAt: T0,
+  timeZone: null,
 });
 
 let seq = 0;
@@ -818,6 +819,11 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect(await store.read((tx) => tx.identity.getPersonByEmail('ana@example.com'))).toEqual(ana);
       await store.write((tx) => tx.identity.updatePerson({ ...ana, role: 'viewer', disabledAt: T0 }));
       expect((await store.read((tx) => tx.identity.getPerson('usr_ana')))!.role).toBe('viewer');
+      // A person's own time zone: set, read back, and unset (their browser's again).
+      await store.write((tx) => tx.identity.setTimeZone('usr_ana', 'Asia/Shanghai'));
+      expect((await store.read((tx) => tx.identity.getPerson('usr_ana')))!.timeZone).toBe('Asia/Shanghai');
+      await store.write((tx) => tx.identity.setTimeZone('usr_ana', null));
+      expect((await store.read((tx) => tx.identity.getPerson('usr_ana')))!.timeZone).toBeNull();
       expect(await store.read((tx) => tx.identity.listPeople('t1'))).toHaveLength(1);
 
       const link = { secretHash: 'h1', tenantId: 't1', personId: null, expiresAt: T0 + H };
