@@ -3,7 +3,8 @@ import { HttpPayments } from '../../src/adapters/payment/http-payments.js';
 import { SimulatedPayments } from '../../src/adapters/payment/simulated-payments.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import type { PaymentStatus } from '../../src/domain/payment/payment.js';
-import type { PaymentQuery } from '../../src/ports/payment-query.js';
+import type { PaymentQuery, PaymentRefunds } from '../../src/ports/payment-query.js';
+import { canRefund, PaymentUnavailableError } from '../../src/ports/payment-query.js';
 import { hold, calendar, insertHold } from '../storage/store-contract.js';
 import { startPaymentStub } from '../support/payment-stub.js';
 import { tempDbPath } from '../support/spawn-server.js';
@@ -99,5 +100,26 @@ for (const [name, make] of Object.entries(adapters)) {
         });
       }
     });
+
+    it('refunds by booking id: asked twice, one refund with one reference', async () => {
+      expect(canRefund(h.query)).toBe(true);
+      const refunds = h.query as PaymentQuery & PaymentRefunds;
+      const money = { amount: '500.00', currency: 'CNY' };
+      const first = await refunds.requestRefund(h.bookingId, money, trace);
+      expect(first.reference).toMatch(/\S/);
+      expect(await refunds.requestRefund(h.bookingId, money, trace)).toEqual(first);
+    });
   });
 }
+
+describe('HTTP refunds when the provider fails', () => {
+  it('an HTTP error or an unreachable provider is PaymentUnavailableError, never a refund', async () => {
+    const stub = await startPaymentStub();
+    const base = stub.baseUrl;
+    await stub.close();
+    const gone = new HttpPayments(base, 1_000);
+    await expect(
+      gone.requestRefund('bk_1', { amount: '1.00', currency: 'EUR' }, trace),
+    ).rejects.toBeInstanceOf(PaymentUnavailableError);
+  });
+});

@@ -49,32 +49,11 @@ export class HttpPayments implements PaymentQuery, PaymentRefunds {
       'payment.refund',
       { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'POST' } },
       async (span) => {
-        const url = `${this.baseUrl.replace(/\/+$/, '')}/payments/${encodeURIComponent(bookingId)}/refunds`;
-        let body: unknown;
-        try {
-          const propagated = outgoingTraceHeaders();
-          const response = await fetch(url, {
-            method: 'POST',
-            headers: {
-              accept: 'application/json',
-              'content-type': 'application/json',
-              'idempotency-key': `refund:${bookingId}`,
-              traceparent:
-                propagated.traceparent ?? `00-${trace.traceId}-${randomBytes(8).toString('hex')}-01`,
-            },
-            body: JSON.stringify(money),
-            signal: AbortSignal.timeout(this.timeoutMs),
-          });
-          span.setAttribute('http.response.status_code', response.status);
-          if (!response.ok)
-            throw new PaymentUnavailableError(`payment provider answered HTTP ${response.status}`);
-          body = await response.json();
-        } catch (error) {
-          if (error instanceof PaymentUnavailableError) throw error;
-          throw new PaymentUnavailableError(
-            error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable',
-          );
-        }
+        const body = await this.call(`${encodeURIComponent(bookingId)}/refunds`, trace, span, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': `refund:${bookingId}` },
+          body: JSON.stringify(money),
+        });
         const parsed = refundSchema.safeParse(body);
         if (!parsed.success) throw new PaymentUnavailableError('payment provider sent an unexpected answer');
         return { reference: parsed.data.reference };
@@ -87,17 +66,36 @@ export class HttpPayments implements PaymentQuery, PaymentRefunds {
     trace: { readonly traceId: string },
     span: Span,
   ): Promise<PaymentReport> {
-    const url = `${this.baseUrl.replace(/\/+$/, '')}/payments/${encodeURIComponent(bookingId)}`;
-    let body: unknown;
+    const body = await this.call(encodeURIComponent(bookingId), trace, span, {
+      headers: { [SERVER_REQUEST_SENT_AT]: new Date().toISOString() },
+    });
+    const parsed = reportSchema.safeParse(body);
+    if (!parsed.success) throw new PaymentUnavailableError('payment provider sent an unexpected answer');
+    const report = parsed.data;
+    return { ...report, paidAt: report.paidAt === null ? null : Date.parse(report.paidAt) };
+  }
+
+  /**
+   * One request to `{baseUrl}/payments/{path}` with the trace propagated and a timeout; the JSON
+   * answer, or PaymentUnavailableError for anything else (HTTP error, timeout, unreachable).
+   */
+  private async call(
+    path: string,
+    trace: { readonly traceId: string },
+    span: Span,
+    init: { method?: string; headers: Record<string, string>; body?: string },
+  ): Promise<unknown> {
+    const url = `${this.baseUrl.replace(/\/+$/, '')}/payments/${path}`;
     try {
       // This span's traceparent; without a tracer (no provider), one in the caller's trace id.
       const propagated = outgoingTraceHeaders();
       const response = await fetch(url, {
+        ...init,
         headers: {
           accept: 'application/json',
           traceparent: propagated.traceparent ?? `00-${trace.traceId}-${randomBytes(8).toString('hex')}-01`,
           ...(propagated.tracestate ? { tracestate: propagated.tracestate } : {}),
-          [SERVER_REQUEST_SENT_AT]: new Date().toISOString(),
+          ...init.headers,
         },
         signal: AbortSignal.timeout(this.timeoutMs),
       });
@@ -108,16 +106,12 @@ export class HttpPayments implements PaymentQuery, PaymentRefunds {
       if (answeredAt) span.setAttribute('holdfast.payment.responded_at', answeredAt.slice(0, 40));
       if (!response.ok)
         throw new PaymentUnavailableError(`payment provider answered HTTP ${response.status}`);
-      body = await response.json();
+      return await response.json();
     } catch (error) {
       if (error instanceof PaymentUnavailableError) throw error;
       throw new PaymentUnavailableError(
         error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable',
       );
     }
-    const parsed = reportSchema.safeParse(body);
-    if (!parsed.success) throw new PaymentUnavailableError('payment provider sent an unexpected answer');
-    const report = parsed.data;
-    return { ...report, paidAt: report.paidAt === null ? null : Date.parse(report.paidAt) };
   }
 }
