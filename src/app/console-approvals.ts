@@ -40,12 +40,18 @@ export async function deciderOf(tx: StoreTx, decidedBy: string | null): Promise<
 }
 
 /** "tok_… \"Claude on Olga's laptop\" · client 1.0" -> "Claude on Olga's laptop — token of Olga Petrova". */
-function askerOf(clientId: string, person: { displayName: string; email: string } | null): string {
+export function askerOf(clientId: string, person: { displayName: string; email: string } | null): string {
   const named = /"([^"]+)"/.exec(clientId)?.[1];
   const who = person ? person.displayName || person.email : null;
   if (named) return who ? `${named} — token of ${who}` : named;
   const client = clientId.split(' · ')[0] ?? clientId;
   return who ? `${client} — for ${who}` : client;
+}
+
+/** Who asked for an approval, in words, as the CLI and the pages say it. */
+export async function askerOfApproval(deps: AppDeps, approval: Approval): Promise<string> {
+  const person = await deps.store.read((tx) => tx.identity.getPerson(approval.subject));
+  return askerOf(approval.clientId, person && person.tenantId === approval.tenantId ? person : null);
 }
 
 const RECENT = 20;

@@ -1,3 +1,4 @@
+import { askerOf } from './console-approvals.js';
 import type { Booking, BookingStatus } from '../domain/booking/booking.js';
 import { cancelOwingRefund, effectiveStatus, owesRefund, releaseHold } from '../domain/booking/booking.js';
 import { maskContact } from '../domain/booking/contact-mask.js';
@@ -88,7 +89,7 @@ export async function calendarChoices(deps: AppDeps, person: Person): Promise<Ca
   return items;
 }
 
-/** A booking with who made it: the person (by email) and the connection they made it through. */
+/** A booking with who made it: the person (by email) and the connection they made it through, in words. */
 export interface BookingDetail extends BookingLine {
   readonly madeBy: { readonly email: string | null; readonly connection: string };
 }
@@ -108,7 +109,7 @@ export async function consoleBooking(
       ...line!,
       madeBy: {
         email: maker?.tenantId === person.tenantId ? maker.email : null,
-        connection: booking.owner.clientId,
+        connection: askerOf(booking.owner.clientId, maker?.tenantId === person.tenantId ? maker : null),
       },
     };
   });

@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { ApprovalView } from '../app/approvals.js';
 import { approvalById, decideById } from '../app/approvals.js';
+import { askerOfApproval } from '../app/console-approvals.js';
 import { sweep } from '../app/sweep.js';
 import { tailAudit } from '../adapters/audit/audit-chain.js';
 import { verifyAudit } from '../adapters/audit/audit-verify.js';
@@ -166,27 +167,30 @@ async function approvals(
         ),
       );
     else if (all.length === 0) print('No approvals.');
-    else
+    else {
+      const askers = await Promise.all(all.map((a) => askerOfApproval(deps, a)));
       print(
         table(
           ['APPROVAL', 'STATUS', 'ACTION', 'BOOKING', 'EXPIRES', 'ASKED BY'],
-          all.map((a) => [
+          all.map((a, i) => [
             a.id,
             effectiveApprovalStatus(a, now),
             a.action,
             a.bookingId,
             relative(a.expiresAt, now),
-            `${a.subject} (${a.clientId})`,
+            terminalSafe(askers[i]!),
           ]),
         ),
       );
+    }
     return 0;
   }
   if (verb === 'show' && id) {
     const view = await approvalById(deps, config.tenantId, id);
     if (config.json)
       print(JSON.stringify({ approval: approvalJson(view.approval, now), summary: view.summary }, null, 2));
-    else print(describeApproval(view, now, cliDatabaseArgs(config)));
+    else
+      print(describeApproval(view, await askerOfApproval(deps, view.approval), now, cliDatabaseArgs(config)));
     return 0;
   }
   if ((verb === 'approve' || verb === 'deny') && id) {
@@ -211,7 +215,12 @@ async function approvals(
 }
 
 /** `approvals show`: what will happen, in words a person can decide on. */
-function describeApproval({ approval, status, summary }: ApprovalView, now: number, dbArgs: string): string {
+function describeApproval(
+  { approval, status, summary }: ApprovalView,
+  asker: string,
+  now: number,
+  dbArgs: string,
+): string {
   const start = Date.parse(summary.startUtc);
   const end = Date.parse(summary.endUtc);
   const customer =
@@ -245,7 +254,7 @@ function describeApproval({ approval, status, summary }: ApprovalView, now: numb
     ],
     ['Customer', customer],
     ['Label', summary.label === null ? '—' : terminalSafe(summary.label)],
-    ['Asked by', `${approval.subject} via ${approval.clientId}, ${relative(approval.createdAt, now)}`],
+    ['Asked by', `${terminalSafe(asker)}, ${relative(approval.createdAt, now)}`],
     ['Intent hash', approval.intentHash],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));

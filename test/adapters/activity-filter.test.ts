@@ -48,6 +48,26 @@ describe('the activity filter', () => {
     expect(parse('to=2026-12-01').values).toEqual({ to: '2026-12-02T00:00' });
   });
 
+  it('reads and shows times on the viewer’s wall clock: Los Angeles in winter and across the spring gap', () => {
+    const inLA = (query: string) =>
+      parseActivityQuery((name) => new URLSearchParams(query).get(name) ?? undefined, 'America/Los_Angeles');
+    const parsed = inLA('from=2026-12-01T09:30:15&to=2026-12-01');
+    expect(parsed).toMatchObject({
+      ok: true,
+      filter: { from: Date.UTC(2026, 11, 1, 17, 30, 15), to: Date.UTC(2026, 11, 2, 8) },
+      values: { from: '2026-12-01T09:30:15', to: '2026-12-02T00:00' },
+    });
+    // An offset given wins over the viewer's zone.
+    expect(inLA('from=2026-12-01T09:30Z')).toMatchObject({ filter: { from: Date.UTC(2026, 11, 1, 9, 30) } });
+    // 02:30 does not exist on 8 Mar 2026 there: it reads as the moment the clock jumps (10:00 UTC).
+    expect(inLA('from=2026-03-08T02:30')).toMatchObject({ filter: { from: Date.UTC(2026, 2, 8, 10) } });
+    // A wrong value names the zone the person types in.
+    expect(inLA('from=x')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('(Los Angeles time)'),
+    });
+  });
+
   it('names the wrong field, and never takes a made-up value', () => {
     const wrong = (query: string) => {
       const parsed = parse(query);

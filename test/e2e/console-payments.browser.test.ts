@@ -146,7 +146,7 @@ describe('the payment simulator in the console (--dev)', () => {
       { status: 'PAID', csrf: token(owner) },
       owner,
     );
-    expect(paid.status).toBe(200);
+    expect(paid.status).toBe(303);
     expect(simulated()).toBe(before + 1);
   });
 });

@@ -97,7 +97,7 @@ describe('the people section', () => {
     await page.check('#limit-callsPerMinute-none');
     await page.fill('#approval-window', '45');
     await page.selectOption('#default-policy', 'readonly');
-    await page.click('form[action="/console/tenant"] button[type=submit]');
+    await page.click('form[action="/console/people/settings"] button[type=submit]');
     await page.waitForSelector('#result');
     expect(await page.textContent('#result')).toContain('Settings saved');
     const tenants = JSON.parse(
@@ -136,7 +136,7 @@ describe('the people section', () => {
       input.removeAttribute('min');
       input.value = '0';
     });
-    await page.click('form[action="/console/tenant"] button[type=submit]');
+    await page.click('form[action="/console/people/settings"] button[type=submit]');
     await page.waitForSelector('#result');
     expect(await page.textContent('#result')).toContain('callsPerMinute');
   });
@@ -177,7 +177,7 @@ describe('the people section, attacked', () => {
         [403],
       ],
       ['approver disables the owner', `/console/people/${ownerId}/disable`, {}, approver, [403]],
-      ['approver raises limits', '/console/tenant', { callsPerMinute: '1000000' }, approver, [403]],
+      ['approver raises limits', '/console/people/settings', { callsPerMinute: '1000000' }, approver, [403]],
       ['other tenant disables our owner', `/console/people/${ownerId}/disable`, {}, foreigner, [404]],
       ['other tenant takes a link for our owner', `/console/people/${ownerId}/link`, {}, foreigner, [404]],
       ['last owner demotes themselves', `/console/people/${ownerId}/role`, { role: 'viewer' }, owner, [409]],

@@ -65,6 +65,16 @@ describe('cancelling a paid booking, read and settled by a person on a 390 px ph
       'Mei Chen paid 500.00 CNY: approving makes 500.00 CNY owed back to Mei Chen.',
     );
 
+    // The operator's command line says the same thing, with the asker by name.
+    const shown = await runCli(['approvals', 'show', details.approvalId, ...db()]);
+    expect(shown.status, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('If approved:\n  Cancels Mei Chen');
+    expect(shown.stdout).toContain(
+      '  Mei Chen paid 500.00 CNY: approving makes 500.00 CNY owed back to Mei Chen.',
+    );
+    expect(shown.stdout).toMatch(/Asked by\s+test agent — token of \S+, /);
+    expect(shown.stdout).not.toMatch(/Asked by.*(usr_|tok_)/);
+
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     try {

@@ -1,35 +1,27 @@
 import type { Context } from 'hono';
-import type { ActivityCursor, ActivityRow, ActivityView, ChainView } from '../../../app/console-activity.js';
-import { ACTIVITY_EXPORT_CAP } from '../../../app/console-activity.js';
+import type { ActivityRow, ActivityView, ChainView } from '../../../app/console-activity.js';
+import {
+  ACTIVITY_EXPORT_CAP,
+  activityExport,
+  activityPage,
+  activityPeople,
+} from '../../../app/console-activity.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { isDomainError } from '../../../domain/errors.js';
-import type { AuditFilter } from '../../../ports/store/audit.js';
 import type { PageApp } from '../http-app.js';
 import { csvHeader, csvRows, jsonExport } from './activity-export.js';
 import type { FilterValues, ParsedQuery } from './activity-filter.js';
 import { parseActivityQuery } from './activity-filter.js';
 import { ActivityPage } from './activity-views.js';
-import type { ConsolePage } from './console-page.js';
+import type { ConsoleContext } from './console-page.js';
+import { consoleArea } from './console-page.js';
 import { CONSOLE_HEADERS } from './shell.js';
 
+/** What the activity area needs beyond the console's context. */
 export interface ActivityConsoleOptions {
-  readonly page: ConsolePage;
-  view(person: Person, filter: AuditFilter, cursor: ActivityCursor): Promise<ActivityView>;
-  /** Whom an owner may filter by (nobody for anyone else, who sees only their own entries). */
-  people(person: Person): Promise<ActivityView['people']>;
-  exportRows(
-    person: Person,
-    filter: AuditFilter,
-  ): Promise<AsyncGenerator<ActivityRow[], { truncated: boolean }>>;
+  /** Whether the audit chain verifies, as far as this person may know. */
   chain(person: Person): Promise<ChainView>;
-  /** Kept in the audit trail: who exported how many records, in which format. */
-  exported(event: {
-    person: Person;
-    format: 'csv' | 'json';
-    rows: number;
-    truncated: boolean;
-  }): Promise<void>;
 }
 
 type Refusal = { field: string; message: string; values: FilterValues };
@@ -42,8 +34,9 @@ function refusalOf(error: unknown, values: FilterValues): Refusal | null {
 }
 
 /** The audit trail for signed-in people: filtered, paged newest first, exported as CSV or JSON. */
-export function mountActivityConsole(app: PageApp, options: ActivityConsoleOptions): void {
-  const { page } = options;
+export function activityConsole(ctx: ConsoleContext, options: ActivityConsoleOptions): PageApp {
+  const { page, deps } = ctx;
+  const app = consoleArea();
 
   const refused = async (c: Context, signed: SignedIn, refusal: Refusal) =>
     c.html(
@@ -51,7 +44,7 @@ export function mountActivityConsole(app: PageApp, options: ActivityConsoleOptio
         signed={signed}
         chain={await options.chain(signed.person)}
         values={refusal.values}
-        people={await options.people(signed.person)}
+        people={await activityPeople(deps, signed.person)}
         error={refusal}
         now={page.now()}
       />,
@@ -59,16 +52,17 @@ export function mountActivityConsole(app: PageApp, options: ActivityConsoleOptio
       CONSOLE_HEADERS,
     );
 
-  const parse = (c: Context): ParsedQuery => parseActivityQuery((name) => c.req.query(name));
+  const parse = (c: Context, signed: SignedIn): ParsedQuery =>
+    parseActivityQuery((name) => c.req.query(name), signed.zone ?? 'UTC');
 
   app.get(
-    '/console/activity',
+    '/',
     page.signedIn(async (c, signed) => {
-      const parsed = parse(c);
+      const parsed = parse(c, signed);
       if (!parsed.ok) return refused(c, signed, parsed);
       let view: ActivityView;
       try {
-        view = await options.view(signed.person, parsed.filter, parsed.cursor);
+        view = await activityPage(deps, signed.person, parsed.filter, parsed.cursor);
       } catch (error) {
         const refusal = refusalOf(error, parsed.values);
         if (refusal) return refused(c, signed, refusal);
@@ -92,11 +86,11 @@ export function mountActivityConsole(app: PageApp, options: ActivityConsoleOptio
   /** An export: refused like the page when its filter is wrong, else streamed batch by batch. */
   const exporter = (format: 'csv' | 'json') =>
     page.signedIn(async (c, signed) => {
-      const parsed = parse(c);
+      const parsed = parse(c, signed);
       if (!parsed.ok) return refused(c, signed, parsed);
       let batches: AsyncGenerator<ActivityRow[], { truncated: boolean }>;
       try {
-        batches = await options.exportRows(signed.person, parsed.filter);
+        batches = await activityExport(deps, signed.person, parsed.filter);
       } catch (error) {
         const refusal = refusalOf(error, parsed.values);
         if (refusal) return refused(c, signed, refusal);
@@ -129,8 +123,14 @@ export function mountActivityConsole(app: PageApp, options: ActivityConsoleOptio
             if (format === 'json') controller.enqueue(encoder.encode(jsonExport.tail(next.value.truncated)));
             controller.close();
             // A finished download stands even if its record cannot be written (the audit log reports that).
-            await options
-              .exported({ person: signed.person, format, rows, truncated: next.value.truncated })
+            await ctx
+              .audit(
+                'console_activity_export',
+                signed,
+                { format, rows, truncated: next.value.truncated },
+                'read',
+              )
+              .finish()
               .catch(() => undefined);
             return;
           }
@@ -151,6 +151,7 @@ export function mountActivityConsole(app: PageApp, options: ActivityConsoleOptio
       });
     });
 
-  app.get('/console/activity/export.csv', exporter('csv'));
-  app.get('/console/activity/export.json', exporter('json'));
+  app.get('/export.csv', exporter('csv'));
+  app.get('/export.json', exporter('json'));
+  return app;
 }

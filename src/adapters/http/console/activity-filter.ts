@@ -1,3 +1,5 @@
+import { formatLocal, wallClockToInstant } from '../../../domain/time/zone.js';
+import { zoneLabel } from '../../format/human-time.js';
 import type { AuditEntry } from '../../../ports/audit.js';
 import type { AuditFilter } from '../../../ports/store/audit.js';
 
@@ -59,19 +61,21 @@ function oneOf<T extends string>(field: FilterField, label: string, value: strin
   return found;
 }
 
+const DAY_MS = 86_400_000;
 const TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 /**
- * A date or date-time as an instant: UTC unless it names an offset. A date alone is midnight
- * starting it for From, and midnight ending it for To, so "to" a date includes that whole day.
+ * A date or date-time as an instant: the viewer's wall clock unless it names an offset. A date
+ * alone is midnight starting it for From, and midnight ending it for To, so "to" a date
+ * includes that whole day.
  */
-function instant(field: 'from' | 'to', label: string, value: string): number {
+function instant(field: 'from' | 'to', label: string, value: string, timeZone: string): number {
   const m = TIME.exec(value);
   const bad = () =>
     new Invalid(
       field,
-      `${label}: “${value.slice(0, 40)}” is not a date or time; use 2026-12-01 or 2026-12-01T09:30 (UTC).`,
+      `${label}: “${value.slice(0, 40)}” is not a date or time; use 2026-12-01 or 2026-12-01T09:30 (${zoneLabel(timeZone)} time).`,
     );
   if (!m) throw bad();
   const [, y, mo, d, h = '0', mi = '0', s = '0', ms = '0', zone] = m;
@@ -87,19 +91,24 @@ function instant(field: 'from' | 'to', label: string, value: string): number {
     parts[5] > 59
   )
     throw bad();
-  const offset =
-    zone && zone !== 'Z'
-      ? (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4)))
-      : 0;
   const dayOnly = m[4] === undefined;
-  return utc - offset * 60_000 + (dayOnly && field === 'to' ? 24 * 60 * 60_000 : 0);
+  const dayAfter = dayOnly && field === 'to' ? DAY_MS : 0;
+  if (zone) {
+    const offset =
+      zone === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4)));
+    return utc - offset * 60_000 + dayAfter;
+  }
+  // The wall clock in the viewer's zone: its day and minute, then the seconds within that minute.
+  const epochDay = Math.floor(utc / DAY_MS) + dayAfter / DAY_MS;
+  return wallClockToInstant(epochDay, parts[3] * 60 + parts[4], timeZone) + (utc % 60_000);
 }
 
-/** The instant as a datetime-local value in UTC, to the precision it needs. */
-export function formTime(at: number): string {
-  const iso = new Date(at).toISOString();
-  if (iso.endsWith(':00.000Z')) return iso.slice(0, 16);
-  return iso.endsWith('.000Z') ? iso.slice(0, 19) : iso.slice(0, 23);
+/** The instant as a datetime-local value on the viewer's wall clock, to the precision it needs. */
+export function formTime(at: number, timeZone = 'UTC'): string {
+  const local = formatLocal(at, timeZone).slice(0, 19);
+  const ms = at % 1000;
+  if (ms !== 0) return `${local}.${String(ms).padStart(3, '0')}`;
+  return local.endsWith(':00') ? local.slice(0, 16) : local;
 }
 
 function cursor(value: string): number {
@@ -109,7 +118,11 @@ function cursor(value: string): number {
 }
 
 /** The filter and page a query asks for, or which field is wrong and why. Empty fields are no filter. */
-export function parseActivityQuery(query: (name: string) => string | undefined): ParsedQuery {
+export function parseActivityQuery(
+  query: (name: string) => string | undefined,
+  /** Where From and To are read, and shown back: the viewer's zone. */
+  timeZone = 'UTC',
+): ParsedQuery {
   const values: FilterValues = {};
   for (const field of FILTER_FIELDS) {
     const value = query(field)?.trim();
@@ -124,8 +137,8 @@ export function parseActivityQuery(query: (name: string) => string | undefined):
       kind: v.kind ? oneOf('kind', 'Kind', v.kind, KINDS) : undefined,
       outcome: v.outcome ? oneOf('outcome', 'Outcome', v.outcome, OUTCOMES) : undefined,
       errorCode: v.error && text('error', 'Error code', v.error.toUpperCase(), 64, /^[A-Z][A-Z0-9_]*$/),
-      from: v.from ? instant('from', 'From', v.from) : undefined,
-      to: v.to ? instant('to', 'To', v.to) : undefined,
+      from: v.from ? instant('from', 'From', v.from, timeZone) : undefined,
+      to: v.to ? instant('to', 'To', v.to, timeZone) : undefined,
       mentions: v.mentions && text('mentions', 'Mentions', v.mentions, 200),
     };
     if (filter.from !== undefined && filter.to !== undefined && filter.to <= filter.from)
@@ -135,8 +148,8 @@ export function parseActivityQuery(query: (name: string) => string | undefined):
     const shown: FilterValues = {
       ...values,
       ...(filter.errorCode ? { error: filter.errorCode } : {}),
-      ...(filter.from !== undefined ? { from: formTime(filter.from) } : {}),
-      ...(filter.to !== undefined ? { to: formTime(filter.to) } : {}),
+      ...(filter.from !== undefined ? { from: formTime(filter.from, timeZone) } : {}),
+      ...(filter.to !== undefined ? { to: formTime(filter.to, timeZone) } : {}),
     };
     return {
       ok: true,

@@ -1,13 +1,15 @@
 import type { ActivityRow, ActivityView, ChainView } from '../../../app/console-activity.js';
 import { ACTIVITY_EXPORT_CAP } from '../../../app/console-activity.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
-import { localDateTime, relative } from '../../format/human-time.js';
+import { localDateTime, relative, zoneLabel } from '../../format/human-time.js';
+import { formatLocal, formatUtc } from '../../../domain/time/zone.js';
 import type { FilterField, FilterValues } from './activity-filter.js';
 import { filterQuery, KINDS, OUTCOMES } from './activity-filter.js';
 import { Shell } from './shell.js';
 
-/** "Tue 1 Dec 2026, 07:47:39 UTC": seconds tell apart the calls of one minute. */
-const utc = (at: number) => `${localDateTime(at, 'UTC')}:${new Date(at).toISOString().slice(17, 19)} UTC`;
+/** "Tue 1 Dec 2026, 08:47:39 (Berlin)": the viewer's wall clock; seconds tell apart the calls of one minute. */
+const exact = (at: number, zone: string) =>
+  `${localDateTime(at, zone)}:${formatLocal(at, zone).slice(17, 19)} (${zoneLabel(zone)})`;
 
 /** "3 min ago", or "just now" within a second (never "in 0 s" for a moment that has passed). */
 const ago = (at: number, now: number) => (now - at < 1000 ? 'just now' : relative(at, now));
@@ -32,16 +34,16 @@ const CHAIN_WORDS = {
 } as const;
 
 /** Where the chain's verification stands, and exactly what that check covers. */
-export function ChainCard(props: { chain: ChainView; now: number }) {
+export function ChainCard(props: { chain: ChainView; now: number; zone: string }) {
   const { chain, now } = props;
   const detail = chain.detail;
-  const when = (at: number | null) => (at === null ? 'never' : `${ago(at, now)} (${utc(at)})`);
+  const when = (at: number | null) => (at === null ? 'never' : `${ago(at, now)} (${exact(at, props.zone)})`);
   return (
     <section class="card chain" id="chain" aria-labelledby="chain-title">
       <h2 id="chain-title">Audit chain {CHAIN_WORDS[chain.state]}</h2>
       {chain.state === 'verified' ? (
         <p>
-          Every record sealed up to {chain.throughAt === null ? 'now' : utc(chain.throughAt)}
+          Every record sealed up to {chain.throughAt === null ? 'now' : exact(chain.throughAt, props.zone)}
           {detail ? ` (records 1 to ${detail.through})` : ''} is in its place, links to the one before it and
           carries a valid MAC under the audit key. Last checked {when(chain.checkedAt)}.
         </p>
@@ -62,22 +64,23 @@ export function ChainCard(props: { chain: ChainView; now: number }) {
         <p>The chain could not be read just now; the next visit tries again.</p>
       )}
       <p class="muted small">
-        What this covers: this server (up since {utc(chain.since)}) walked the whole chain the first time this
-        page was opened, then checks each newly sealed record once and re-reads the newest one it verified on
-        every visit. Older records are not read again, and a rewrite made with the audit key verifies; only{' '}
-        <code>holdfast audit verify --checkpoint FILE</code>, with checkpoints kept outside the database,
-        catches those.
+        What this covers: this server (up since {exact(chain.since, props.zone)}) walked the whole chain the
+        first time this page was opened, then checks each newly sealed record once and re-reads the newest one
+        it verified on every visit. Older records are not read again, and a rewrite made with the audit key
+        verifies; only <code>holdfast audit verify --checkpoint FILE</code>, with checkpoints kept outside the
+        database, catches those.
       </p>
       {detail?.checkpoint ? (
         <details>
           <summary>Checkpoint of the newest verified record</summary>
           <p class="small">
             One line saying the chain had {detail.through} records when last checked
-            {chain.checkedAt === null ? '' : ` (${utc(chain.checkedAt)})`} and how it ended, MAC’d with a key
-            derived from the audit key. It covers every tenant of this installation. Keep it where the
-            database’s administrators cannot edit it; <code>holdfast audit verify --checkpoint FILE</code>{' '}
-            checks the chain still matches it. The server also logs one every <code>--checkpoint-every</code>{' '}
-            records (1,000 by default) and every 10 minutes of activity.
+            {chain.checkedAt === null ? '' : ` (${exact(chain.checkedAt, props.zone)})`} and how it ended,
+            MAC’d with a key derived from the audit key. It covers every tenant of this installation. Keep it
+            where the database’s administrators cannot edit it;{' '}
+            <code>holdfast audit verify --checkpoint FILE</code> checks the chain still matches it. The server
+            also logs one every <code>--checkpoint-every</code> records (1,000 by default) and every 10
+            minutes of activity.
           </p>
           <code class="secret" id="checkpoint">
             {detail.checkpoint}
@@ -160,6 +163,7 @@ function Choice(props: {
 
 /** The filter: a GET form, so it works without the script and its URL can be kept or shared. */
 export function FilterForm(props: {
+  zone: string;
   values: FilterValues;
   people: ActivityView['people'];
   error?: { field: string; message: string };
@@ -212,8 +216,22 @@ export function FilterForm(props: {
           {...common}
         />
         <Field name="error" label="Error code" hint="SLOT_UNAVAILABLE, say." {...common} />
-        <Field name="from" label="From (UTC)" type="datetime-local" hint="Included." wide {...common} />
-        <Field name="to" label="To (UTC)" type="datetime-local" hint="Not included." wide {...common} />
+        <Field
+          name="from"
+          label={`From (${zoneLabel(props.zone)} time)`}
+          type="datetime-local"
+          hint="Included."
+          wide
+          {...common}
+        />
+        <Field
+          name="to"
+          label={`To (${zoneLabel(props.zone)} time)`}
+          type="datetime-local"
+          hint="Not included."
+          wide
+          {...common}
+        />
         <Field
           name="mentions"
           label="Mentions"
@@ -234,17 +252,14 @@ export function FilterForm(props: {
   );
 }
 
-function Row(props: { row: ActivityRow; now: number }) {
+function Row(props: { row: ActivityRow; now: number; zone: string }) {
   const { record: r, email } = props.row;
-  const iso = new Date(r.at).toISOString();
   return (
     <tr data-seq={r.seq}>
       <td data-label="Time">
-        <time datetime={iso} title={iso}>
-          {ago(r.at, props.now)}
-        </time>
+        <time datetime={formatUtc(r.at)}>{ago(r.at, props.now)}</time>
         <br />
-        <span class="muted small exact">{utc(r.at)}</span>
+        <span class="muted small exact">{exact(r.at, props.zone)}</span>
       </td>
       <td data-label="Person">{email ?? <span class="muted">{r.subject}</span>}</td>
       <td data-label="Connection" class="wrap">
@@ -260,7 +275,7 @@ function Row(props: { row: ActivityRow; now: number }) {
             <dt>Record</dt>
             <dd>{r.seq}</dd>
             <dt>Exact time</dt>
-            <dd>{iso}</dd>
+            <dd>{`${exact(r.at, props.zone)}; ${exact(r.at, 'UTC')}`}</dd>
             <dt>Transport</dt>
             <dd>{r.transport}</dd>
             <dt>Duration</dt>
@@ -301,7 +316,7 @@ function Row(props: { row: ActivityRow; now: number }) {
   );
 }
 
-function Records(props: { view: ActivityView; values: FilterValues; now: number }) {
+function Records(props: { view: ActivityView; values: FilterValues; now: number; zone: string }) {
   const { view, values } = props;
   if (view.rows.length === 0)
     return (
@@ -326,7 +341,7 @@ function Records(props: { view: ActivityView; values: FilterValues; now: number 
           </thead>
           <tbody>
             {view.rows.map((row) => (
-              <Row row={row} now={props.now} />
+              <Row row={row} now={props.now} zone={props.zone} />
             ))}
           </tbody>
         </table>
@@ -382,6 +397,7 @@ export function ActivityPage(props: {
 }) {
   const { view } = props;
   const ownOnly = props.signed.person.role !== 'owner';
+  const zone = props.signed.zone ?? 'UTC';
   return (
     <Shell title="Activity" signed={props.signed} section="/console/activity">
       <div class="activity">
@@ -390,15 +406,16 @@ export function ActivityPage(props: {
           {ownOnly
             ? 'What you did and what agents did for you, newest first.'
             : 'Every call and action in your tenant, by agents and by people, newest first.'}{' '}
-          A call shows here once it is sealed into the audit chain, normally within a second. Times are UTC.
+          A call shows here once it is sealed into the audit chain, normally within a second. Times are{' '}
+          {zoneLabel(zone)} time (<a href="/account#zone-title">change</a>).
         </p>
-        <ChainCard chain={props.chain} now={props.now} />
-        <FilterForm values={props.values} people={props.people} error={props.error} />
+        <ChainCard chain={props.chain} now={props.now} zone={zone} />
+        <FilterForm values={props.values} people={props.people} error={props.error} zone={zone} />
         <h2 id="records-title">Records</h2>
         {view ? (
           <>
             <Exports values={props.values} ownOnly={ownOnly} />
-            <Records view={view} values={props.values} now={props.now} />
+            <Records view={view} values={props.values} now={props.now} zone={zone} />
           </>
         ) : (
           <p class="muted">Fix the filter to see records.</p>

@@ -1,25 +1,18 @@
 import type { PageStatus } from '../page-status.js';
 import type { Context } from 'hono';
 import type { Decision } from '../../../app/approvals.js';
-import type { ApprovalCard, ApprovalQueue } from '../../../app/console-approvals.js';
+import { decideInConsole } from '../../../app/approvals.js';
+import type { ApprovalCard } from '../../../app/console-approvals.js';
+import { approvalQueue, consoleApproval } from '../../../app/console-approvals.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
-import type { Person } from '../../../domain/identity/identity.js';
+import { completeTask } from '../../../app/inbox/tasks.js';
+import { isDomainError } from '../../../domain/errors.js';
 import type { PageApp } from '../http-app.js';
 import { csrfToken } from '../human-session.js';
 import { ApprovalDetail, Queue } from './approval-views.js';
-import type { ConsolePage } from './console-page.js';
-import { itemPost } from './console-page.js';
+import type { ConsoleContext } from './console-page.js';
+import { audited, consoleArea, itemPost, refusedPost } from './console-page.js';
 import { CONSOLE_HEADERS, Shell } from './shell.js';
-
-export interface ApprovalsConsoleOptions {
-  readonly page: ConsolePage;
-  queue(person: Person): Promise<ApprovalQueue>;
-  detail(person: Person, id: string): Promise<ApprovalCard | null>;
-  /** Decides; may answer where the person goes next (an inbox task the approval completed). */
-  decide(id: string, decision: Decision, signed: SignedIn): Promise<{ readonly next?: string } | void>;
-  /** A POST refused before any decision (no CSRF token, no decision): kept in the audit trail. */
-  refused(reason: string, signed: SignedIn): Promise<void>;
-}
 
 const purpose = (id: string) => `console-approval:${id}`;
 /** What a decision set in motion, said after the redirect: the approval's own consequence when approved. */
@@ -29,19 +22,57 @@ function decidedMessage(decision: string, card: ApprovalCard): string {
   return `Approved. When the agent retries with this approval: ${time} ${money}`;
 }
 
-/** The approvals queue (live), one approval in words, and deciding it. */
-export function mountApprovalsConsole(app: PageApp, options: ApprovalsConsoleOptions): void {
-  const { page } = options;
-
-  app.get(
-    '/console',
-    page.signedIn((c) => c.redirect('/console/approvals', 303)),
+/**
+ * Decides as the signed-in person; answers where they go next. Hotel-ops: the inbox task that
+ * asked for this approval is completed by the same yes (one decision, one click). If it cannot
+ * finish now (the payment has not cleared), the approval stands and the task keeps its
+ * "Complete booking" button.
+ */
+async function decide(ctx: ConsoleContext, id: string, decision: Decision, signed: SignedIn) {
+  const { deps } = ctx;
+  const call = ctx.audit('console_approval', signed, { approvalId: id, decision }, 'approval');
+  await audited(call, () =>
+    decideInConsole(
+      deps,
+      id,
+      decision,
+      { person: signed.person, method: signed.session.method },
+      { audit: call },
+    ),
   );
+  const decided = `/console/approvals/${id}?decided=${decision === 'APPROVE' ? 'approved' : 'denied'}`;
+  if (decision !== 'APPROVE') return decided;
+  const task = await deps.store.read((tx) => tx.inbox.taskAwaitingApproval(signed.person.tenantId, id));
+  if (!task) return decided;
+  const completion = ctx.audit(
+    'console_inbox_task',
+    signed,
+    { taskId: task.id, action: 'complete', version: task.version },
+    'approval',
+  );
+  try {
+    await audited(completion, () =>
+      completeTask(deps, signed.person, task.id, task.version, {
+        audit: completion,
+        traceId: deps.ids.newId('op'),
+      }),
+    );
+    return `/console/inbox/${task.conversationId}?done=complete#task-${task.id}`;
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    return decided;
+  }
+}
+
+/** The approvals queue (live), one approval in words, and deciding it. */
+export function approvalsConsole(ctx: ConsoleContext): PageApp {
+  const { page, deps } = ctx;
+  const app = consoleArea();
 
   app.get(
-    '/console/approvals',
+    '/',
     page.signedIn(async (c, signed) => {
-      const queue = await options.queue(signed.person);
+      const queue = await approvalQueue(deps, signed.person);
       return c.html(
         <Shell title="Approvals" signed={signed} section="/console/approvals">
           <h1>Approvals</h1>
@@ -57,9 +88,9 @@ export function mountApprovalsConsole(app: PageApp, options: ApprovalsConsoleOpt
 
   // The live queue's fragment (the script polls it); the same rendering as the page.
   app.get(
-    '/console/approvals/queue',
+    '/queue',
     page.signedIn(async (c, signed) =>
-      c.html(<Queue {...await options.queue(signed.person)} />, 200, CONSOLE_HEADERS),
+      c.html(<Queue {...await approvalQueue(deps, signed.person)} />, 200, CONSOLE_HEADERS),
     ),
   );
 
@@ -72,7 +103,7 @@ export function mountApprovalsConsole(app: PageApp, options: ApprovalsConsoleOpt
     /** The decision the address claims was made: its notice shows only if the approval agrees. */
     claimed = '',
   ) => {
-    const card = await options.detail(signed.person, id);
+    const card = await consoleApproval(deps, signed.person, id);
     if (!card) return page.notFound(c, signed);
     const agrees =
       (claimed === 'approved' && (card.status === 'APPROVED' || card.status === 'USED')) ||
@@ -108,27 +139,22 @@ export function mountApprovalsConsole(app: PageApp, options: ApprovalsConsoleOpt
   };
 
   app.get(
-    '/console/approvals/:id',
+    '/:id',
     page.signedIn((c, signed) =>
       showDetail(c, signed, c.req.param('id') ?? '', 200, '', c.req.query('decided') ?? ''),
     ),
   );
 
   app.post(
-    '/console/approvals/:id',
+    '/:id',
     itemPost(page, {
       purpose,
-      refused: options.refused,
+      refused: refusedPost(ctx, 'console_approval', { decision: 'refused' }),
       read: (form): Decision | null =>
         form.decision === 'approve' ? 'APPROVE' : form.decision === 'deny' ? 'DENY' : null,
-      async act(id, decision, signed) {
-        const decided = await options.decide(id, decision, signed);
-        return (
-          decided?.next ??
-          `/console/approvals/${id}?decided=${decision === 'APPROVE' ? 'approved' : 'denied'}`
-        );
-      },
+      act: (id, decision, signed) => decide(ctx, id, decision, signed),
       rerender: showDetail,
     }),
   );
+  return app;
 }

@@ -84,6 +84,8 @@ export function BookingPage(props: {
   /** Null: the viewer may not read it. */
   history: readonly BookingHistoryEntry[] | null;
   viewer: Person;
+  /** Where the viewer is, when they or their browser said. */
+  viewerZone?: string;
   csrf: string;
   message: string;
 }) {
@@ -107,7 +109,7 @@ export function BookingPage(props: {
       </h1>
       <section class="card" aria-labelledby="facts">
         <h2 id="facts">When and where</h2>
-        <BookingFacts line={detail} />
+        <BookingFacts line={detail} viewerZone={props.viewerZone} />
       </section>
       <section class="card" aria-labelledby="customer">
         <h2 id="customer">Customer</h2>

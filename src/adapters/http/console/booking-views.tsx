@@ -1,20 +1,13 @@
 import type { BookingLine } from '../../../app/console-bookings.js';
-import { duration, localSpan, zonedDateTime } from '../../format/human-time.js';
+import { duration, zonedDateTime, zonedSpan } from '../../format/human-time.js';
 import { formatUtc } from '../../../domain/time/zone.js';
 import { Status } from './shell.js';
 
-/** "Thu 3 Dec 2026, 09:00–10:00 Asia/Shanghai" in the first calendar's zone; the exact instant on hover. */
+/** "Thu 3 Dec 2026, 09:00–10:00 (Shanghai)": in the first calendar's zone, named. */
 export function BookingTime(props: { line: BookingLine }) {
   const { booking, calendars } = props.line;
   const zone = calendars[0]?.timeZone ?? 'UTC';
-  return (
-    <time
-      datetime={formatUtc(booking.start)}
-      title={`${formatUtc(booking.start)} – ${formatUtc(booking.end)}`}
-    >
-      {localSpan(booking.start, booking.end, zone)} <span class="muted small">{zone}</span>
-    </time>
-  );
+  return <time datetime={formatUtc(booking.start)}>{zonedSpan(booking.start, booking.end, zone)}</time>;
 }
 
 const calendarNames = (line: BookingLine) =>
@@ -41,8 +34,8 @@ export function BookingItem(props: { line: BookingLine }) {
   );
 }
 
-/** The facts of one booking: status, time in each calendar's zone, length, price and payment. */
-export function BookingFacts(props: { line: BookingLine }) {
+/** The facts of one booking: status, time in each calendar's zone then the viewer's, length, price and payment. */
+export function BookingFacts(props: { line: BookingLine; viewerZone?: string }) {
   const { booking, status, calendars } = props.line;
   const zone = calendars[0]?.timeZone ?? 'UTC';
   return (
@@ -55,16 +48,20 @@ export function BookingFacts(props: { line: BookingLine }) {
         <>
           <dt>{c.name}</dt>
           <dd>
-            {localSpan(booking.start, booking.end, c.timeZone)} <span class="muted small">{c.timeZone}</span>
+            <time datetime={formatUtc(booking.start)}>
+              {zonedSpan(booking.start, booking.end, c.timeZone)}
+            </time>
           </dd>
         </>
       ))}
-      <dt>Exact time</dt>
-      <dd>
-        <code>
-          {formatUtc(booking.start)} – {formatUtc(booking.end)}
-        </code>
-      </dd>
+      {props.viewerZone && calendars.every((c) => c.timeZone !== props.viewerZone) ? (
+        <>
+          <dt>Your time</dt>
+          <dd>{zonedSpan(booking.start, booking.end, props.viewerZone)}</dd>
+        </>
+      ) : (
+        ''
+      )}
       <dt>Duration</dt>
       <dd>{duration(booking.end - booking.start)}</dd>
       <dt>Label</dt>
@@ -115,7 +112,7 @@ export function BookingFacts(props: { line: BookingLine }) {
           <dt>Hold lapses</dt>
           <dd>
             <time datetime={formatUtc(booking.expiresAt)} data-countdown>
-              at {formatUtc(booking.expiresAt)}
+              at {zonedDateTime(booking.expiresAt, zone)}
             </time>
           </dd>
         </>

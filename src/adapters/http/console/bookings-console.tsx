@@ -1,18 +1,20 @@
 import type { PageStatus } from '../page-status.js';
 import type { Child } from 'hono/jsx';
 import type { Context } from 'hono';
-import type {
-  BookingDetail,
-  BookingFilter,
-  BookingHistoryEntry,
-  BookingLine,
-  ConsoleBookingAction,
+import type { ConsoleBookingAction } from '../../../app/console-bookings.js';
+import {
+  bookingHistory,
+  bookingsOf,
+  calendarChoices,
+  consoleBooking,
+  endBookingAs,
+  reconciliationQueue,
+  WEEK_VIEW_CAP,
 } from '../../../app/console-bookings.js';
-import { WEEK_VIEW_CAP } from '../../../app/console-bookings.js';
+import { setKeysAs } from '../../../app/inbox/business-keys.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { KeyChange } from '../../../app/inbox/business-keys.js';
 import type { Calendar } from '../../../domain/calendar.js';
-import type { Person } from '../../../domain/identity/identity.js';
 import { isoDateOfDay, wallClockToInstant, weekdayIndex } from '../../../domain/time/zone.js';
 import { localDay, zoneLabel } from '../../format/human-time.js';
 import type { PageApp } from '../http-app.js';
@@ -21,34 +23,9 @@ import { epochDayOf, filterQuery, parseBookingFilter, todayIn } from './booking-
 import type { WeekDay } from './booking-lists.js';
 import { BookingList, BookingTabs, FilterForm, WeekGrid } from './booking-lists.js';
 import { BookingPage } from './booking-page.js';
-import type { ConsolePage } from './console-page.js';
-import { itemPost } from './console-page.js';
+import type { ConsoleContext } from './console-page.js';
+import { audited, consoleArea, itemPost, refusedPost } from './console-page.js';
 import { CONSOLE_HEADERS, Shell } from './shell.js';
-
-export interface BookingsConsoleOptions {
-  readonly page: ConsolePage;
-  now(): number;
-  list(
-    person: Person,
-    filter: BookingFilter,
-    page: { offset: number; limit: number },
-  ): Promise<{ items: BookingLine[]; total: number }>;
-  calendars(person: Person): Promise<Calendar[]>;
-  detail(person: Person, id: string): Promise<BookingDetail | null>;
-  reconcile(person: Person): Promise<BookingLine[]>;
-  /** The booking's trail, newest first; null when the person may not read it. */
-  history(person: Person, bookingId: string): Promise<readonly BookingHistoryEntry[] | null>;
-  end(id: string, action: ConsoleBookingAction, expectedVersion: number, signed: SignedIn): Promise<unknown>;
-  /** Sets the booking's business keys (an empty field clears one). */
-  setKeys(
-    id: string,
-    keys: KeyChange,
-    expectedVersion: number,
-    signed: SignedIn,
-  ): Promise<{ version: number }>;
-  /** A POST refused before anything was tried (no CSRF token, no action): kept in the audit trail. */
-  refused(reason: string, signed: SignedIn): Promise<void>;
-}
 
 const PAGE_SIZE = 50;
 const MAX_OFFSET = 1_000_000;
@@ -65,8 +42,9 @@ function zoneOf(calendars: readonly Calendar[], chosen: string): string {
 }
 
 /** Agenda, week, reconciliation, one booking's page, and ending a booking. */
-export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptions): void {
-  const { page } = options;
+export function bookingsConsole(ctx: ConsoleContext): PageApp {
+  const { page, deps } = ctx;
+  const app = consoleArea();
 
   const frame = (c: Context, signed: SignedIn, title: string, body: Child, status: 200 | 400 = 200) =>
     c.html(
@@ -78,19 +56,19 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
     );
 
   app.get(
-    '/console/bookings',
+    '/',
     page.signedIn(async (c, signed) => {
       const query = c.req.query();
-      const calendars = await options.calendars(signed.person);
+      const calendars = await calendarChoices(deps, signed.person);
       const zone = zoneOf(calendars, query.calendar ?? '');
       // First visit: upcoming bookings. An emptied From field means all time.
-      if (query.from === undefined) query.from = isoDateOfDay(todayIn(options.now(), zone));
+      if (query.from === undefined) query.from = isoDateOfDay(todayIn(page.now(), zone));
       const parsed = parseBookingFilter(query, zone);
       const offset = Math.min(MAX_OFFSET, Math.max(0, Math.floor(Number(query.offset) || 0)));
       const found = parsed.problem
         ? { items: [], total: 0 }
-        : await options.list(signed.person, parsed.filter, { offset, limit: PAGE_SIZE });
-      const toReconcile = (await options.reconcile(signed.person)).length;
+        : await bookingsOf(deps, signed.person, parsed.filter, { offset, limit: PAGE_SIZE });
+      const toReconcile = (await reconciliationQueue(deps, signed.person)).length;
       const link = (at: number) => `/console/bookings${filterQuery(parsed.form, { offset: String(at) })}`;
       return frame(
         c,
@@ -117,23 +95,24 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
   );
 
   app.get(
-    '/console/bookings/week',
+    '/week',
     page.signedIn(async (c, signed) => {
       const query = c.req.query();
-      const calendars = await options.calendars(signed.person);
+      const calendars = await calendarChoices(deps, signed.person);
       const calendarZone = zoneOf(calendars, query.calendar ?? '');
       // The week is drawn in the calendar's zone unless the person asks for their own.
       const mine = query.zone === 'mine' && signed.zone ? signed.zone : null;
       const zone = mine ?? calendarZone;
       const asked = query.week ? epochDayOf(query.week) : null;
-      const day = asked ?? todayIn(options.now(), zone);
+      const day = asked ?? todayIn(page.now(), zone);
       const monday = day - weekdayIndex(day);
       const parsed = parseBookingFilter({ ...query, from: '', to: '' }, zone);
       const start = wallClockToInstant(monday, 0, zone);
       const end = wallClockToInstant(monday + 7, 0, zone);
       const found = parsed.problem
         ? { items: [], total: 0 }
-        : await options.list(
+        : await bookingsOf(
+            deps,
             signed.person,
             { ...parsed.filter, from: start, to: end },
             { offset: 0, limit: WEEK_VIEW_CAP },
@@ -146,7 +125,7 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
           lines: found.items.filter((l) => l.booking.start < to && l.booking.end > from),
         };
       });
-      const toReconcile = (await options.reconcile(signed.person)).length;
+      const toReconcile = (await reconciliationQueue(deps, signed.person)).length;
       const weekLink = (offsetDays: number) =>
         `/console/bookings/week${filterQuery({ ...parsed.form, from: '', to: '' }, { week: isoDateOfDay(monday + offsetDays), ...(mine ? { zone: 'mine' } : {}) })}`;
       const zoneLink = (which: 'calendar' | 'mine') =>
@@ -211,9 +190,9 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
   );
 
   app.get(
-    '/console/bookings/reconcile',
+    '/reconcile',
     page.signedIn(async (c, signed) => {
-      const lines = await options.reconcile(signed.person);
+      const lines = await reconciliationQueue(deps, signed.person);
       return frame(
         c,
         signed,
@@ -240,7 +219,7 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
     /** The action the address claims was taken: its notice shows only if the booking agrees. */
     claimed = '',
   ) => {
-    const detail = await options.detail(signed.person, id);
+    const detail = await consoleBooking(deps, signed.person, id);
     if (!detail) return page.notFound(c, signed);
     const agrees =
       (claimed === 'cancel' && detail.status === 'CANCELLED') ||
@@ -248,13 +227,14 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
       // Keys saved: only at the version the save made.
       claimed === `keys@${detail.booking.version}`;
     const message = given || (agrees ? (DONE.get(claimed.split('@')[0]!) ?? '') : '');
-    const history = await options.history(signed.person, id);
+    const history = await bookingHistory(deps, signed.person, id);
     return c.html(
       <Shell title={`Booking ${detail.booking.reference}`} signed={signed} section="/console/bookings">
         <BookingPage
           detail={detail}
           history={history}
           viewer={signed.person}
+          viewerZone={signed.zone}
           csrf={csrfToken(signed.session, purpose(id))}
           message={message}
         />
@@ -265,17 +245,17 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
   };
 
   app.get(
-    '/console/bookings/:id',
+    '/:id',
     page.signedIn((c, signed) =>
       showBooking(c, signed, c.req.param('id') ?? '', 200, '', c.req.query('done') ?? ''),
     ),
   );
 
   app.post(
-    '/console/bookings/:id',
+    '/:id',
     itemPost(page, {
       purpose,
-      refused: options.refused,
+      refused: refusedPost(ctx, 'console_booking', { action: 'refused' }),
       read(form) {
         const action: ConsoleBookingAction | null =
           form.action === 'cancel' || form.action === 'release' ? form.action : null;
@@ -283,7 +263,15 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
         return action && Number.isSafeInteger(version) && version >= 1 ? { action, version } : null;
       },
       async act(id, { action, version }, signed) {
-        await options.end(id, action, version, signed);
+        await audited(
+          ctx.audit(
+            'console_booking',
+            signed,
+            { bookingId: id, action, expectedVersion: version },
+            'approval',
+          ),
+          () => endBookingAs(deps, signed.person, id, action, version),
+        );
         return `/console/bookings/${id}?done=${action}`;
       },
       rerender: showBooking,
@@ -291,10 +279,10 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
   );
 
   app.post(
-    '/console/bookings/:id/keys',
+    '/:id/keys',
     itemPost(page, {
       purpose,
-      refused: options.refused,
+      refused: refusedPost(ctx, 'console_booking', { action: 'refused' }),
       read(form) {
         const version = Number(form.version);
         const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -311,10 +299,19 @@ export function mountBookingsConsole(app: PageApp, options: BookingsConsoleOptio
           : null;
       },
       async act(id, { keys, version }, signed) {
-        const saved = await options.setKeys(id, keys, version, signed);
+        const saved = await audited(
+          ctx.audit(
+            'console_booking_keys',
+            signed,
+            { bookingId: id, keys, expectedVersion: version },
+            'admin',
+          ),
+          () => setKeysAs(deps, signed.person, id, keys, version),
+        );
         return `/console/bookings/${id}?done=keys@${saved.version}`;
       },
       rerender: showBooking,
     }),
   );
+  return app;
 }

@@ -2,24 +2,26 @@ import type { PageStatus } from '../page-status.js';
 import { pageStatusOf } from '../page-status.js';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
-import type { CalendarDetailsInput } from '../../../app/calendar-edits.js';
-import type {
-  CalendarDetail,
-  CalendarsOverview,
-  NewCalendarInput,
-  SlotLength,
+import type { SlotLength } from '../../../app/console-calendars.js';
+import {
+  calendarDetail,
+  calendarsOverview,
+  createCalendarAs,
+  DEFAULT_SLOT_LENGTH,
+  mayEditCalendars,
+  removeOverrideAs,
+  replaceWeekAs,
+  setOverrideAs,
+  setRulesAs,
+  updateDetailsAs,
 } from '../../../app/console-calendars.js';
-import { DEFAULT_SLOT_LENGTH, mayEditCalendars } from '../../../app/console-calendars.js';
 import type { WriteCall } from '../../../app/idempotent.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
-import type { DateOverride, Weekday, WeeklyHours } from '../../../domain/availability/availability.js';
+import type { Weekday } from '../../../domain/availability/availability.js';
 import { weekdays } from '../../../domain/availability/availability.js';
-import type { BookingRules } from '../../../domain/availability/booking-rules.js';
 import type { Calendar } from '../../../domain/calendar.js';
 import type { DomainError } from '../../../domain/errors.js';
 import { isDomainError } from '../../../domain/errors.js';
-import type { Person } from '../../../domain/identity/identity.js';
-import type { CallEnd, EffectAudit } from '../../../ports/audit.js';
 import type { PageApp } from '../http-app.js';
 import { csrfOk, csrfToken } from '../human-session.js';
 import type { CalendarDrafts, CalendarForm } from './calendar-page.js';
@@ -38,45 +40,10 @@ import {
 } from './calendar-forms.js';
 import type { NewCalendarForm } from './calendar-views.js';
 import { CalendarsPage, NewCalendarPage, OwnersOnlyPage } from './calendar-views.js';
-import type { ConsolePage } from './console-page.js';
+import type { ConsoleContext } from './console-page.js';
+import { consoleArea } from './console-page.js';
 import { readRules, rulesFromDraft } from './rules-form.js';
 import { CONSOLE_HEADERS } from './shell.js';
-
-/** One console change's audit record: written with the change when there is one, else appended once it ended. */
-export interface AuditedCall extends EffectAudit {
-  finish(end?: CallEnd): Promise<void>;
-}
-
-export interface CalendarsConsoleOptions {
-  readonly page: ConsolePage;
-  overview(person: Person, page: number): Promise<CalendarsOverview>;
-  detail(person: Person, calendarId: string, length: SlotLength): Promise<CalendarDetail | null>;
-  create(person: Person, input: NewCalendarInput, call: WriteCall): Promise<Calendar>;
-  updateDetails(person: Person, input: CalendarDetailsInput, call: WriteCall): Promise<Calendar>;
-  replaceWeek(
-    person: Person,
-    input: { calendarId: string; weekly: WeeklyHours; idempotencyKey: string },
-    call: WriteCall,
-  ): Promise<Calendar>;
-  setOverride(
-    person: Person,
-    input: { calendarId: string; override: DateOverride; idempotencyKey: string },
-    call: WriteCall,
-  ): Promise<Calendar>;
-  removeOverride(
-    person: Person,
-    input: { calendarId: string; date: string; idempotencyKey: string },
-    call: WriteCall,
-  ): Promise<Calendar>;
-  /** Replaces the booking rules whole, as set_booking_rules does. */
-  setRules(
-    person: Person,
-    input: { calendarId: string; rules: BookingRules; idempotencyKey: string },
-    call: WriteCall,
-  ): Promise<Calendar>;
-  /** The audit record of one change (or refusal), as the signed-in person's. */
-  audit(tool: string, signed: SignedIn, args: unknown): AuditedCall;
-}
 
 const NEW_PURPOSE = 'console-calendar:new';
 const purposeOf = (calendarId: string) => `console-calendar:${calendarId}`;
@@ -115,14 +82,15 @@ function slotLengthOf(c: Context): SlotLength {
 const dayOf = (value: string): Weekday | undefined => weekdays.find((d) => d === value);
 
 /** Calendars: the list, a new one, and one calendar with its preview and (for owners) its forms. */
-export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOptions): void {
-  const { page } = options;
+export function calendarsConsole(ctx: ConsoleContext): PageApp {
+  const { page, deps } = ctx;
+  const app = consoleArea();
 
   app.get(
-    '/console/calendars',
+    '/',
     page.signedIn(async (c, signed) => {
       const n = Number(c.req.query('page') ?? '1');
-      const overview = await options.overview(signed.person, Number.isInteger(n) && n >= 1 ? n : 1);
+      const overview = await calendarsOverview(deps, signed.person, Number.isInteger(n) && n >= 1 ? n : 1);
       return c.html(<CalendarsPage signed={signed} overview={overview} />, 200, CONSOLE_HEADERS);
     }),
   );
@@ -150,7 +118,7 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
     status: 200 | PageStatus = 200,
     notice?: { text: string; good: boolean },
   ) => {
-    const detail = await options.detail(signed.person, calendarId, slotLengthOf(c));
+    const detail = await calendarDetail(deps, signed.person, calendarId, slotLengthOf(c));
     if (!detail) return page.notFound(c, signed);
     return c.html(
       <CalendarPage
@@ -171,8 +139,8 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
     const form: FormBody = await c.req.parseBody({ all: true });
     const key = first(form, 'key');
     if (csrfOk(signed.session, purpose, form.csrf) && FORM_KEY.test(key)) return { form, key };
-    await options
-      .audit(tool, signed, { calendarId: c.req.param('id') })
+    await ctx
+      .audit(tool, signed, { calendarId: c.req.param('id') }, 'admin')
       .finish({ outcome: 'error', code: 'FORBIDDEN', message: 'no valid CSRF token or form key' });
     return null;
   };
@@ -184,7 +152,7 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
     args: unknown,
     change: (call: WriteCall) => Promise<Calendar>,
   ): Promise<{ calendar: Calendar } | { error: DomainError }> => {
-    const call = options.audit(tool, signed, args);
+    const call = ctx.audit(tool, signed, args, 'admin');
     try {
       const calendar = await change({ audit: call });
       await call.finish();
@@ -223,7 +191,7 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
 
   // Before /console/calendars/:id, which would otherwise take "new" for an id.
   app.get(
-    '/console/calendars/new',
+    '/new',
     page.signedIn((c, signed) =>
       showNew(c, signed, {
         details: { name: '', timeZone: '', amount: '', currency: '' },
@@ -233,7 +201,7 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
   );
 
   app.post(
-    '/console/calendars/new',
+    '/new',
     page.signedIn(async (c, signed) => {
       const tool = 'console_calendar_create';
       const got = await posted(c, signed, NEW_PURPOSE, tool);
@@ -247,7 +215,8 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
         signed,
         { idempotencyKey: got.key, timeZone: details.timeZone },
         (call) =>
-          options.create(
+          createCalendarAs(
+            deps,
             signed.person,
             {
               name: details.name,
@@ -271,7 +240,7 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
   );
 
   app.get(
-    '/console/calendars/:id',
+    '/:id',
     page.signedIn((c, signed) => {
       const text = SAVED.get(c.req.query('saved') ?? '');
       return showCalendar(
@@ -286,7 +255,7 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
   );
 
   app.post(
-    '/console/calendars/:id',
+    '/:id',
     page.signedIn(async (c, signed) => {
       const calendarId = c.req.param('id') ?? '';
       const tool = 'console_calendar_details';
@@ -298,7 +267,8 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
         signed,
         { calendarId, idempotencyKey: got.key, timeZone: details.timeZone },
         (call) =>
-          options.updateDetails(
+          updateDetailsAs(
+            deps,
             signed.person,
             {
               calendarId,
@@ -316,7 +286,7 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
   );
 
   app.post(
-    '/console/calendars/:id/hours',
+    '/:id/hours',
     page.signedIn(async (c, signed) => {
       const calendarId = c.req.param('id') ?? '';
       const tool = 'console_calendar_hours';
@@ -326,7 +296,8 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
       if (first(got.form, 'do') === 'add')
         return showCalendar(c, signed, calendarId, { week, extraDay: dayOf(first(got.form, 'addDay')) });
       const done = await audited(tool, signed, { calendarId, idempotencyKey: got.key }, (call) =>
-        options.replaceWeek(
+        replaceWeekAs(
+          deps,
           signed.person,
           { calendarId, weekly: weeklyOf(week), idempotencyKey: got.key },
           call,
@@ -338,7 +309,7 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
   );
 
   app.post(
-    '/console/calendars/:id/overrides',
+    '/:id/overrides',
     page.signedIn(async (c, signed) => {
       const calendarId = c.req.param('id') ?? '';
       const got = await posted(c, signed, purposeOf(calendarId), 'console_calendar_override');
@@ -348,14 +319,14 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
       const idempotencyKey = got.key;
       if (remove) {
         const done = await audited(tool, signed, { calendarId, idempotencyKey }, (call) =>
-          options.removeOverride(signed.person, { calendarId, date: remove, idempotencyKey }, call),
+          removeOverrideAs(deps, signed.person, { calendarId, date: remove, idempotencyKey }, call),
         );
         if ('calendar' in done) return saved(c, calendarId, 'removed');
         return refusedChange(c, signed, calendarId, done.error, 'override', {});
       }
       const draft = readOverride(got.form);
       const done = await audited(tool, signed, { calendarId, idempotencyKey }, (call) =>
-        options.setOverride(signed.person, { calendarId, override: overrideOf(draft), idempotencyKey }, call),
+        setOverrideAs(deps, signed.person, { calendarId, override: overrideOf(draft), idempotencyKey }, call),
       );
       if ('calendar' in done) return saved(c, calendarId, 'override');
       return refusedChange(c, signed, calendarId, done.error, 'override', { override: draft });
@@ -363,7 +334,7 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
   );
 
   app.post(
-    '/console/calendars/:id/rules',
+    '/:id/rules',
     page.signedIn(async (c, signed) => {
       const calendarId = c.req.param('id') ?? '';
       const tool = 'console_calendar_rules';
@@ -371,7 +342,8 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
       if (!got) return page.refused(c, signed);
       const draft = readRules(got.form);
       const done = await audited(tool, signed, { calendarId, idempotencyKey: got.key }, (call) =>
-        options.setRules(
+        setRulesAs(
+          deps,
           signed.person,
           { calendarId, rules: rulesFromDraft(draft), idempotencyKey: got.key },
           call,
@@ -381,4 +353,5 @@ export function mountCalendarsConsole(app: PageApp, options: CalendarsConsoleOpt
       return refusedChange(c, signed, calendarId, done.error, 'rules', { rules: draft });
     }),
   );
+  return app;
 }

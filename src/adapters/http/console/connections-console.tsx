@@ -1,7 +1,14 @@
 import type { Context } from 'hono';
 import type { ConnectionsView } from '../../../app/console-connections.js';
+import {
+  changeAccessAs,
+  connectionsOf,
+  createOwnToken,
+  revokeConnectionAs,
+  revokeTokenAs,
+} from '../../../app/console-connections.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
-import type { AccessToken, Person, Scope, WritePolicy } from '../../../domain/identity/identity.js';
+import type { AccessToken, Scope, WritePolicy } from '../../../domain/identity/identity.js';
 import { scopesOfRole } from '../../../domain/identity/identity.js';
 import {
   POLICY_WORDS,
@@ -12,28 +19,9 @@ import {
 import { relative } from '../../format/human-time.js';
 import type { PageApp } from '../http-app.js';
 import { csrfToken } from '../human-session.js';
-import type { ConsolePage, FormEvent } from './console-page.js';
-import { formPosts, formStrings } from './console-page.js';
+import type { ConsoleContext } from './console-page.js';
+import { consoleArea, formPosts, formStrings } from './console-page.js';
 import { CONSOLE_HEADERS, Shell, Status } from './shell.js';
-
-export interface ConnectionsConsoleOptions {
-  readonly page: ConsolePage;
-  view(person: Person): Promise<ConnectionsView>;
-  createToken(
-    person: Person,
-    input: { name: string; scopes: string[]; writePolicy: string; days: number },
-  ): Promise<{ token: AccessToken; secret: string }>;
-  revokeToken(person: Person, id: string): Promise<void>;
-  revokeConnection(person: Person, grantId: string): Promise<void>;
-  changeAccess(
-    person: Person,
-    kind: 'token' | 'connection',
-    id: string,
-    input: { scopes: string[]; writePolicy: string },
-  ): Promise<void>;
-  /** Kept in the audit trail: tokens made and revoked, connections revoked, refusals. */
-  record(event: FormEvent): Promise<void>;
-}
 
 const FORM = 'console-connections';
 
@@ -131,7 +119,7 @@ function Page(props: {
   view: ConnectionsView;
   now: number;
   message?: string;
-  created?: { token: AccessToken; secret: string };
+  created?: { token: Pick<AccessToken, 'name'>; secret: string };
 }) {
   const { signed, view, now } = props;
   const csrf = csrfToken(signed.session, FORM);
@@ -325,50 +313,59 @@ function Page(props: {
 }
 
 /** Tokens (made, shown once, revoked), OAuth connections (revoked) and hosts, per person or, for an owner, per tenant. */
-export function mountConnectionsConsole(app: PageApp, options: ConnectionsConsoleOptions): void {
-  const { page } = options;
+export function connectionsConsole(ctx: ConsoleContext): PageApp {
+  const { page, deps } = ctx;
+  // Mounted at the console's root: the tokens' forms post to /console/tokens, the connections' to /console/connections.
+  const app = consoleArea();
   const render = async (
     c: Context,
     signed: SignedIn,
     status: 200 | 400 | 404 = 200,
-    extra: { message?: string; created?: { token: AccessToken; secret: string } } = {},
+    extra: { message?: string; created?: { token: Pick<AccessToken, 'name'>; secret: string } } = {},
   ) =>
     c.html(
-      <Page signed={signed} view={await options.view(signed.person)} now={page.now()} {...extra} />,
+      <Page signed={signed} view={await connectionsOf(deps, signed.person)} now={page.now()} {...extra} />,
       status,
       CONSOLE_HEADERS,
     );
 
+  // A new token's secret is shown once, on the page the form redirects to.
+  const NEW_TOKEN = 'new-token';
   app.get(
-    '/console/connections',
-    page.signedIn((c, signed) => render(c, signed)),
+    '/connections',
+    page.signedIn((c, signed) => {
+      const created = page.takeFlash(c, signed, NEW_TOKEN) as
+        { token: { name: string }; secret: string } | undefined;
+      return render(c, signed, 200, created ? { created } : {});
+    }),
   );
 
   const action = formPosts(page, {
     purpose: FORM,
-    record: options.record,
+    record: ctx.record,
     rerender: (c, signed, _status, message) => render(c, signed, 400, { message }),
   });
   const strings = formStrings;
 
   app.post(
-    '/console/tokens',
+    '/tokens',
     action('console_token_create', async (c, signed, form) => {
-      const created = await options.createToken(signed.person, {
+      const created = await createOwnToken(deps, signed.person, {
         name: strings(form.name)[0] ?? '',
         scopes: strings(form.scopes),
         writePolicy: strings(form.writePolicy)[0] ?? '',
         days: Number(strings(form.days)[0] ?? 'x'),
       });
-      return render(c, signed, 200, { created });
+      page.flash(c, signed, NEW_TOKEN, { token: { name: created.token.name }, secret: created.secret });
+      return c.redirect('/console/connections#new-token-title', 303);
     }),
   );
 
   for (const kind of ['token', 'connection'] as const)
     app.post(
-      `/console/${kind}s/:id/access`,
+      `/${kind}s/:id/access`,
       action(`console_${kind}_access`, async (c, signed, form) => {
-        await options.changeAccess(signed.person, kind, c.req.param('id') ?? '', {
+        await changeAccessAs(deps, signed.person, kind, c.req.param('id') ?? '', {
           scopes: strings(form.scopes),
           writePolicy: strings(form.writePolicy)[0] ?? '',
         });
@@ -377,18 +374,19 @@ export function mountConnectionsConsole(app: PageApp, options: ConnectionsConsol
     );
 
   app.post(
-    '/console/tokens/:id/revoke',
+    '/tokens/:id/revoke',
     action('console_token_revoke', async (c, signed) => {
-      await options.revokeToken(signed.person, c.req.param('id') ?? '');
+      await revokeTokenAs(deps, signed.person, c.req.param('id') ?? '');
       return c.redirect('/console/connections', 303);
     }),
   );
 
   app.post(
-    '/console/connections/:id/revoke',
+    '/connections/:id/revoke',
     action('console_connection_revoke', async (c, signed) => {
-      await options.revokeConnection(signed.person, c.req.param('id') ?? '');
+      await revokeConnectionAs(deps, signed.person, c.req.param('id') ?? '');
       return c.redirect('/console/connections', 303);
     }),
   );
+  return app;
 }

@@ -1,7 +1,13 @@
 import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { AppDeps } from '../../../app/deps.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
+import type { AuditEntry } from '../../../ports/audit.js';
+import type { CallAudit } from '../../audit/call-audit.js';
+import type { PageApp } from '../http-app.js';
 import type { HumanSessions } from '../human-session.js';
-import { csrfOk, signedInOf } from '../human-session.js';
+import { csrfOk, csrfToken, signedInOf } from '../human-session.js';
 import { isDomainError } from '../../../domain/errors.js';
 import { CONSOLE_HEADERS, Shell } from './shell.js';
 import type { PageStatus } from '../page-status.js';
@@ -17,7 +23,17 @@ export interface ConsolePage {
   refused(c: Context, signed: SignedIn): Response | Promise<Response>;
   /** The injected clock. */
   now(): number;
+  /**
+   * Post/Redirect/Get: keeps what a form's result page must show once (a one-time link, a new
+   * token's secret) for the page the POST redirects to, so a reload sends nothing again. Kept
+   * in a short-lived cookie bound to the session (a planted one is ignored).
+   */
+  flash(c: Context, signed: SignedIn, key: string, value: unknown): void;
+  /** The value `flash` kept, once (reading it clears it); undefined when there is none or it is not this session's. */
+  takeFlash(c: Context, signed: SignedIn, key: string): unknown;
 }
+
+const flashCookie = (key: string) => `holdfast_flash_${key}`;
 
 export function consolePage(
   sessions: HumanSessions,
@@ -26,6 +42,29 @@ export function consolePage(
 ): ConsolePage {
   return {
     now: () => sessions.now(),
+    flash(c, signed, key, value) {
+      const text = Buffer.from(JSON.stringify(value)).toString('base64url');
+      const seal = csrfToken(signed.session, `flash:${key}:${text}`);
+      setCookie(c, flashCookie(key), `${text}.${seal}`, {
+        httpOnly: true,
+        secure: sessions.secure,
+        sameSite: 'Strict',
+        path: '/console',
+        maxAge: 60,
+      });
+    },
+    takeFlash(c, signed, key) {
+      const kept = getCookie(c, flashCookie(key));
+      if (kept === undefined) return undefined;
+      deleteCookie(c, flashCookie(key), { path: '/console', secure: sessions.secure });
+      const [text = '', seal] = kept.split('.');
+      if (!csrfOk(signed.session, `flash:${key}:${text}`, seal)) return undefined;
+      try {
+        return JSON.parse(Buffer.from(text, 'base64url').toString()) as unknown;
+      } catch {
+        return undefined;
+      }
+    },
     signedIn: (handler) => async (c) => {
       const signed = await signedInOf(c, sessions);
       if (!signed) {
@@ -54,6 +93,42 @@ export function consolePage(
       ),
   };
 }
+
+/**
+ * What every console area is given, as every MCP tool is given its context: the pages' frame,
+ * the application's dependencies (the areas call the use cases themselves) and the audit trail.
+ */
+export interface ConsoleContext {
+  readonly page: ConsolePage;
+  readonly deps: AppDeps;
+  /** The one audit record of a signed-in person's console action. */
+  audit(tool: string, signed: SignedIn, args: unknown, kind: AuditEntry['kind']): CallAudit;
+  /** A form's outcome, kept in the trail as the signed-in person's action. */
+  record(event: FormEvent): Promise<void>;
+}
+
+/** A console area: its routes, relative to where the console mounts it (`app.route()`). */
+export const consoleArea = (): PageApp => new Hono() as PageApp;
+
+/** Runs a console action and records how it ended in its audit record. */
+export async function audited<T>(call: CallAudit, work: () => Promise<T>): Promise<T> {
+  try {
+    const result = await work();
+    await call.finish();
+    return result;
+  } catch (error) {
+    const code = isDomainError(error) ? error.code : 'INTERNAL';
+    await call.finish({ outcome: 'error', code, message: isDomainError(error) ? error.message : '' });
+    throw error;
+  }
+}
+
+/** The audit record of an item POST refused before anything was tried (no CSRF token, no action). */
+export const refusedPost =
+  (ctx: ConsoleContext, tool: string, args: Record<string, string>) => (reason: string, signed: SignedIn) =>
+    ctx
+      .audit(tool, signed, args, 'approval')
+      .finish({ outcome: 'error', code: 'FORBIDDEN', message: reason });
 
 /** What happened to a console form post, for the audit trail. */
 export interface FormEvent {

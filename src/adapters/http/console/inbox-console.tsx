@@ -1,28 +1,32 @@
 import type { PageStatus } from '../page-status.js';
 import type { Context } from 'hono';
-import type { ConversationLine, ConversationPage } from '../../../app/console-inbox.js';
+import { conversationPage, inboxOverview } from '../../../app/console-inbox.js';
+import { completeTask, confirmTask, rejectTask } from '../../../app/inbox/tasks.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { mayApprove } from '../../../domain/identity/identity.js';
-import type { InboxTask } from '../../../domain/inbox/inbox.js';
 import { isDomainError } from '../../../domain/errors.js';
 import type { PageApp } from '../http-app.js';
 import { csrfToken } from '../human-session.js';
-import type { ConsolePage } from './console-page.js';
-import { itemPost } from './console-page.js';
+import type { ConsoleContext } from './console-page.js';
+import { audited, consoleArea, itemPost, refusedPost } from './console-page.js';
 import { ConversationList, MessageCard, TaskCardView } from './inbox-views.js';
 import { CONSOLE_HEADERS, Shell } from './shell.js';
 
 export type TaskAction = 'confirm' | 'complete' | 'reject';
 
-export interface InboxConsoleOptions {
-  readonly page: ConsolePage;
-  list(person: Person): Promise<ConversationLine[]>;
-  conversation(person: Person, id: string): Promise<ConversationPage | null>;
-  decide(taskId: string, action: TaskAction, version: number, signed: SignedIn): Promise<InboxTask>;
-  /** The conversation a task of the person's tenant belongs to (to show it again with a refusal). */
-  conversationOfTask(person: Person, taskId: string): Promise<string | null>;
-  refused(reason: string, signed: SignedIn): Promise<void>;
+/** Takes a task's action as the signed-in person, audited as theirs. */
+function decide(ctx: ConsoleContext, taskId: string, action: TaskAction, version: number, signed: SignedIn) {
+  const { deps } = ctx;
+  const call = ctx.audit('console_inbox_task', signed, { taskId, action, version }, 'approval');
+  const context = { audit: call, traceId: deps.ids.newId('op') };
+  return audited(call, () =>
+    action === 'confirm'
+      ? confirmTask(deps, signed.person, taskId, version, context)
+      : action === 'complete'
+        ? completeTask(deps, signed.person, taskId, version, context)
+        : rejectTask(deps, signed.person, taskId, version, ''),
+  );
 }
 
 const purpose = (taskId: string) => `console-inbox-task:${taskId}`;
@@ -34,8 +38,13 @@ const DONE: Record<string, string> = {
 };
 
 /** The reservation inbox: conversations, their sanitized mail beside their tasks, and deciding tasks. */
-export function mountInboxConsole(app: PageApp, options: InboxConsoleOptions): void {
-  const { page } = options;
+export function inboxConsole(ctx: ConsoleContext): PageApp {
+  const { page, deps } = ctx;
+  const app = consoleArea();
+
+  /** The conversation a task of the person's tenant belongs to (to show it again with a refusal). */
+  const conversationOfTask = async (person: Person, taskId: string) =>
+    (await deps.store.read((tx) => tx.inbox.task(person.tenantId, taskId)))?.conversationId ?? null;
 
   /** A viewer asking for the inbox: refused in words, and nothing read. */
   const guarded =
@@ -57,7 +66,7 @@ export function mountInboxConsole(app: PageApp, options: InboxConsoleOptions): v
     };
 
   app.get(
-    '/console/inbox',
+    '/',
     page.signedIn(
       guarded(async (c, signed) =>
         c.html(
@@ -66,7 +75,7 @@ export function mountInboxConsole(app: PageApp, options: InboxConsoleOptions): v
             <p class="muted">
               Booking mail and the tasks operations agents made of it, for a person to confirm.
             </p>
-            <ConversationList lines={await options.list(signed.person)} />
+            <ConversationList lines={await inboxOverview(deps, signed.person)} zone={signed.zone ?? 'UTC'} />
           </Shell>,
           200,
           CONSOLE_HEADERS,
@@ -82,7 +91,7 @@ export function mountInboxConsole(app: PageApp, options: InboxConsoleOptions): v
     status: 200 | PageStatus,
     message?: string,
   ) => {
-    const found = await options.conversation(signed.person, id);
+    const found = await conversationPage(deps, signed.person, id);
     if (!found) return page.notFound(c, signed);
     const done = DONE[c.req.query('done') ?? ''];
     const mayDecide = mayApprove(signed.person);
@@ -107,7 +116,7 @@ export function mountInboxConsole(app: PageApp, options: InboxConsoleOptions): v
           <section aria-labelledby="mail-heading">
             <h2 id="mail-heading">Mail</h2>
             {found.messages.map((m) => (
-              <MessageCard message={m} />
+              <MessageCard message={m} zone={signed.zone ?? 'UTC'} />
             ))}
           </section>
           <section aria-labelledby="tasks-heading">
@@ -125,6 +134,7 @@ export function mountInboxConsole(app: PageApp, options: InboxConsoleOptions): v
                     mayDecide={mayDecide}
                     calendars={found.calendars}
                     bookings={found.bookings}
+                    zone={signed.zone ?? 'UTC'}
                   />
                 ))}
               </ul>
@@ -137,23 +147,20 @@ export function mountInboxConsole(app: PageApp, options: InboxConsoleOptions): v
     );
   };
 
-  app.get(
-    '/console/inbox/:id',
-    page.signedIn(guarded((c, signed) => show(c, signed, c.req.param('id') ?? '', 200))),
-  );
+  app.get('/:id', page.signedIn(guarded((c, signed) => show(c, signed, c.req.param('id') ?? '', 200))));
 
   app.post(
-    '/console/inbox/tasks/:id',
+    '/tasks/:id',
     itemPost(page, {
       purpose,
-      refused: options.refused,
+      refused: refusedPost(ctx, 'console_inbox_task', { action: 'refused' }),
       read(form) {
         const action = (['confirm', 'complete', 'reject'] as const).find((a) => a === form.action) ?? null;
         const version = Number(form.version);
         return action && Number.isSafeInteger(version) && version >= 1 ? { action, version } : null;
       },
       async act(id, { action, version }, signed) {
-        const task = await options.decide(id, action, version, signed);
+        const task = await decide(ctx, id, action, version, signed);
         const done = task.status === 'AWAITING_APPROVAL' ? 'approval' : action;
         return task.status === 'AWAITING_APPROVAL' && task.approvalId
           ? `/console/approvals/${task.approvalId}`
@@ -161,8 +168,9 @@ export function mountInboxConsole(app: PageApp, options: InboxConsoleOptions): v
       },
       rerender: (c, signed, id, status, message) =>
         guarded(async (c2, s2) =>
-          show(c2, s2, (await options.conversationOfTask(s2.person, id)) ?? '', status, message),
+          show(c2, s2, (await conversationOfTask(s2.person, id)) ?? '', status, message),
         )(c, signed),
     }),
   );
+  return app;
 }

@@ -3,15 +3,15 @@ import { raw } from 'hono/html';
 import type { ConversationLine, TaskCard } from '../../../app/console-inbox.js';
 import type { InboxMessage } from '../../../domain/inbox/inbox.js';
 import { formatInstant } from '../../../domain/time/instant.js';
-import { localDateTime, localSpan } from '../../format/human-time.js';
+import { zonedDateTime, zonedSpan } from '../../format/human-time.js';
 import { Status } from './shell.js';
 
-/** A time as people read it (UTC here: mail has no calendar zone), the exact instant on hover. */
-function When(props: { at: number }) {
-  return <time datetime={formatInstant(props.at)}>{localDateTime(props.at, 'UTC')}</time>;
+/** A time as the viewer reads it (mail has no calendar zone): their own zone, named. */
+function When(props: { at: number; zone: string }) {
+  return <time datetime={formatInstant(props.at)}>{zonedDateTime(props.at, props.zone)}</time>;
 }
 
-export function ConversationList(props: { lines: readonly ConversationLine[] }) {
+export function ConversationList(props: { lines: readonly ConversationLine[]; zone: string }) {
   if (props.lines.length === 0)
     return (
       <p class="muted" id="no-conversations">
@@ -27,7 +27,8 @@ export function ConversationList(props: { lines: readonly ConversationLine[] }) 
             <a href={`/console/inbox/${conversation.id}`}>{conversation.subject ?? '(no subject)'}</a>
           </h2>
           <p class="small">
-            {messages} message{messages === 1 ? '' : 's'} · last <When at={conversation.lastReceivedAt} /> ·{' '}
+            {messages} message{messages === 1 ? '' : 's'} · last{' '}
+            <When at={conversation.lastReceivedAt} zone={props.zone} /> ·{' '}
             {openTasks > 0 ? <strong>{openTasks} waiting for a person</strong> : 'nothing waiting'}
           </p>
         </li>
@@ -37,15 +38,15 @@ export function ConversationList(props: { lines: readonly ConversationLine[] }) 
 }
 
 /** One mail: who, when, and its body — sanitized HTML (no script, no external reference) or its text. */
-export function MessageCard(props: { message: InboxMessage }) {
+export function MessageCard(props: { message: InboxMessage; zone: string }) {
   const m = props.message;
   return (
     <article class="card mail" data-message={m.externalId}>
       <h3>{m.subject ?? '(no subject)'}</h3>
       <p class="small">
         From {m.from ?? 'unknown'}
-        {m.cc.length > 0 ? ` · cc ${m.cc.join(', ')}` : ''} · <When at={m.receivedAt} /> · id{' '}
-        <code>{m.externalId}</code>
+        {m.cc.length > 0 ? ` · cc ${m.cc.join(', ')}` : ''} · <When at={m.receivedAt} zone={props.zone} /> ·
+        id <code>{m.externalId}</code>
       </p>
       {m.htmlSanitized ? (
         <div class="mail-body">{raw(m.htmlSanitized)}</div>
@@ -98,9 +99,7 @@ function BookingWhen(props: { booking: NonNullable<TaskCard['detail']['booking']
   return (
     <>
       {Number.isFinite(start) && Number.isFinite(end) && end > start ? (
-        <time datetime={b.start} title={`${b.start} to ${b.end}`}>
-          {localSpan(start, end, zone)} ({zone})
-        </time>
+        <time datetime={b.start}>{zonedSpan(start, end, zone)}</time>
       ) : (
         `${b.start} to ${b.end}`
       )}
@@ -135,7 +134,7 @@ function TargetFacts(props: { booking: Booking; calendars: Calendars }) {
       <dd data-target={b.id}>
         <a href={`/console/bookings/${encodeURIComponent(b.id)}`}>{b.reference}</a>{' '}
         <Status status={b.status} />{' '}
-        <time datetime={formatInstant(b.start)}>{localSpan(b.start, b.end, zone)}</time> ({zone})
+        <time datetime={formatInstant(b.start)}>{zonedSpan(b.start, b.end, zone)}</time>
         {calendar ? ` · ${calendar.name}` : ''}
         {b.customer?.name ? ` · ${b.customer.name}` : ''}
         {keyWords(b.externalKeys) ? ` · now ${keyWords(b.externalKeys)}` : ''}
@@ -227,6 +226,8 @@ export function TaskCardView(props: {
   mayDecide: boolean;
   calendars: Calendars;
   bookings: ReadonlyMap<string, Booking>;
+  /** The viewer's zone, for when things happened. */
+  zone: string;
 }) {
   const { task, detail, message } = props.card;
   const act = (action: string, words: string, kind: string) => (
@@ -285,7 +286,7 @@ export function TaskCardView(props: {
       )}
       {task.decidedAt ? (
         <p class="small muted">
-          Decided <When at={task.decidedAt} />
+          Decided <When at={task.decidedAt} zone={props.zone} />
           {task.note ? `: ${task.note}` : ''}
         </p>
       ) : (

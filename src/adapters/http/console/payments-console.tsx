@@ -1,35 +1,24 @@
 import type { PageStatus } from '../page-status.js';
 import type { Context } from 'hono';
 import type { SimulatedPaymentLine } from '../../../app/console-payments.js';
+import { requirePayer, simulatedPayments } from '../../../app/console-payments.js';
+import { moneyToReturn, refundReturned, settleRefundAs } from '../../../app/refunds.js';
+import { canRefund } from '../../../ports/payment-query.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
-import type { Person } from '../../../domain/identity/identity.js';
 import type { PaymentStatus } from '../../../domain/payment/payment.js';
 import { isDomainError } from '../../../domain/errors.js';
 import type { PageApp } from '../http-app.js';
 import { csrfToken } from '../human-session.js';
 import { BookingTime } from './booking-views.js';
 import type { BookingLine } from '../../../app/console-bookings.js';
-import type { RefundWay } from '../../../app/refunds.js';
-import type { ConsolePage, FormEvent } from './console-page.js';
-import { formPosts, formStrings } from './console-page.js';
+import type { ConsoleContext } from './console-page.js';
+import { audited, consoleArea, formPosts, formStrings } from './console-page.js';
 import { CONSOLE_HEADERS, Shell, Status } from './shell.js';
 
+/** What the payments area needs beyond the console's context. */
 export interface PaymentsConsoleOptions {
-  readonly page: ConsolePage;
-  /** Money owed back: cancelled paid bookings nobody has returned the money of yet. */
-  toReturn(person: Person): Promise<BookingLine[]>;
-  /** Whether the booking's money is recorded as returned: the confirmation after a redirect says so only then. */
-  returned(person: Person, bookingId: string): Promise<boolean>;
-  /** Records the money returned: asked of the provider, or done by the person elsewhere. */
-  settle(bookingId: string, way: RefundWay, signed: SignedIn): Promise<void>;
-  /** Whether the payment provider can be asked to refund. */
-  readonly providerRefunds: boolean;
-  /** --dev only: the payment simulator's controls. */
-  readonly simulator?: {
-    list(person: Person): Promise<SimulatedPaymentLine[]>;
-    set(bookingId: string, status: PaymentStatus, signed: SignedIn): Promise<void>;
-  };
-  record(event: FormEvent): Promise<void>;
+  /** --dev only: sets a simulated payment's outcome, as the payment provider would. */
+  readonly simulate?: (bookingId: string, status: PaymentStatus, signed: SignedIn) => Promise<void>;
 }
 
 const FORM = 'console-payments';
@@ -163,15 +152,17 @@ function Simulator(props: { lines: SimulatedPaymentLine[]; csrf: string }) {
 }
 
 /** Money to return, for owners and approvers; with --dev also the payment simulator's controls. */
-export function mountPaymentsConsole(app: PageApp, options: PaymentsConsoleOptions): void {
-  const { page } = options;
+export function paymentsConsole(ctx: ConsoleContext, options: PaymentsConsoleOptions): PageApp {
+  const { page, deps } = ctx;
+  const app = consoleArea();
+  const providerRefunds = canRefund(deps.payments);
   const render = async (c: Context, signed: SignedIn, status: 200 | PageStatus = 200, message?: string) =>
     c.html(
       <PaymentsPage
         signed={signed}
-        toReturn={await options.toReturn(signed.person)}
-        providerRefunds={options.providerRefunds}
-        lines={options.simulator ? await options.simulator.list(signed.person) : null}
+        toReturn={await moneyToReturn(deps, signed.person)}
+        providerRefunds={providerRefunds}
+        lines={options.simulate ? await simulatedPayments(deps, signed.person) : null}
         message={message}
       />,
       status,
@@ -188,12 +179,18 @@ export function mountPaymentsConsole(app: PageApp, options: PaymentsConsoleOptio
     );
 
   app.get(
-    '/console/payments',
+    '/',
     page.signedIn(async (c, signed) => {
       try {
         const returned = c.req.query('returned');
-        const confirmed = returned ? await options.returned(signed.person, returned) : false;
-        return await render(c, signed, 200, confirmed ? 'Recorded: the money is returned.' : undefined);
+        const confirmed = returned ? await refundReturned(deps, signed.person, returned) : false;
+        const simulated = OUTCOMES.find(([status]) => status === c.req.query('simulated'))?.[0];
+        const message = confirmed
+          ? 'Recorded: the money is returned.'
+          : simulated
+            ? `Simulated payment set to ${simulated.toLowerCase()}.`
+            : undefined;
+        return await render(c, signed, 200, message);
       } catch (error) {
         if (!isDomainError(error) || error.code !== 'FORBIDDEN') throw error;
         return refusedPage(c, signed, error.message);
@@ -201,36 +198,38 @@ export function mountPaymentsConsole(app: PageApp, options: PaymentsConsoleOptio
     }),
   );
 
+  // The effect's own record says it happened; the form's record is kept only for refusals.
   const action = formPosts(page, {
     purpose: FORM,
-    record: options.record,
+    record: (event) => (event.ok ? Promise.resolve() : ctx.record(event)),
     rerender: async (c, signed, status, message) =>
       status === 403 ? refusedPage(c, signed, message) : render(c, signed, status, message),
   });
   app.post(
-    '/console/payments/:bookingId/refund',
+    '/:bookingId/refund',
     action('console_refund', async (c, signed, form) => {
       const way = formStrings(form.way)[0];
       if (way !== 'provider' && way !== 'by-hand')
         return render(c, signed, 400, 'Choose how the money went back.');
-      await options.settle(c.req.param('bookingId') ?? '', way, signed);
+      const id = c.req.param('bookingId') ?? '';
+      const call = ctx.audit('console_refund', signed, { bookingId: id, way }, 'approval');
+      await audited(call, () => settleRefundAs(deps, signed.person, id, way, { audit: call }));
       // A page, not the POST's answer: reloading it sends nothing again.
-      return c.redirect(
-        `/console/payments?returned=${encodeURIComponent(c.req.param('bookingId') ?? '')}`,
-        303,
-      );
+      return c.redirect(`/console/payments?returned=${encodeURIComponent(id)}`, 303);
     }),
   );
-  const { simulator } = options;
-  if (!simulator) return;
+  const { simulate } = options;
+  if (!simulate) return app;
   app.post(
-    '/console/payments/:bookingId',
+    '/:bookingId',
     action('console_payment_simulate', async (c, signed, form) => {
       const status = formStrings(form.status)[0];
       const chosen = OUTCOMES.find(([s]) => s === status)?.[0];
       if (!chosen) return render(c, signed, 400, 'Choose Pay, Fail or Close.');
-      await simulator.set(c.req.param('bookingId') ?? '', chosen, signed);
-      return render(c, signed, 200, `Simulated payment set to ${chosen.toLowerCase()}.`);
+      requirePayer(signed.person);
+      await simulate(c.req.param('bookingId') ?? '', chosen, signed);
+      return c.redirect(`/console/payments?simulated=${chosen}`, 303);
     }),
   );
+  return app;
 }

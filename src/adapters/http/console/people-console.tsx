@@ -2,6 +2,15 @@ import type { PageStatus } from '../page-status.js';
 import { zonedDateTime } from '../../format/human-time.js';
 import type { Context } from 'hono';
 import type { PeopleView } from '../../../app/console-people.js';
+import {
+  changeRole,
+  checkRole,
+  invitePerson,
+  newLinkFor,
+  peopleOf,
+  setDisabled,
+  updateSettings,
+} from '../../../app/console-people.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Person, Role, TenantLimits } from '../../../domain/identity/identity.js';
 import {
@@ -15,24 +24,14 @@ import { POLICY_WORDS } from '../../../domain/identity/oauth.js';
 import { isDomainError } from '../../../domain/errors.js';
 import type { PageApp } from '../http-app.js';
 import { csrfToken } from '../human-session.js';
-import type { ConsolePage, FormEvent } from './console-page.js';
-import { formPosts, formStrings } from './console-page.js';
+import type { ConsoleContext } from './console-page.js';
+import { consoleArea, formPosts, formStrings } from './console-page.js';
 import { CONSOLE_HEADERS, Shell, Status } from './shell.js';
 
+/** What the people area needs beyond the console's context. */
 export interface PeopleConsoleOptions {
-  readonly page: ConsolePage;
-  view(owner: Person): Promise<PeopleView>;
-  invite(owner: Person, input: { email: string; role: string; displayName: string }): Promise<SetupLink>;
-  newLink(owner: Person, personId: string): Promise<SetupLink>;
-  changeRole(owner: Person, personId: string, role: string): Promise<unknown>;
-  setDisabled(owner: Person, personId: string, disabled: boolean): Promise<unknown>;
-  updateSettings(
-    owner: Person,
-    settings: { limits: TenantLimits; defaultWritePolicy: string; approvalWindowMinutes: number },
-  ): Promise<unknown>;
   /** The address a setup secret is opened at. */
   setupUrl(secret: string): string;
-  record(event: FormEvent): Promise<void>;
 }
 
 export interface SetupLink {
@@ -206,7 +205,7 @@ function PeoplePage(props: {
           </button>
         </div>
       </form>
-      <form method="post" action="/console/tenant" class="card" aria-labelledby="limits-title">
+      <form method="post" action="/console/people/settings" class="card" aria-labelledby="limits-title">
         <h2 id="limits-title">Tenant settings</h2>
         <p class="muted small">Limits are whole numbers, or none at all. They apply from the next call.</p>
         <input type="hidden" name="csrf" value={csrf} />
@@ -273,8 +272,9 @@ function PeoplePage(props: {
 }
 
 /** People (invite with a one-time link, role, disable, enable) and the tenant's limits: owners only. */
-export function mountPeopleConsole(app: PageApp, options: PeopleConsoleOptions): void {
-  const { page } = options;
+export function peopleConsole(ctx: ConsoleContext, options: PeopleConsoleOptions): PageApp {
+  const { page, deps } = ctx;
+  const app = consoleArea();
   const render = async (
     c: Context,
     signed: SignedIn,
@@ -282,7 +282,7 @@ export function mountPeopleConsole(app: PageApp, options: PeopleConsoleOptions):
     extra: { message?: string; link?: SetupLink } = {},
   ) => {
     try {
-      const view = await options.view(signed.person);
+      const view = await peopleOf(deps, signed.person);
       const link = extra.link && {
         email: extra.link.person.email,
         url: options.setupUrl(extra.link.secret),
@@ -306,39 +306,60 @@ export function mountPeopleConsole(app: PageApp, options: PeopleConsoleOptions):
     }
   };
 
+  // A new setup link is shown once, on the page the form redirects to.
+  const LINK = 'setup-link';
+  const showLink = (c: Context, signed: SignedIn, link: SetupLink) => {
+    page.flash(c, signed, LINK, { email: link.person.email, secret: link.secret, expiresAt: link.expiresAt });
+    return c.redirect('/console/people#result', 303);
+  };
+  const keptLink = (c: Context, signed: SignedIn): SetupLink | undefined => {
+    const kept = page.takeFlash(c, signed, LINK) as
+      { email: string; secret: string; expiresAt: number } | undefined;
+    return (
+      kept && { person: { email: kept.email } as Person, secret: kept.secret, expiresAt: kept.expiresAt }
+    );
+  };
+
   app.get(
-    '/console/people',
-    page.signedIn((c, signed) => render(c, signed)),
+    '/',
+    page.signedIn((c, signed) => {
+      const link = keptLink(c, signed);
+      const saved = c.req.query('saved') === '1';
+      return render(c, signed, 200, link ? { link } : saved ? { message: 'Settings saved.' } : {});
+    }),
   );
 
   const action = formPosts(page, {
     purpose: FORM,
-    record: options.record,
+    record: ctx.record,
     rerender: (c, signed, status, message) => render(c, signed, status, { message }),
   });
   const first = (value: unknown) => formStrings(value)[0] ?? '';
 
   app.post(
-    '/console/people',
-    action('console_person_invite', async (c, signed, form) => {
-      const link = await options.invite(signed.person, {
-        email: first(form.email),
-        role: first(form.role),
-        displayName: first(form.displayName),
-      });
-      return render(c, signed, 200, { link });
-    }),
-  );
-  app.post(
-    '/console/people/:id/link',
-    action('console_person_link', async (c, signed) =>
-      render(c, signed, 200, { link: await options.newLink(signed.person, c.req.param('id') ?? '') }),
+    '/',
+    action('console_person_invite', async (c, signed, form) =>
+      showLink(
+        c,
+        signed,
+        await invitePerson(deps, signed.person, {
+          email: first(form.email),
+          role: checkRole(first(form.role)),
+          displayName: first(form.displayName) || undefined,
+        }),
+      ),
     ),
   );
   app.post(
-    '/console/people/:id/role',
+    '/:id/link',
+    action('console_person_link', async (c, signed) =>
+      showLink(c, signed, await newLinkFor(deps, signed.person, c.req.param('id') ?? '')),
+    ),
+  );
+  app.post(
+    '/:id/role',
     action('console_person_role', async (c, signed, form) => {
-      await options.changeRole(signed.person, c.req.param('id') ?? '', first(form.role));
+      await changeRole(deps, signed.person, c.req.param('id') ?? '', checkRole(first(form.role)));
       return c.redirect('/console/people', 303);
     }),
   );
@@ -347,15 +368,15 @@ export function mountPeopleConsole(app: PageApp, options: PeopleConsoleOptions):
     ['enable', false],
   ] as const) {
     app.post(
-      `/console/people/:id/${verb}`,
+      `/:id/${verb}`,
       action(`console_person_${verb}`, async (c, signed) => {
-        await options.setDisabled(signed.person, c.req.param('id') ?? '', disabled);
+        await setDisabled(deps, signed.person, c.req.param('id') ?? '', disabled);
         return c.redirect('/console/people', 303);
       }),
     );
   }
   app.post(
-    '/console/tenant',
+    '/settings',
     action('console_tenant_settings', async (c, signed, form) => {
       // "No limit" ticked wins over any number left in the box.
       const limits = Object.fromEntries(
@@ -364,12 +385,13 @@ export function mountPeopleConsole(app: PageApp, options: PeopleConsoleOptions):
           first(form[`${field}-none`]) ? NO_LIMIT : Number(first(form[field]) || 'x'),
         ]),
       ) as unknown as TenantLimits;
-      await options.updateSettings(signed.person, {
+      await updateSettings(deps, signed.person, {
         limits,
         defaultWritePolicy: first(form.defaultWritePolicy),
         approvalWindowMinutes: Number(first(form.approvalWindowMinutes) || 'x'),
       });
-      return render(c, signed, 200, { message: 'Settings saved.' });
+      return c.redirect('/console/people?saved=1#result', 303);
     }),
   );
+  return app;
 }
