@@ -11,7 +11,15 @@ import {
 } from '../app/identity/passkeys.js';
 import { completeSetup, setupLinkTarget } from '../app/identity/people.js';
 import type { SignedIn } from '../app/identity/sessions.js';
-import { sessionOf, signIn, signOut } from '../app/identity/sessions.js';
+import {
+  endOtherSessions,
+  endSession,
+  sessionOf,
+  sessionsOf,
+  signIn,
+  signOut,
+} from '../app/identity/sessions.js';
+import { liveTokensOf } from '../app/identity/tokens.js';
 import { mountLegacyApprovalLinks } from '../adapters/http/approval-links.js';
 import type { HumanSessions } from '../adapters/http/human-session.js';
 import { sessionCookieName } from '../adapters/http/human-session.js';
@@ -118,6 +126,10 @@ export function mountHumanPages(
     list: (personId) => passkeysOf(deps, personId),
     remove: (signed, id) => removePasskey(deps, signed, id),
     setTimeZone: async (signed, zone) => void (await setOwnTimeZone(deps, signed.person, zone)),
+    liveSessions: (signed) => sessionsOf(deps, signed),
+    endSession: (signed, handle) => endSession(deps, signed, handle),
+    endOtherSessions: (signed) => endOtherSessions(deps, signed),
+    tokens: (signed) => liveTokensOf(deps, signed.person),
     record,
   });
 

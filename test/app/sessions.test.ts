@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addPerson, completeSetup, newSetupLink, setupLinkTarget } from '../../src/app/identity/people.js';
-import { LOGIN_LIMITS, sessionOf, signIn, signOut } from '../../src/app/identity/sessions.js';
+import {
+  endOtherSessions,
+  endSession,
+  LOGIN_LIMITS,
+  sessionOf,
+  sessionsOf,
+  signIn,
+  signOut,
+} from '../../src/app/identity/sessions.js';
 import { isDomainError } from '../../src/domain/errors.js';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../src/domain/identity/identity.js';
 import { appHarness } from '../support/app-harness.js';
@@ -122,5 +130,79 @@ describe('sessions (injected clock)', () => {
     await signIn(counted, { email: 'nobody@example.com', password: 'guess', address }).catch(() => undefined);
     await signIn(counted, { email: 'ana@example.com', password: 'guess', address }).catch(() => undefined);
     expect(checks).toBe(2);
+  });
+});
+
+describe('a person’s own sessions (the account page)', () => {
+  const code = (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (e: unknown) => (isDomainError(e) ? e.code : 'thrown'),
+    );
+
+  it('lists the live ones, this one first, and never their digest or CSRF secret', async () => {
+    harness = appHarness(T0);
+    await person();
+    await person('bo@example.com');
+    const old = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });
+    harness.clock.advance(SESSION_IDLE_MS + 1);
+    const laptop = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });
+    harness.clock.advance(60_000);
+    const phone = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });
+    await signIn(harness.deps, { email: 'bo@example.com', password: PASSWORD, address });
+    const seen = await sessionsOf(harness.deps, laptop);
+    // The idle one is gone; Bo's is not Ana's.
+    expect(seen.map((s) => [s.current, s.createdAt])).toEqual([
+      [true, laptop.session.createdAt],
+      [false, phone.session.createdAt],
+    ]);
+    expect(seen[0]).toEqual({
+      handle: laptop.session.idHash.slice(0, 16),
+      method: 'password',
+      createdAt: T0 + SESSION_IDLE_MS + 1,
+      lastSeenAt: T0 + SESSION_IDLE_MS + 1,
+      current: true,
+    });
+    const shown = JSON.stringify(seen);
+    for (const s of [old, laptop, phone]) {
+      expect(shown).not.toContain(s.session.idHash);
+      expect(shown).not.toContain(s.session.csrfSecret);
+    }
+  });
+
+  it('ends one other session by its handle, and refuses another person’s, a made-up one and this one', async () => {
+    harness = appHarness(T0);
+    await person();
+    await person('bo@example.com');
+    const here = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });
+    const there = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });
+    const bo = await signIn(harness.deps, { email: 'bo@example.com', password: PASSWORD, address });
+    const handleOf = (s: typeof here) => s.session.idHash.slice(0, 16);
+    expect(await code(endSession(harness.deps, here, handleOf(bo)))).toBe('NOT_FOUND');
+    expect(await code(endSession(harness.deps, here, 'made-up'))).toBe('NOT_FOUND');
+    expect(await code(endSession(harness.deps, here, ''))).toBe('NOT_FOUND');
+    expect(await code(endSession(harness.deps, here, handleOf(here)))).toBe('INVALID_ARGUMENTS');
+    expect(await sessionOf(harness.deps, bo.secret)).not.toBeNull();
+    expect(await sessionOf(harness.deps, here.secret)).not.toBeNull();
+    expect(await code(endSession(harness.deps, here, handleOf(there)))).toBe('ok');
+    expect(await sessionOf(harness.deps, there.secret)).toBeNull();
+    expect(await code(endSession(harness.deps, here, handleOf(there)))).toBe('NOT_FOUND');
+  });
+
+  it('signs out everywhere else: every other session of the person, none of anyone else', async () => {
+    harness = appHarness(T0);
+    await person();
+    await person('bo@example.com');
+    const here = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });
+    const others = [
+      await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address }),
+      await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address }),
+    ];
+    const bo = await signIn(harness.deps, { email: 'bo@example.com', password: PASSWORD, address });
+    expect(await endOtherSessions(harness.deps, here)).toBe(2);
+    for (const s of others) expect(await sessionOf(harness.deps, s.secret)).toBeNull();
+    expect(await sessionOf(harness.deps, here.secret)).not.toBeNull();
+    expect(await sessionOf(harness.deps, bo.secret)).not.toBeNull();
+    expect((await sessionsOf(harness.deps, here)).map((s) => s.current)).toEqual([true]);
   });
 });

@@ -10,6 +10,7 @@ import { signInToConsole } from '../support/console-browser.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { layoutFaults } from '../support/layout-check.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
+import { signIn } from '../support/person.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { runCli, spawnServer } from '../support/spawn-server.js';
 
@@ -100,6 +101,8 @@ beforeAll(async () => {
   const page = await context.newPage();
   await signInToConsole(page, server);
   await page.close();
+  // The owner is signed in elsewhere too: the account page lists that session with its button.
+  await signIn(new URL(server.url).origin, server.agent.email, server.agent.password);
 });
 afterAll(async () => {
   await context?.close();
@@ -136,7 +139,7 @@ describe('every page a person decides on, at 320, 390, 768 and 1280 px, with hos
     const faults: string[] = [];
     mkdirSync(SHOTS, { recursive: true });
     try {
-      for (const [name, path, shot] of pages) {
+      for (const [name, path, shot] of [...pages, ['account', '/account'] as [string, string]]) {
         await page.goto(new URL(path, server.url).href);
         for (const width of WIDTHS) {
           await page.setViewportSize({ width, height: 900 });

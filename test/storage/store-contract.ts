@@ -871,7 +871,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       await store.write((tx) => tx.identity.insertSession({ ...session, idHash: 's2' }));
       await store.write((tx) => tx.identity.deleteSession('s1'));
       expect(await store.read((tx) => tx.identity.getSession('s1'))).toBeNull();
-      await store.write((tx) => tx.identity.deleteSessionsOf('usr_ana'));
+      expect(await store.write((tx) => tx.identity.deleteSessionsOf('usr_ana'))).toBe(1);
       expect(await store.read((tx) => tx.identity.getSession('s2'))).toBeNull();
 
       const token = {
@@ -923,6 +923,62 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect(await store.read((tx) => tx.identity.getHost('other', 'host_1'))).toBeNull();
       expect(await store.write((tx) => tx.identity.revokeHost('t1', 'host_1', T0))).toBe(true);
       expect((await store.read((tx) => tx.identity.listHosts('t1')))[0]!.revokedAt).toBe(T0);
+    });
+
+    it('identity: a person lists and ends their own sessions, never another person’s', async () => {
+      await store.write(async (tx) => {
+        await tx.identity.putTenant({
+          id: 't1',
+          name: 't1',
+          limits: defaultTenantLimits,
+          defaultWritePolicy: 'draft',
+          toolProfile: 'inherit',
+          toolMode: 'catalog',
+          approvalWindowMinutes: 30,
+          disabledTools: [],
+          createdAt: T0,
+        });
+        await tx.identity.insertPerson(person('usr_ana', 'ana@example.com'));
+        await tx.identity.insertPerson(person('usr_bo', 'bo@example.com'));
+      });
+      const session = (idHash: string, personId: string, lastSeenAt: number) => ({
+        idHash,
+        tenantId: 't1',
+        personId,
+        method: 'password',
+        createdAt: T0,
+        lastSeenAt,
+        csrfSecret: `c-${idHash}`,
+      });
+      await store.write(async (tx) => {
+        await tx.identity.insertSession(session('a1', 'usr_ana', T0 + 1));
+        await tx.identity.insertSession({ ...session('a2', 'usr_ana', T0 + 3), method: 'passkey' });
+        await tx.identity.insertSession(session('a3', 'usr_ana', T0 + 2));
+        await tx.identity.insertSession(session('b1', 'usr_bo', T0 + 9));
+      });
+      const ids = async (personId: string) =>
+        (await store.read((tx) => tx.identity.listSessionsOf(personId))).map((s) => s.idHash);
+      // The most recently used first; each a whole session, as getSession reads it.
+      expect(await ids('usr_ana')).toEqual(['a2', 'a3', 'a1']);
+      expect((await store.read((tx) => tx.identity.listSessionsOf('usr_ana')))[0]).toEqual({
+        ...session('a2', 'usr_ana', T0 + 3),
+        method: 'passkey',
+      });
+      expect(await ids('usr_nobody')).toEqual([]);
+      // Ana cannot end Bo's session by naming it: nothing happens, and she is told so.
+      expect(await store.write((tx) => tx.identity.deleteSessionOf('usr_ana', 'b1'))).toBe(false);
+      expect(await store.read((tx) => tx.identity.getSession('b1'))).not.toBeNull();
+      expect(await store.write((tx) => tx.identity.deleteSessionOf('usr_ana', 'a1'))).toBe(true);
+      expect(await store.write((tx) => tx.identity.deleteSessionOf('usr_ana', 'a1'))).toBe(false);
+      expect(await ids('usr_ana')).toEqual(['a2', 'a3']);
+      // Everywhere else: all of Ana's but the one named, none of Bo's.
+      expect(await store.write((tx) => tx.identity.deleteSessionsOf('usr_ana', 'a3'))).toBe(1);
+      expect(await ids('usr_ana')).toEqual(['a3']);
+      expect(await ids('usr_bo')).toEqual(['b1']);
+      // Another person's session as the one to keep keeps none of Ana's, and ends none of Bo's.
+      expect(await store.write((tx) => tx.identity.deleteSessionsOf('usr_ana', 'b1'))).toBe(1);
+      expect(await ids('usr_ana')).toEqual([]);
+      expect(await ids('usr_bo')).toEqual(['b1']);
     });
 
     it('passkeys: one per credential id, listed per person, counters kept; challenges spent once, expired ones swept', async () => {

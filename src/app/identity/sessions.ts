@@ -1,6 +1,7 @@
 import { DomainError } from '../../domain/errors.js';
 import type { Person, Session } from '../../domain/identity/identity.js';
-import { normalEmail, sessionAlive } from '../../domain/identity/identity.js';
+import { normalEmail, sessionAlive, sessionHandle } from '../../domain/identity/identity.js';
+import type { Instant } from '../../domain/time/instant.js';
 import type { AppDeps } from '../deps.js';
 
 export const LOGIN_WINDOW_MS = 15 * 60_000;
@@ -121,4 +122,57 @@ export async function sessionOf(deps: AppDeps, secret: string | undefined): Prom
 export async function signOut(deps: AppDeps, secret: string | undefined): Promise<void> {
   if (!secret) return;
   await deps.store.write((tx) => tx.identity.deleteSession(deps.credentials.hashSecret(secret)));
+}
+
+/** A session as its person sees it on the account page: never its cookie's digest or CSRF secret. */
+export interface SessionSeen {
+  /** What the page's form names it by (see sessionHandle): meaningful only among the person's own. */
+  readonly handle: string;
+  /** 'password', 'passkey' or 'oidc'. */
+  readonly method: string;
+  readonly createdAt: Instant;
+  readonly lastSeenAt: Instant;
+  /** The session asking: the browser this page is open in. */
+  readonly current: boolean;
+}
+
+/** The signed-in person's live sessions: this one first, then the most recently used. */
+export async function sessionsOf(deps: AppDeps, signed: SignedIn): Promise<SessionSeen[]> {
+  const now = deps.clock.now();
+  const sessions = await deps.store.read((tx) => tx.identity.listSessionsOf(signed.person.id));
+  return sessions
+    .filter((s) => sessionAlive(s, now))
+    .map((s) => ({
+      handle: sessionHandle(s),
+      method: s.method,
+      createdAt: s.createdAt,
+      lastSeenAt: s.lastSeenAt,
+      current: s.idHash === signed.session.idHash,
+    }))
+    .sort((a, b) => Number(b.current) - Number(a.current));
+}
+
+/**
+ * Signs the person out of one of their other sessions (a browser left signed in elsewhere). A
+ * handle that is not one of their own sessions, another person's included, is unknown.
+ */
+export async function endSession(deps: AppDeps, signed: SignedIn, handle: string): Promise<void> {
+  const personId = signed.person.id;
+  const ended = await deps.store.write(async (tx) => {
+    const session = (await tx.identity.listSessionsOf(personId)).find((s) => sessionHandle(s) === handle);
+    if (!session) return 'unknown';
+    if (session.idHash === signed.session.idHash) return 'current';
+    return (await tx.identity.deleteSessionOf(personId, session.idHash)) ? 'ended' : 'unknown';
+  });
+  if (ended === 'unknown')
+    throw new DomainError('NOT_FOUND', 'No session like that: it may have ended already.');
+  if (ended === 'current')
+    throw new DomainError('INVALID_ARGUMENTS', 'That is this session: use Sign out to end it.', {
+      field: 'session',
+    });
+}
+
+/** Signs the person out everywhere but here (a lost phone, a shared computer); how many sessions ended. */
+export async function endOtherSessions(deps: AppDeps, signed: SignedIn): Promise<number> {
+  return deps.store.write((tx) => tx.identity.deleteSessionsOf(signed.person.id, signed.session.idHash));
 }

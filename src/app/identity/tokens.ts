@@ -147,6 +147,14 @@ export async function listTokens(deps: AppDeps, tenantId: string): Promise<Acces
   return deps.store.read((tx) => tx.identity.listTokens(tenantId));
 }
 
+/** A person's own tokens that still work (not revoked, not expired), newest first: the account page's list. */
+export async function liveTokensOf(deps: AppDeps, person: Person): Promise<AccessToken[]> {
+  const now = deps.clock.now();
+  return (await listTokens(deps, person.tenantId))
+    .filter((t) => t.personId === person.id && tokenUsable(t, now))
+    .sort((a, b) => b.createdAt - a.createdAt);
+}
+
 export async function revokeToken(deps: AppDeps, tenantId: string, id: string): Promise<void> {
   const revoked = await deps.store.write((tx) => tx.identity.revokeToken(tenantId, id, deps.clock.now()));
   if (!revoked) throw new DomainError('NOT_FOUND', `No live token ${id} in tenant ${tenantId}.`);

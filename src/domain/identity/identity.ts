@@ -142,6 +142,15 @@ export function sessionAlive(session: Session, now: Instant): boolean {
 }
 
 /**
+ * How a page names a session in a form: the first 16 hex digits of its cookie's digest. Not a
+ * credential (the digest cannot be turned back into the cookie, and nothing looks a session up
+ * by it), and it means something only among the signed-in person's own sessions.
+ */
+export function sessionHandle(session: Pick<Session, 'idHash'>): string {
+  return session.idHash.slice(0, 16);
+}
+
+/**
  * What a person's agents may be given: a token never reaches further than its person. Owners
  * administer calendars and see contact data; approvers book; viewers only look.
  */

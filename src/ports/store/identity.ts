@@ -39,10 +39,17 @@ export interface IdentityStore {
 
   insertSession(session: Session): Promise<void>;
   getSession(idHash: string): Promise<Session | null>;
+  /** A person's sessions, live or not, the most recently used first (the account page's list). */
+  listSessionsOf(personId: string): Promise<Session[]>;
   touchSession(idHash: string, now: Instant): Promise<void>;
   deleteSession(idHash: string): Promise<void>;
-  /** Ends every session of a person (disabled, password reset). */
-  deleteSessionsOf(personId: string): Promise<void>;
+  /** Ends one session if it is this person's; false when they have none like that (another's included). */
+  deleteSessionOf(personId: string, idHash: string): Promise<boolean>;
+  /**
+   * Ends every session of a person (disabled, password reset), or every one but `except` (the
+   * session asking, "sign out everywhere else"); how many ended.
+   */
+  deleteSessionsOf(personId: string, except?: string): Promise<number>;
 
   insertToken(token: AccessToken): Promise<void>;
   getTokenBySecretHash(secretHash: string): Promise<AccessToken | null>;

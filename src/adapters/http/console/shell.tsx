@@ -1,5 +1,5 @@
 import type { Child } from 'hono/jsx';
-import { raw } from 'hono/html';
+import { Frame } from '../page-frame.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Role } from '../../../domain/identity/identity.js';
 import { csrfToken } from '../human-session.js';
@@ -50,50 +50,37 @@ export const CONSOLE_HEADERS = {
 export function Shell(props: { title: string; signed: SignedIn; section: Section; children?: Child }) {
   const { signed } = props;
   return (
-    <>
-      {raw('<!doctype html>')}
-      <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title>{`${props.title} · Holdfast`}</title>
-          <link rel="stylesheet" href="/assets/console.css" />
-          <script src="/assets/console.js" defer></script>
-        </head>
-        <body>
-          <a class="skip" href="#main">
-            Skip to content
-          </a>
-          <header class="bar">
-            <a class="brand" href="/console">
-              Holdfast
+    <Frame
+      title={props.title}
+      scripts={['/assets/console.js']}
+      header={
+        <>
+          <nav class="sections" aria-label="Console sections">
+            <ul>
+              {SECTIONS.filter((s) => visible(s, signed.person.role)).map((s) => (
+                <li>
+                  <a href={s.path} aria-current={s.path === props.section ? 'page' : undefined}>
+                    {s.name}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <form class="who" method="post" action="/logout">
+            <span>
+              {signed.person.email} ({signed.person.role})
+            </span>
+            <a href="/account" id="account-link">
+              Your account
             </a>
-            <nav class="sections" aria-label="Console sections">
-              <ul>
-                {SECTIONS.filter((s) => visible(s, signed.person.role)).map((s) => (
-                  <li>
-                    <a href={s.path} aria-current={s.path === props.section ? 'page' : undefined}>
-                      {s.name}
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            </nav>
-            <form class="who" method="post" action="/logout">
-              <span>
-                {signed.person.email} ({signed.person.role})
-              </span>
-              <a href="/account" id="account-link">
-                Your account
-              </a>
-              <input type="hidden" name="csrf" value={csrfToken(signed.session, 'logout')} />
-              <button type="submit">Sign out</button>
-            </form>
-          </header>
-          <main id="main">{props.children}</main>
-        </body>
-      </html>
-    </>
+            <input type="hidden" name="csrf" value={csrfToken(signed.session, 'logout')} />
+            <button type="submit">Sign out</button>
+          </form>
+        </>
+      }
+    >
+      {props.children}
+    </Frame>
   );
 }
 

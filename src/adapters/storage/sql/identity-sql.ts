@@ -249,6 +249,14 @@ export class IdentitySql implements IdentityStore {
     return row ? sessionOf(row) : null;
   }
 
+  async listSessionsOf(personId: string): Promise<Session[]> {
+    const rows = await this.db.all<SessionRow>(
+      'SELECT * FROM sessions WHERE person_id = ? ORDER BY last_seen_at DESC, created_at DESC, id_hash',
+      [personId],
+    );
+    return rows.map(sessionOf);
+  }
+
   async touchSession(idHash: string, now: Instant): Promise<void> {
     await this.db.run('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?', [now, idHash]);
   }
@@ -257,8 +265,18 @@ export class IdentitySql implements IdentityStore {
     await this.db.run('DELETE FROM sessions WHERE id_hash = ?', [idHash]);
   }
 
-  async deleteSessionsOf(personId: string): Promise<void> {
-    await this.db.run('DELETE FROM sessions WHERE person_id = ?', [personId]);
+  async deleteSessionOf(personId: string, idHash: string): Promise<boolean> {
+    const ended = await this.db.run('DELETE FROM sessions WHERE id_hash = ? AND person_id = ?', [
+      idHash,
+      personId,
+    ]);
+    return ended === 1;
+  }
+
+  async deleteSessionsOf(personId: string, except?: string): Promise<number> {
+    return except === undefined
+      ? this.db.run('DELETE FROM sessions WHERE person_id = ?', [personId])
+      : this.db.run('DELETE FROM sessions WHERE person_id = ? AND id_hash <> ?', [personId, except]);
   }
 
   async insertToken(t: AccessToken): Promise<void> {

@@ -1,13 +1,12 @@
 import type { PageApp } from './http-app.js';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { html } from 'hono/html';
 import type { SignedIn } from '../../app/identity/sessions.js';
 import type { ProviderIdentity } from '../../domain/identity/provider-login.js';
 import type { HumanSessions } from './human-session.js';
 import { clientAddress, safeNext, setSessionCookie } from './human-session.js';
 import { PAGE_HEADERS } from './page-headers.js';
-import { layout } from './page-layout.js';
+import { Layout } from './page-layout.js';
 
 /** The organisation's OpenID Connect provider, as the pages use it (the oauth adapter's relying party). */
 export interface ProviderLogin {
@@ -61,14 +60,18 @@ function attemptCookie(sessions: HumanSessions): string {
 }
 
 /** The /login page's button: a plain link (a form's redirect to another origin would break form-action 'self'). */
-export function providerButton(provider: { readonly name: string } | undefined, next: string) {
-  if (!provider) return '';
-  return html`<h2>Or through your organisation</h2>
-    <p>
-      <a id="provider-sign-in" href="/login/oidc?next=${encodeURIComponent(next)}"
-        >Sign in with ${provider.name}</a
-      >
-    </p>`;
+export function ProviderButton(props: { provider: { readonly name: string } | undefined; next: string }) {
+  if (!props.provider) return <></>;
+  return (
+    <>
+      <h2>Or through your organisation</h2>
+      <p>
+        <a id="provider-sign-in" href={`/login/oidc?next=${encodeURIComponent(props.next)}`}>
+          Sign in with {props.provider.name}
+        </a>
+      </p>
+    </>
+  );
 }
 
 /** Sign-in through the organisation's OpenID Connect provider: /login/oidc and its callback. */
@@ -79,12 +82,13 @@ export function mountProviderSignInPages(app: PageApp, options: ProviderSignInPa
 
   const page = (c: Context, status: 400 | 403 | 503, title: string, message: string, next: string) =>
     c.html(
-      layout(
-        title,
-        html`<h1 id="result">${title}</h1>
-          <p>${message}</p>
-          <p><a href="/login?next=${encodeURIComponent(next)}">Back to sign-in</a></p>`,
-      ),
+      <Layout title={title}>
+        <h1 id="result">{title}</h1>
+        <p>{message}</p>
+        <p>
+          <a href={`/login?next=${encodeURIComponent(next)}`}>Back to sign-in</a>
+        </p>
+      </Layout>,
       status,
       PAGE_HEADERS,
     );
@@ -163,11 +167,14 @@ export function mountProviderSignInPages(app: PageApp, options: ProviderSignInPa
     // chain it started there it would not send the SameSite=Strict session cookie; a refresh
     // from this page is this site's own navigation, and does.
     return c.html(
-      layout(
-        'Signed in',
-        html`<h1 id="result">Signed in as ${result.signed.person.email}.</h1>
-          <p><a id="continue" href="${outcome.next}">Continue</a></p>`,
-      ),
+      <Layout title="Signed in">
+        <h1 id="result">Signed in as {result.signed.person.email}.</h1>
+        <p>
+          <a id="continue" href={outcome.next}>
+            Continue
+          </a>
+        </p>
+      </Layout>,
       200,
       { ...PAGE_HEADERS, Refresh: `0; url=${outcome.next}` },
     );

@@ -5,17 +5,15 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
-import { html } from 'hono/html';
-import type { SignedIn } from '../../app/identity/sessions.js';
+import type { SessionSeen, SignedIn } from '../../app/identity/sessions.js';
 import { isDomainError } from '../../domain/errors.js';
+import type { AccessToken } from '../../domain/identity/identity.js';
 import type { Passkey, RelyingParty } from '../../domain/identity/passkey.js';
-import type { Instant } from '../../domain/time/instant.js';
-import { zonedDateTime } from '../../domain/time/human-time.js';
+import { AccountPage, FORMS, PasskeyScripts } from './account-page.js';
 import type { HumanSessions } from './human-session.js';
 import {
   clientAddress,
   csrfOk,
-  csrfToken,
   LOGIN_CSRF_COOKIE,
   relyingPartyFor,
   safeNext,
@@ -23,7 +21,7 @@ import {
   signedInOf,
 } from './human-session.js';
 import { PAGE_HEADERS, SCRIPTED_PAGE_HEADERS } from './page-headers.js';
-import { layout, signOutForm } from './page-layout.js';
+import { Layout } from './page-layout.js';
 import { pageStatusOf } from './page-status.js';
 
 export interface PasskeyPagesOptions {
@@ -43,12 +41,19 @@ export interface PasskeyPagesOptions {
   /** The zone the person reads times in ('' goes back to their browser's). */
   setTimeZone(signed: SignedIn, zone: string): Promise<void>;
   remove(signed: SignedIn, id: string): Promise<void>;
-  /** Kept in the audit trail: passkeys added, removed, signed in with, or refused. */
+  /** The person's live sessions, this one marked. */
+  liveSessions(signed: SignedIn): Promise<SessionSeen[]>;
+  /** Ends one of the person's other sessions by its handle (unknown: NOT_FOUND, another person's too). */
+  endSession(signed: SignedIn, handle: string): Promise<void>;
+  /** Ends every session of the person but this one. */
+  endOtherSessions(signed: SignedIn): Promise<number>;
+  /** The person's own agent tokens that still work. */
+  tokens(signed: SignedIn): Promise<AccessToken[]>;
+  /** Kept in the audit trail: passkeys added, removed, signed in with, sessions ended, or refused. */
   record(event: { tool: string; ok: boolean; code?: string; personId?: string }): Promise<void>;
 }
 
-const REGISTER = 'passkey-register';
-const REMOVE = 'passkey-remove';
+const { REGISTER, REMOVE, TIME_ZONE, SESSIONS } = FORMS;
 
 /** The two scripts pages load: @simplewebauthn/browser's bundle and the buttons' own few lines. */
 function scripts(): { readonly webauthn: string; readonly buttons: string } {
@@ -59,29 +64,22 @@ function scripts(): { readonly webauthn: string; readonly buttons: string } {
   };
 }
 
-export const scriptTags = html`<script src="/assets/webauthn-browser.js"></script>
-  <script src="/assets/passkeys.js"></script>`;
-
 /** The login page's passkey button, where this site can have passkeys at all. */
-export function passkeySignIn(rp: RelyingParty | null, loginCsrf: string, next: string) {
-  if (!rp) return '';
-  return html`<h2>Or with a passkey</h2>
-    <p>
-      <button type="button" id="passkey-sign-in" data-csrf="${loginCsrf}" data-next="${next}">
-        Sign in with a passkey
-      </button>
-    </p>
-    <p id="passkey-message" class="muted" role="status"></p>
-    ${scriptTags}`;
+export function PasskeySignIn(props: { rp: RelyingParty | null; loginCsrf: string; next: string }) {
+  if (!props.rp) return <></>;
+  return (
+    <>
+      <h2>Or with a passkey</h2>
+      <p>
+        <button type="button" id="passkey-sign-in" data-csrf={props.loginCsrf} data-next={props.next}>
+          Sign in with a passkey
+        </button>
+      </p>
+      <p id="passkey-message" class="muted" role="status"></p>
+      <PasskeyScripts />
+    </>
+  );
 }
-
-const signedInBy = (method: string) =>
-  method === 'oidc' ? 'signed in through the identity provider' : `signed in with a ${method}`;
-
-const when = (at: Instant | null, zone: string) => (at === null ? 'never' : zonedDateTime(at, zone));
-const TIME_ZONE = 'account-time-zone';
-/** Every zone this runtime knows, for the searchable list. */
-const ZONES = Intl.supportedValuesOf('timeZone');
 
 /** Adding and removing passkeys (/account), and signing in with one (/login/passkey). */
 export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): void {
@@ -128,98 +126,31 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
     }
   };
 
+  const refused = (c: Context) =>
+    c.html(
+      <Layout title="Refused">
+        <h1>Refused.</h1>
+      </Layout>,
+      403,
+      PAGE_HEADERS,
+    );
+
   app.get('/account', async (c) => {
     const signed = await signedInOf(c, sessions);
     if (!signed) return c.redirect('/login?next=%2Faccount', 303);
-    const rp = relyingPartyFor(c, sessions);
-    const passkeys = await options.list(signed.person.id);
-    const removeToken = csrfToken(signed.session, REMOVE);
-    const zone = signed.zone ?? 'UTC';
-    const rows = passkeys.map(
-      (p) =>
-        html`<tr>
-          <td>${p.name}</td>
-          <td>${p.rpId}</td>
-          <td>${when(p.createdAt, zone)}</td>
-          <td>${when(p.lastUsedAt, zone)}</td>
-          <td>
-            <form method="post" action="/account/passkeys/remove">
-              <input type="hidden" name="csrf" value="${removeToken}" />
-              <input type="hidden" name="id" value="${p.id}" />
-              <button type="submit">Remove</button>
-            </form>
-          </td>
-        </tr>`,
-    );
+    const [passkeys, live, tokens] = await Promise.all([
+      options.list(signed.person.id),
+      options.liveSessions(signed),
+      options.tokens(signed),
+    ]);
     return c.html(
-      layout(
-        'Your account',
-        html`${signOutForm(signed)}
-          <h1>${signed.person.displayName}</h1>
-          <p class="muted">
-            ${signed.person.email} · ${signed.person.role} · ${signedInBy(signed.session.method)}
-          </p>
-          <h2>Passkeys</h2>
-          ${
-            passkeys.length
-              ? html`<table id="passkeys">
-                  <tr>
-                    <th>Name</th>
-                    <th>Site</th>
-                    <th>Added</th>
-                    <th>Last used</th>
-                    <th></th>
-                  </tr>
-                  ${rows}
-                </table>`
-              : html`<p id="passkeys">No passkeys yet.</p>`
-          }
-          ${
-            rp
-              ? html`<p>
-                    <label
-                      >Name for a new passkey<br /><input
-                        id="passkey-name"
-                        maxlength="60"
-                        placeholder="work laptop"
-                    /></label>
-                  </p>
-                  <p>
-                    <button
-                      type="button"
-                      class="approve"
-                      id="passkey-add"
-                      data-csrf="${csrfToken(signed.session, REGISTER)}"
-                    >
-                      Add a passkey
-                    </button>
-                  </p>
-                  <p id="passkey-message" class="muted" role="status"></p>
-                  ${scriptTags}`
-              : html`<p class="stale">
-                  Passkeys belong to a site's name: open this page at http://localhost or the https address to
-                  add one.
-                </p>`
-          }
-          <h2 id="zone-title">Your time zone</h2>
-          <p class="muted">
-            Pages show each time in its calendar's zone and, when it differs, in yours:
-            ${signed.person.timeZone ? html`<strong>${signed.person.timeZone}</strong> (your setting)` : signed.zone ? html`<strong>${signed.zone}</strong> (your browser's)` : 'not known yet'}.
-          </p>
-          <form method="post" action="/account/time-zone" aria-labelledby="zone-title">
-            <input type="hidden" name="csrf" value="${csrfToken(signed.session, TIME_ZONE)}" />
-            <label for="time-zone">Time zone (type to search; empty: your browser's)</label>
-            <input
-              id="time-zone"
-              name="timeZone"
-              list="zones"
-              value="${signed.person.timeZone ?? ''}"
-              autocomplete="off"
-            />
-            <datalist id="zones">${ZONES.map((z) => html`<option value="${z}"></option>`)}</datalist>
-            <div class="actions"><button type="submit">Save time zone</button></div>
-          </form>`,
-      ),
+      <AccountPage
+        signed={signed}
+        rp={relyingPartyFor(c, sessions)}
+        passkeys={passkeys}
+        sessions={live}
+        tokens={tokens}
+      />,
       200,
       SCRIPTED_PAGE_HEADERS,
     );
@@ -261,8 +192,7 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
   app.post('/account/passkeys/remove', async (c) => {
     const signed = await signedInOf(c, sessions);
     const form = await c.req.parseBody();
-    if (!signed || !csrfOk(signed.session, REMOVE, form.csrf))
-      return c.html(layout('Refused', html`<h1>Refused.</h1>`), 403, PAGE_HEADERS);
+    if (!signed || !csrfOk(signed.session, REMOVE, form.csrf)) return refused(c);
     try {
       await options.remove(signed, String(form.id ?? ''));
     } catch (error) {
@@ -273,7 +203,13 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
         code: error.code,
         personId: signed.person.id,
       });
-      return c.html(layout('Not removed', html`<h1 id="result">${error.message}</h1>`), 404, PAGE_HEADERS);
+      return c.html(
+        <Layout title="Not removed">
+          <h1 id="result">{error.message}</h1>
+        </Layout>,
+        404,
+        PAGE_HEADERS,
+      );
     }
     await options.record({ tool: 'passkey_remove', ok: true, personId: signed.person.id });
     return c.redirect('/account', 303);
@@ -282,8 +218,7 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
   app.post('/account/time-zone', async (c) => {
     const signed = await signedInOf(c, sessions);
     const form = await c.req.parseBody();
-    if (!signed || !csrfOk(signed.session, TIME_ZONE, form.csrf))
-      return c.html(layout('Refused', html`<h1>Refused.</h1>`), 403, PAGE_HEADERS);
+    if (!signed || !csrfOk(signed.session, TIME_ZONE, form.csrf)) return refused(c);
     try {
       await options.setTimeZone(signed, String(form.timeZone ?? '').slice(0, 64));
       await options.record({ tool: 'account_time_zone', ok: true, personId: signed.person.id });
@@ -296,15 +231,56 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
         personId: signed.person.id,
       });
       return c.html(
-        layout(
-          'Not saved',
-          html`<h1 id="result">Not saved: ${error.message}</h1>
-            <p><a href="/account">Back</a></p>`,
-        ),
+        <Layout title="Not saved">
+          <h1 id="result">Not saved: {error.message}</h1>
+          <p>
+            <a href="/account">Back</a>
+          </p>
+        </Layout>,
         400,
         PAGE_HEADERS,
       );
     }
+    return c.redirect('/account', 303);
+  });
+
+  // Signing out elsewhere: only ever the person's own sessions (the use case looks the handle up
+  // among them), with the account page's CSRF token, and kept in the audit trail.
+  app.post('/account/sessions/end', async (c) => {
+    const signed = await signedInOf(c, sessions);
+    const form = await c.req.parseBody();
+    if (!signed || !csrfOk(signed.session, SESSIONS, form.csrf)) return refused(c);
+    try {
+      await options.endSession(signed, String(form.session ?? '').slice(0, 64));
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      await options.record({
+        tool: 'session_end',
+        ok: false,
+        code: error.code,
+        personId: signed.person.id,
+      });
+      return c.html(
+        <Layout title="Not signed out">
+          <h1 id="result">{error.message}</h1>
+          <p>
+            <a href="/account">Back</a>
+          </p>
+        </Layout>,
+        pageStatusOf(error.code),
+        PAGE_HEADERS,
+      );
+    }
+    await options.record({ tool: 'session_end', ok: true, personId: signed.person.id });
+    return c.redirect('/account', 303);
+  });
+
+  app.post('/account/sessions/end-others', async (c) => {
+    const signed = await signedInOf(c, sessions);
+    const form = await c.req.parseBody();
+    if (!signed || !csrfOk(signed.session, SESSIONS, form.csrf)) return refused(c);
+    await options.endOtherSessions(signed);
+    await options.record({ tool: 'sessions_end_others', ok: true, personId: signed.person.id });
     return c.redirect('/account', 303);
   });
 

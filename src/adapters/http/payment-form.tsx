@@ -1,11 +1,10 @@
 import type { PageApp } from './http-app.js';
-import { html } from 'hono/html';
 import type { SignedIn } from '../../app/identity/sessions.js';
 import type { PaymentStatus } from '../../domain/payment/payment.js';
 import type { HumanSessions } from './human-session.js';
 import { csrfOk, csrfToken, signedInOf } from './human-session.js';
 import { PAGE_HEADERS } from './page-headers.js';
-import { layout } from './page-layout.js';
+import { Layout } from './page-layout.js';
 
 export interface PaymentFormOptions {
   readonly sessions: HumanSessions;
@@ -27,18 +26,33 @@ export function mountDevPaymentForm(app: PageApp, options: PaymentFormOptions): 
     const signed = await signedInOf(c, options.sessions);
     if (!signed) return c.redirect(`/login?next=${encodeURIComponent(`/pay/${id}`)}`, 303);
     const price = await options.describe(id, signed);
-    if (!price) return c.html(layout('Unknown', html`<h1>Unknown booking</h1>`), 404, PAGE_HEADERS);
+    if (!price)
+      return c.html(
+        <Layout title="Unknown">
+          <h1>Unknown booking</h1>
+        </Layout>,
+        404,
+        PAGE_HEADERS,
+      );
     return c.html(
-      layout(
-        'Simulated payment',
-        html`<h1>Simulated payment (development)</h1>
-          <p>Booking <code>${id}</code>: ${price.amount ?? '—'} ${price.currency ?? ''}</p>
-          <form method="post">
-            <input type="hidden" name="csrf" value="${csrfToken(signed.session, `pay:${id}`)}" />
-            <button name="status" value="PAID">Pay</button> <button name="status" value="FAILED">Fail</button>
-            <button name="status" value="CLOSED">Close</button>
-          </form>`,
-      ),
+      <Layout title="Simulated payment">
+        <h1>Simulated payment (development)</h1>
+        <p>
+          Booking <code>{id}</code>: {price.amount ?? '—'} {price.currency ?? ''}
+        </p>
+        <form method="post">
+          <input type="hidden" name="csrf" value={csrfToken(signed.session, `pay:${id}`)} />
+          <button name="status" value="PAID">
+            Pay
+          </button>{' '}
+          <button name="status" value="FAILED">
+            Fail
+          </button>{' '}
+          <button name="status" value="CLOSED">
+            Close
+          </button>
+        </form>
+      </Layout>,
       200,
       PAGE_HEADERS,
     );
@@ -54,8 +68,20 @@ export function mountDevPaymentForm(app: PageApp, options: PaymentFormOptions): 
       (status !== 'PAID' && status !== 'FAILED' && status !== 'CLOSED') ||
       !(await options.describe(id, signed))
     )
-      return c.html(layout('Refused', html`<h1>Refused</h1>`), 403, PAGE_HEADERS);
+      return c.html(
+        <Layout title="Refused">
+          <h1>Refused</h1>
+        </Layout>,
+        403,
+        PAGE_HEADERS,
+      );
     await options.set(id, status, signed);
-    return c.html(layout('Paid', html`<h1 id="result">Payment ${status}</h1>`), 200, PAGE_HEADERS);
+    return c.html(
+      <Layout title="Paid">
+        <h1 id="result">Payment {status}</h1>
+      </Layout>,
+      200,
+      PAGE_HEADERS,
+    );
   });
 }

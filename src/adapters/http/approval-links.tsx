@@ -1,11 +1,10 @@
 import type { Context } from 'hono';
-import { html } from 'hono/html';
 import type { Person } from '../../domain/identity/identity.js';
 import type { PageApp } from './http-app.js';
 import type { HumanSessions } from './human-session.js';
 import { signedInOf } from './human-session.js';
 import { PAGE_HEADERS } from './page-headers.js';
-import { layout } from './page-layout.js';
+import { Layout } from './page-layout.js';
 
 /**
  * Approval links handed out before the console (`/approvals/<one-time token>`) still lead to
@@ -27,7 +26,9 @@ export function mountLegacyApprovalLinks(
     const id = await options.approvalOf(token, signed.person);
     if (!id)
       return c.html(
-        layout('Unknown link', html`<h1>This approval link is unknown or was already used.</h1>`),
+        <Layout title="Unknown link">
+          <h1>This approval link is unknown or was already used.</h1>
+        </Layout>,
         404,
         PAGE_HEADERS,
       );

@@ -1,7 +1,7 @@
 import type { PageApp } from './http-app.js';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
-import { html } from 'hono/html';
+import type { Child } from 'hono/jsx';
 import type { SignedIn } from '../../app/identity/sessions.js';
 import { isDomainError } from '../../domain/errors.js';
 import type { Scope, WritePolicy } from '../../domain/identity/identity.js';
@@ -10,7 +10,7 @@ import type { AuthorizationEndpoints, PendingAuthorization } from '../oauth/endp
 import type { HumanSessions } from './human-session.js';
 import { csrfOk, csrfToken, signedInOf } from './human-session.js';
 import { PAGE_HEADERS } from './page-headers.js';
-import { layout, signOutForm } from './page-layout.js';
+import { Layout, SignOutForm } from './page-layout.js';
 
 type Bound = Context<{ Bindings: HttpBindings }>;
 
@@ -62,16 +62,18 @@ export function mountConsentPages(app: PageApp, options: ConsentPagesOptions): v
     c: Bound,
     status: 200 | 400 | 403 | 404,
     title: string,
-    body: ReturnType<typeof html>,
+    body: Child,
     headers: Record<string, string> = PAGE_HEADERS,
-  ) => c.html(layout(title, body), status, headers);
+  ) => c.html(<Layout title={title}>{body}</Layout>, status, headers);
   const expired = (c: Bound) =>
     page(
       c,
       404,
       'Expired',
-      html`<h1 id="result">This sign-in request is unknown or expired.</h1>
-        <p>Start again from your agent host.</p>`,
+      <>
+        <h1 id="result">This sign-in request is unknown or expired.</h1>
+        <p>Start again from your agent host.</p>
+      </>,
     );
   const fresh = (signed: SignedIn, now: number) => now - signed.session.createdAt < FRESH_SIGN_IN_MS;
 
@@ -112,90 +114,101 @@ export function mountConsentPages(app: PageApp, options: ConsentPagesOptions): v
       c,
       200,
       'Connect an agent',
-      html`${signOutForm(signed)}
-        <h1>Connect <span id="client-name">${pending.clientName}</span> to Holdfast?</h1>
+      <>
+        <SignOutForm signed={signed} />
+        <h1>
+          Connect <span id="client-name">{pending.clientName}</span> to Holdfast?
+        </h1>
         <table>
           <tr>
             <th>Client</th>
             <td>
-              <code>${pending.clientId}</code>
-              ${
-                pending.verifiedOrigin
-                  ? html`<br /><span class="muted">metadata served by ${pending.verifiedOrigin}</span>`
-                  : html`<br /><span class="muted">registered itself; the name is its own claim</span>`
-              }
+              <code>{pending.clientId}</code>
+              <br />
+              <span class="muted">
+                {pending.verifiedOrigin
+                  ? `metadata served by ${pending.verifiedOrigin}`
+                  : 'registered itself; the name is its own claim'}
+              </span>
             </td>
           </tr>
           <tr>
             <th>Answer goes to</th>
             <td id="redirect-host">
-              ${
-                redirect.ok
-                  ? html`${redirect.kind === 'app' ? html`<code>${pending.redirectUri}</code>` : redirect.host}
-                      <span class="muted"
-                        >(${
-                          redirect.kind === 'loopback'
-                            ? 'a program on the machine your browser runs on'
-                            : redirect.kind === 'app'
-                              ? 'an app on your device'
-                              : 'a website'
-                        })</span
-                      >`
-                  : pending.redirectUri
-              }
+              {redirect.ok ? (
+                <>
+                  {redirect.kind === 'app' ? <code>{pending.redirectUri}</code> : redirect.host}{' '}
+                  <span class="muted">
+                    (
+                    {redirect.kind === 'loopback'
+                      ? 'a program on the machine your browser runs on'
+                      : redirect.kind === 'app'
+                        ? 'an app on your device'
+                        : 'a website'}
+                    )
+                  </span>
+                </>
+              ) : (
+                pending.redirectUri
+              )}
             </td>
           </tr>
           <tr>
             <th>Acts for</th>
-            <td>${signed.person.email} in ${tenant}</td>
+            <td>
+              {signed.person.email} in {tenant}
+            </td>
           </tr>
         </table>
-        ${
-          offer.refused.length
-            ? html`<p class="stale">Asked for but not yours to give: ${offer.refused.join(', ')}.</p>`
-            : ''
-        }
-        <form method="post" action="/oauth/interaction/${uid}">
-          <input type="hidden" name="csrf" value="${csrfToken(signed.session, `consent:${uid}`)}" />
+        {offer.refused.length ? (
+          <p class="stale">Asked for but not yours to give: {offer.refused.join(', ')}.</p>
+        ) : (
+          ''
+        )}
+        <form method="post" action={`/oauth/interaction/${uid}`}>
+          <input type="hidden" name="csrf" value={csrfToken(signed.session, `consent:${uid}`)} />
           <h2>It may</h2>
           <div id="scopes">
-            ${offer.grantable.map(
-              (s) =>
-                html`<p>
-                  <label
-                    ><input
-                      type="checkbox"
-                      name="scope"
-                      value="${s}"
-                      ${s === 'sensitive' ? (freshEnough ? '' : 'disabled') : 'checked'}
-                    />
-                    <strong>${s}</strong>: ${SCOPE_WORDS[s]}</label
-                  >
-                </p>`,
-            )}
+            {offer.grantable.map((s) => (
+              <p>
+                <label>
+                  <input
+                    type="checkbox"
+                    name="scope"
+                    value={s}
+                    checked={s !== 'sensitive'}
+                    disabled={s === 'sensitive' && !freshEnough}
+                  />{' '}
+                  <strong>{s}</strong>: {SCOPE_WORDS[s]}
+                </label>
+              </p>
+            ))}
           </div>
-          ${
-            offer.grantable.includes('sensitive') && !freshEnough
-              ? html`<p class="muted" id="fresh">
-                  Giving <strong>sensitive</strong> needs a recent sign-in:
-                  <a href="/login?next=${encodeURIComponent(`/oauth/interaction/${uid}`)}">sign in again</a>,
-                  then come back.
-                </p>`
-              : ''
-          }
-          <h2>When it wants to confirm or cancel</h2>
-          ${offer.policies.map(
-            (p, i) =>
-              html`<p>
-                <label
-                  ><input type="radio" name="writePolicy" value="${p}" ${i === 0 ? 'checked' : ''} />
-                  ${POLICY_WORDS[p]}</label
-                >
-              </p>`,
+          {offer.grantable.includes('sensitive') && !freshEnough ? (
+            <p class="muted" id="fresh">
+              Giving <strong>sensitive</strong> needs a recent sign-in:{' '}
+              <a href={`/login?next=${encodeURIComponent(`/oauth/interaction/${uid}`)}`}>sign in again</a>,
+              then come back.
+            </p>
+          ) : (
+            ''
           )}
-          <button class="approve" name="decision" value="allow" type="submit">Allow</button>
-          <button class="deny" name="decision" value="deny" type="submit">Deny</button>
-        </form>`,
+          <h2>When it wants to confirm or cancel</h2>
+          {offer.policies.map((p, i) => (
+            <p>
+              <label>
+                <input type="radio" name="writePolicy" value={p} checked={i === 0} /> {POLICY_WORDS[p]}
+              </label>
+            </p>
+          ))}
+          <button class="approve" name="decision" value="allow" type="submit">
+            Allow
+          </button>{' '}
+          <button class="deny" name="decision" value="deny" type="submit">
+            Deny
+          </button>
+        </form>
+      </>,
       headers,
     );
   });
@@ -208,19 +221,14 @@ export function mountConsentPages(app: PageApp, options: ConsentPagesOptions): v
     if (!pending || pending.uid !== uid) return expired(c);
     if (!signed || !csrfOk(signed.session, `consent:${uid}`, form.csrf)) {
       await options.refused(signed, pending, 'no session or CSRF token');
-      return page(c, 403, 'Refused', html`<h1 id="result">Refused: sign in and use the form.</h1>`);
+      return page(c, 403, 'Refused', <h1 id="result">Refused: sign in and use the form.</h1>);
     }
     if (
       pending.prompt !== 'consent' ||
       (pending.accountId !== null && pending.accountId !== signed.person.id)
     ) {
       await options.refused(signed, pending, 'not awaiting this person’s consent');
-      return page(
-        c,
-        403,
-        'Refused',
-        html`<h1 id="result">Refused: this request is not waiting for you.</h1>`,
-      );
+      return page(c, 403, 'Refused', <h1 id="result">Refused: this request is not waiting for you.</h1>);
     }
     if (form.decision !== 'allow') {
       await options.refused(signed, pending, 'denied by the person');
@@ -238,16 +246,11 @@ export function mountConsentPages(app: PageApp, options: ConsentPagesOptions): v
       );
       choice = options.check(signed, pending.scopes, chosen, String(form.writePolicy ?? ''));
       if (choice.scopes.includes('sensitive') && !fresh(signed, sessions.now()))
-        return page(
-          c,
-          403,
-          'Sign in again',
-          html`<h1 id="result">Sign in again to give sensitive access.</h1>`,
-        );
+        return page(c, 403, 'Sign in again', <h1 id="result">Sign in again to give sensitive access.</h1>);
     } catch (error) {
       if (!isDomainError(error)) throw error;
       await options.refused(signed, pending, error.message);
-      return page(c, 400, 'Not allowed', html`<h1 id="result">Not allowed: ${error.message}</h1>`);
+      return page(c, 400, 'Not allowed', <h1 id="result">Not allowed: {error.message}</h1>);
     }
     const { returnTo, grantId } = await endpoints.answer(c.env.incoming, c.env.outgoing, {
       consent: { accountId: signed.person.id, scopes: choice.scopes },

@@ -2,7 +2,6 @@ import type { PageApp } from './http-app.js';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
-import { html } from 'hono/html';
 import type { SignedIn } from '../../app/identity/sessions.js';
 import type { SetupTarget } from '../../app/identity/people.js';
 import type { Person } from '../../domain/identity/identity.js';
@@ -19,9 +18,9 @@ import {
   signedInOf,
 } from './human-session.js';
 import { PAGE_HEADERS, SCRIPTED_PAGE_HEADERS } from './page-headers.js';
-import { passkeySignIn } from './passkey-pages.js';
-import { providerButton } from './provider-sign-in-pages.js';
-import { layout, signOutForm } from './page-layout.js';
+import { PasskeySignIn } from './passkey-pages.js';
+import { ProviderButton } from './provider-sign-in-pages.js';
+import { Layout, SignOutForm } from './page-layout.js';
 
 export interface SignInPagesOptions {
   readonly sessions: HumanSessions;
@@ -50,11 +49,14 @@ const AUTHORIZATION_SESSION_COOKIES = ['_session', '_session.sig'];
 function continueTo(c: Context, next: string) {
   if (!next.startsWith('/oauth/interaction/')) return c.redirect(next, 303);
   return c.html(
-    layout(
-      'Signed in',
-      html`<h1>Signed in.</h1>
-        <p><a id="continue" href="${next}">Continue</a></p>`,
-    ),
+    <Layout title="Signed in">
+      <h1>Signed in.</h1>
+      <p>
+        <a id="continue" href={next}>
+          Continue
+        </a>
+      </p>
+    </Layout>,
     200,
     { ...PAGE_HEADERS, Refresh: `0; url=${next}` },
   );
@@ -75,31 +77,40 @@ export function mountSignInPages(app: PageApp, options: SignInPagesOptions): voi
     const token = randomBytes(24).toString('base64url');
     setPageCookie(c, sessions, LOGIN_CSRF_COOKIE, token, 10 * 60_000);
     return c.html(
-      layout(
-        'Sign in',
-        html`${signed ? signOutForm(signed) : ''}
-          <h1>Sign in to Holdfast</h1>
-          ${message ? html`<p id="message" class="stale">${message}</p>` : ''}
-          <form method="post" action="/login">
-            <input type="hidden" name="csrf" value="${token}" />
-            <input type="hidden" name="next" value="${next}" />
-            <p>
-              <label>Email<br /><input name="email" type="email" autocomplete="username" required /></label>
-            </p>
-            <p>
-              <label
-                >Password<br /><input
-                  name="password"
-                  type="password"
-                  autocomplete="current-password"
-                  required
-              /></label>
-            </p>
-            <button class="approve" type="submit">Sign in</button>
-          </form>
-          ${providerButton(options.provider, next)}
-          ${passkeySignIn(relyingPartyFor(c, sessions), token, next)}`,
-      ),
+      <Layout title="Sign in">
+        {signed ? <SignOutForm signed={signed} /> : ''}
+        <h1>Sign in to Holdfast</h1>
+        {message ? (
+          <p id="message" class="stale">
+            {message}
+          </p>
+        ) : (
+          ''
+        )}
+        <form method="post" action="/login">
+          <input type="hidden" name="csrf" value={token} />
+          <input type="hidden" name="next" value={next} />
+          <p>
+            <label>
+              Email
+              <br />
+              <input name="email" type="email" autocomplete="username" required />
+            </label>
+          </p>
+          <p>
+            <label>
+              Password
+              <br />
+              <input name="password" type="password" autocomplete="current-password" required />
+            </label>
+          </p>
+          <button class="approve" type="submit">
+            Sign in
+          </button>
+        </form>
+        <ProviderButton provider={options.provider} next={next} />
+        <PasskeySignIn rp={relyingPartyFor(c, sessions)} loginCsrf={token} next={next} />
+      </Layout>,
       status,
       SCRIPTED_PAGE_HEADERS,
     );
@@ -140,19 +151,33 @@ export function mountSignInPages(app: PageApp, options: SignInPagesOptions): voi
     const signed = await signedInOf(c, sessions);
     const form = await c.req.parseBody();
     if (!signed || !csrfOk(signed.session, 'logout', form.csrf))
-      return c.html(layout('Refused', html`<h1>Refused.</h1>`), 403, PAGE_HEADERS);
+      return c.html(
+        <Layout title="Refused">
+          <h1>Refused.</h1>
+        </Layout>,
+        403,
+        PAGE_HEADERS,
+      );
     await options.signOut(getCookie(c, sessions.cookieName));
     deleteCookie(c, sessions.cookieName, { path: '/', secure: sessions.secure });
     // The authorization server's own session goes too: no silent authorization after sign-out.
     for (const name of AUTHORIZATION_SESSION_COOKIES)
       deleteCookie(c, name, { path: '/', secure: sessions.secure });
     await options.record({ tool: 'sign_out', ok: true, personId: signed.person.id });
-    return c.html(layout('Signed out', html`<h1 id="result">Signed out.</h1>`), 200, PAGE_HEADERS);
+    return c.html(
+      <Layout title="Signed out">
+        <h1 id="result">Signed out.</h1>
+      </Layout>,
+      200,
+      PAGE_HEADERS,
+    );
   });
 
   const unknownLink = (c: Context) =>
     c.html(
-      layout('Unknown link', html`<h1>This setup link is unknown, used or expired.</h1>`),
+      <Layout title="Unknown link">
+        <h1>This setup link is unknown, used or expired.</h1>
+      </Layout>,
       404,
       PAGE_HEADERS,
     );
@@ -163,33 +188,41 @@ export function mountSignInPages(app: PageApp, options: SignInPagesOptions): voi
     if (!target) return unknownLink(c);
     const first = target.kind === 'first-owner';
     return c.html(
-      layout(
-        'Set up',
-        html`<h1>${first ? 'Create the owner account' : `Set the password of ${target.person.email}`}</h1>
-          <form method="post" action="/setup/${secret}">
-            ${
-              first
-                ? html`<p>
-                      <label>Email<br /><input name="email" type="email" required /></label>
-                    </p>
-                    <p>
-                      <label>Name<br /><input name="name" /></label>
-                    </p>`
-                : ''
-            }
-            <p>
-              <label
-                >Password (at least 12 characters)<br /><input
-                  name="password"
-                  type="password"
-                  autocomplete="new-password"
-                  minlength="12"
-                  required
-              /></label>
-            </p>
-            <button class="approve" type="submit">Save</button>
-          </form>`,
-      ),
+      <Layout title="Set up">
+        <h1>{first ? 'Create the owner account' : `Set the password of ${target.person.email}`}</h1>
+        <form method="post" action={`/setup/${secret}`}>
+          {first ? (
+            <>
+              <p>
+                <label>
+                  Email
+                  <br />
+                  <input name="email" type="email" required />
+                </label>
+              </p>
+              <p>
+                <label>
+                  Name
+                  <br />
+                  <input name="name" />
+                </label>
+              </p>
+            </>
+          ) : (
+            ''
+          )}
+          <p>
+            <label>
+              Password (at least 12 characters)
+              <br />
+              <input name="password" type="password" autocomplete="new-password" minlength={12} required />
+            </label>
+          </p>
+          <button class="approve" type="submit">
+            Save
+          </button>
+        </form>
+      </Layout>,
       200,
       PAGE_HEADERS,
     );
@@ -225,7 +258,9 @@ export function mountSignInPages(app: PageApp, options: SignInPagesOptions): voi
       if (!isDomainError(error)) throw error;
       await options.record({ tool: 'setup_link', ok: false, code: error.code });
       return c.html(
-        layout('Not saved', html`<h1 id="result">Not saved: ${error.message}</h1>`),
+        <Layout title="Not saved">
+          <h1 id="result">Not saved: {error.message}</h1>
+        </Layout>,
         400,
         PAGE_HEADERS,
       );
