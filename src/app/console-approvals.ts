@@ -44,8 +44,23 @@ export function askerOf(clientId: string, person: { displayName: string; email: 
   const named = /"([^"]+)"/.exec(clientId)?.[1];
   const who = person ? person.displayName || person.email : null;
   if (named) return who ? `${named} — token of ${who}` : named;
-  const client = clientId.split(' · ')[0] ?? clientId;
+  const first = clientId.split(' · ')[0] ?? clientId;
+  const client = /^(tok|grant)_/.test(first) ? 'an unnamed connection' : first;
   return who ? `${client} — for ${who}` : client;
+}
+
+/**
+ * The connection a call came through, in words: the token's or app's name and the client it
+ * declared ("test agent, from holdfast-test-modern 1.0.0"); a person's page session as such.
+ */
+export function connectionWords(clientId: string): string {
+  const page = /^session \((\w+)\)$/.exec(clientId)?.[1];
+  if (page) return `a console page, ${METHOD_WORDS[page] ?? `signed in with ${page}`}`;
+  const named = /"([^"]+)"/.exec(clientId)?.[1];
+  const declared = clientId.split(' · ')[1];
+  const client = clientId.split(' · ')[0] ?? clientId;
+  const base = named ?? (client.startsWith('tok_') || client.startsWith('grant_') ? 'an agent' : client);
+  return declared && declared !== 'undeclared client' ? `${base}, from ${declared}` : base;
 }
 
 /** Who asked for an approval, in words, as the CLI and the pages say it. */

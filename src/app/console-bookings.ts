@@ -1,4 +1,4 @@
-import { askerOf } from './console-approvals.js';
+import { askerOf, connectionWords } from './console-approvals.js';
 import type { Booking, BookingStatus } from '../domain/booking/booking.js';
 import { cancelOwingRefund, effectiveStatus, owesRefund, releaseHold } from '../domain/booking/booking.js';
 import { maskContact } from '../domain/booking/contact-mask.js';
@@ -228,7 +228,7 @@ export async function bookingHistory(
       kind: r.tool,
       ...callWords(r.tool, r.outcome, r.errorCode),
       who: emails.get(r.subject) ?? r.subject,
-      via: r.clientId,
+      via: connectionWords(r.clientId),
     }));
     for (const approval of await tx.approvals.ofBooking(person.tenantId, bookingId)) {
       const action = ACTION_WORDS[approval.action] ?? approval.action;
