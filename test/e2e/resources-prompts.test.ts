@@ -215,7 +215,7 @@ describe('completion and prompts', () => {
 });
 
 describe('protocol requests are held to the call budget and audited', () => {
-  it('resources and completion count against calls per minute; refused past it, reached 0', async () => {
+  it('resources, prompts and completion count against calls per minute; refused past it, reached 0', async () => {
     const { deps, close } = await identityDeps(server.dbPath);
     const tight = await addAgent(deps, { email: 'tight@tight.example', tenant: 'tight' });
     await setTenant(deps, 'tight', { limits: { callsPerMinute: 3 } });
@@ -230,17 +230,20 @@ describe('protocol requests are held to the call budget and audited', () => {
           ref: { type: 'ref/resource', uri: 'holdfast://calendars/{id}' },
           argument: { name: 'id', value: '' },
         }),
+      () => client.getPrompt({ name: 'what_needs_my_approval' }),
     ];
-    for (let i = 0; i < 9; i++) {
-      const error = await attempts[i % 3]!().then(
+    for (let i = 0; i < 12; i++) {
+      const error = await attempts[i % 4]!().then(
         () => null,
         (e: unknown) => e as ProtocolError,
       );
       outcomes.push(error ? String((error.data as { code?: string } | undefined)?.code ?? error.code) : 'ok');
     }
     await client.close();
-    // Three within the budget (the read is not found, which still counts); six refused.
-    expect(outcomes.filter((o) => o === 'RATE_LIMITED')).toHaveLength(6);
+    // Three within the budget (the read is not found, which still counts); nine refused,
+    // prompts/get among them (it once answered past the budget).
+    expect(outcomes.filter((o) => o === 'RATE_LIMITED')).toHaveLength(9);
+    expect(outcomes.slice(3)).toEqual(Array(9).fill('RATE_LIMITED'));
     const tail = await runCli([
       'audit',
       'tail',
@@ -257,7 +260,7 @@ describe('protocol requests are held to the call budget and audited', () => {
       .split('\n')
       .map((line) => JSON.parse(line).tool as string);
     expect(methods).toEqual(
-      expect.arrayContaining(['resources/list', 'resources/read', 'completion/complete']),
+      expect.arrayContaining(['resources/list', 'resources/read', 'completion/complete', 'prompts/get']),
     );
   });
 });

@@ -103,7 +103,7 @@ export function createHoldfastServer(
     for (const tool of holdfastTools)
       registerTool(server, ctx, tool as Parameters<typeof registerTool>[2], identity);
   registerResources(server, ctx);
-  registerPrompts(server);
+  registerPrompts(server, ctx);
   if (ctx.profile.profile === 'hotel-ops')
     for (const tool of hotelOpsTools)
       registerContractTool(server, ctx, tool as Parameters<typeof registerContractTool>[2], identity);

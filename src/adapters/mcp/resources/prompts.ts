@@ -1,6 +1,8 @@
-import type { GetPromptResult, McpServer } from '@modelcontextprotocol/server';
+import type { GetPromptResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { printable } from '../input-guard.js';
+import type { ToolContext } from '../tool-kit.js';
+import { guarded } from './guarded.js';
 
 /**
  * Prompts a person picks in their host. They only ask: every step still goes through the tools,
@@ -31,7 +33,13 @@ const reschedule = z.object({
   newTime: z.string().max(100).optional().describe('Where to, in your words.'),
 });
 
-export function registerPrompts(server: McpServer): void {
+/**
+ * Every prompts/get is a request like any other: someone must be calling, it counts against
+ * the connection's call budget, and it leaves one audit record naming the prompt.
+ */
+export function registerPrompts(server: McpServer, ctx: ToolContext): void {
+  const answered = (request: ServerContext, name: string, text: () => string) =>
+    guarded(server, ctx, request, { method: 'prompts/get', preview: { name } }, async () => userSays(text()));
   server.registerPrompt(
     'find_a_time',
     {
@@ -40,8 +48,8 @@ export function registerPrompts(server: McpServer): void {
         'Find free time on a calendar and hold the slot you pick; nothing is confirmed without you.',
       argsSchema: findATime,
     },
-    ({ calendar, durationMinutes, within, timeZone }) =>
-      userSays(
+    ({ calendar, durationMinutes, within, timeZone }, request) =>
+      answered(request, 'find_a_time', () =>
         [
           `Find a ${minutesOf(durationMinutes)}-minute slot on calendar ${quoted(calendar)}${within ? ` ${quoted(within)}` : ' in the next 7 days'}.`,
           'Use list_calendars if that is a name rather than an id, then find_slots.',
@@ -58,8 +66,8 @@ export function registerPrompts(server: McpServer): void {
         'Move one of your bookings: hold the new time with reschedule_booking, then confirm the move with your approval.',
       argsSchema: reschedule,
     },
-    ({ bookingId, newTime }) =>
-      userSays(
+    ({ bookingId, newTime }, request) =>
+      answered(request, 'reschedule_booking', () =>
         [
           `I want to move booking ${quoted(bookingId)}${newTime ? ` to ${quoted(newTime)}` : ''}.`,
           'Read it with get_booking, find free slots of the same length on the same calendars with find_slots, and show me the options.',
@@ -74,8 +82,8 @@ export function registerPrompts(server: McpServer): void {
       title: 'What needs my approval',
       description: 'Your held bookings that wait for a person to approve, with how to approve each.',
     },
-    () =>
-      userSays(
+    (request) =>
+      answered(request, 'what_needs_my_approval', () =>
         [
           'List my bookings with status HELD (list_bookings with status HELD, limit 20).',
           'For each, show when, which calendars, for whom and when the hold expires.',
