@@ -112,6 +112,20 @@ for (const [name, make] of Object.entries(adapters)) {
   });
 }
 
+describe('an HTTP provider that breaks the contract', () => {
+  it('a PAID answer without paidAt is not an answer: PaymentUnavailableError, never PAID at the server’s clock', async () => {
+    const stub = await startPaymentStub();
+    try {
+      stub.payments.set('bk_no_paid_at', { status: 'PAID', amount: '500.00', currency: 'CNY', paidAt: null });
+      await expect(
+        new HttpPayments(stub.baseUrl).queryPayment('bk_no_paid_at', trace),
+      ).rejects.toBeInstanceOf(PaymentUnavailableError);
+    } finally {
+      await stub.close();
+    }
+  });
+});
+
 describe('HTTP refunds when the provider fails', () => {
   it('an HTTP error or an unreachable provider is PaymentUnavailableError, never a refund', async () => {
     const stub = await startPaymentStub();

@@ -8,13 +8,18 @@ import type { Span } from '@opentelemetry/api';
 import { SERVER_REQUEST_SENT_AT, SERVER_RESPONDED_AT } from '../telemetry/timing-headers.js';
 import { inSpan, outgoingTraceHeaders, SpanKind } from '../telemetry/tracing.js';
 
-const reportSchema = z.object({
-  bookingId: z.string(),
-  status: z.enum(paymentStatuses),
-  amount: z.string().nullable(),
-  currency: z.string().nullable(),
-  paidAt: z.iso.datetime({ offset: true }).nullable(),
-});
+// The payment contract: a PAID answer says when it was paid. Without it the answer is not one
+// Holdfast can act on (it would stamp the booking with its own clock): the provider is treated
+// as unavailable, so the hold stays and the agent's retry asks again.
+const reportSchema = z
+  .object({
+    bookingId: z.string(),
+    status: z.enum(paymentStatuses),
+    amount: z.string().nullable(),
+    currency: z.string().nullable(),
+    paidAt: z.iso.datetime({ offset: true }).nullable(),
+  })
+  .refine((report) => report.status !== 'PAID' || report.paidAt !== null, { path: ['paidAt'] });
 
 const refundSchema = z.object({ reference: z.string().min(1).max(200) });
 
