@@ -4,7 +4,13 @@ import { table } from '../adapters/format/human-time.js';
 import { incomingFromEml, incomingFromJson } from '../adapters/inbox/incoming.js';
 import type { IncomingMessage } from '../app/inbox/ingest.js';
 import { ingestMessage } from '../app/inbox/ingest.js';
-import { createIngestToken, listIngestTokens, revokeIngestToken } from '../app/inbox/ingest-tokens.js';
+import {
+  createIngestToken,
+  INGEST_DEFAULT_DAYS,
+  INGEST_MAX_DAYS,
+  listIngestTokens,
+  revokeIngestToken,
+} from '../app/inbox/ingest-tokens.js';
 import { formatInstant } from '../domain/time/instant.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
@@ -72,9 +78,9 @@ export async function inbox(runtime: Runtime, config: ServerConfig, print: Print
     return 0;
   }
   if (verb === 'tokens' && sub === 'create') {
-    const days = config.options.expires === undefined ? null : Number(config.options.expires);
-    if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= 3650))
-      throw new UsageError('--expires must be a whole number of days from 1 to 3650');
+    const days = config.options.expires === undefined ? INGEST_DEFAULT_DAYS : Number(config.options.expires);
+    if (!(Number.isInteger(days) && days >= 1 && days <= INGEST_MAX_DAYS))
+      throw new UsageError(`--expires must be a whole number of days from 1 to ${INGEST_MAX_DAYS}`);
     const { token, secret } = await createIngestToken(deps, tenantId, config.options.name ?? 'ingest', days);
     print(
       config.json

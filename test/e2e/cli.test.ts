@@ -18,6 +18,12 @@ const mistakes: [string, string[], 1 | 2, RegExp][] = [
   ['a count that is not a number', ['audit', 'tail', '-n', 'abc'], 2, /-n must be a whole number/],
   ['a port out of range', ['serve', '--port', '70000'], 2, /--port must be a whole number from 0 to 65535/],
   ['an unknown command', ['bogus'], 2, /unknown command "bogus"/],
+  [
+    'an ingest token for longer than a year',
+    ['inbox', 'tokens', 'create', '--name', 'gw', '--expires', '3650'],
+    2,
+    /--expires must be a whole number of days from 1 to 366/,
+  ],
   ['an unknown option', ['approvals', 'list', '--bogus'], 2, /unknown option --bogus/],
   ['an option without its value', ['approvals', 'list', '--db'], 2, /--db needs a value/],
   ['an unknown verb', ['approvals', 'frobnicate'], 2, /usage: holdfast approvals list/],
@@ -71,6 +77,26 @@ describe('the CLI speaks clearly', () => {
       expect(run.stdout).toBe('');
     },
   );
+
+  it('an ingest token made without --expires lives 90 days, as the help says', async () => {
+    const made = await spawnCli([
+      'inbox',
+      'tokens',
+      'create',
+      '--name',
+      'gateway',
+      '--db',
+      db.path,
+      '--json',
+    ]);
+    expect(made.status, made.stderr).toBe(0);
+    const listed = await spawnCli(['inbox', 'tokens', 'list', '--db', db.path, '--json']);
+    const token = (
+      JSON.parse(listed.stdout) as { name: string; createdAt: string; expiresAt: string | null }[]
+    ).find((t) => t.name === 'gateway')!;
+    expect(token.expiresAt).not.toBeNull();
+    expect(Date.parse(token.expiresAt!) - Date.parse(token.createdAt)).toBe(90 * 24 * 60 * 60 * 1000);
+  });
 
   it('refuses an operator command on a database that does not exist, and creates nothing', async () => {
     const missing = join(db.path, '..', 'typo', 'holdfst.db');

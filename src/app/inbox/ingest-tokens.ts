@@ -8,16 +8,27 @@ export const INGEST_PREFIX = 'hf_ing_';
 export const INGEST_SCOPE = 'inbox:ingest';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Like a person's token: an ingest token lives 90 days unless told otherwise, and at most a year. */
+export const INGEST_DEFAULT_DAYS = 90;
+export const INGEST_MAX_DAYS = 366;
 
 export async function createIngestToken(
   deps: AppDeps,
   tenantId: string,
   name: string,
-  expiresInDays: number | null,
+  expiresInDays: number = INGEST_DEFAULT_DAYS,
 ): Promise<{ token: IngestToken; secret: string }> {
   const trimmed = name.trim();
   if (trimmed === '' || trimmed.length > 100)
     throw new DomainError('INVALID_ARGUMENTS', 'name: 1 to 100 characters', { field: 'name' });
+  if (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > INGEST_MAX_DAYS)
+    throw new DomainError(
+      'INVALID_ARGUMENTS',
+      `expires: a whole number of days from 1 to ${INGEST_MAX_DAYS}`,
+      {
+        field: 'expires',
+      },
+    );
   const secret = deps.credentials.newSecret(INGEST_PREFIX);
   const now = deps.clock.now();
   const token: IngestToken = {
@@ -25,7 +36,7 @@ export async function createIngestToken(
     tenantId,
     name: trimmed,
     createdAt: now,
-    expiresAt: expiresInDays === null ? null : now + expiresInDays * DAY_MS,
+    expiresAt: now + expiresInDays * DAY_MS,
     revokedAt: null,
     lastUsedAt: null,
   };
