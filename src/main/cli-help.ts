@@ -88,6 +88,8 @@ export const optionDocs: Record<string, string> = {
   json: '--json                  machine-readable output (RFC 3339 instants)',
   lines: '-n, --lines N           how many records (1-10000; default 20)',
   checkpoint: '--checkpoint FILE       checkpoint lines (or a server log) to anchor the chain with',
+  'keep-tokens':
+    "--keep-tokens           reset-password: keep the person's agent tokens and OAuth connections working",
   'purge-retired':
     '--purge-retired         remove every retired signing key now (a key leaked); then restart every instance',
   'allow-unkeyed':
@@ -276,12 +278,15 @@ export const commands: readonly CommandDoc[] = [
       'holdfast users list [--json]',
       'holdfast users add EMAIL [--role owner|approver|viewer] [--name N]',
       'holdfast users setup-link EMAIL',
-      'holdfast users reset-password EMAIL',
+      'holdfast users reset-password EMAIL [--keep-tokens]',
       'holdfast users disable EMAIL',
     ],
     summary: 'People who sign in to approve: add them, send a one-time setup link, reset, disable.',
-    details: ['No password is ever set from the command line: each person sets their own through the link.'],
-    options: [...DATABASE, 'role', 'name', 'json'],
+    details: [
+      'No password is ever set from the command line: each person sets their own through the link.',
+      "reset-password ends the person's sessions and revokes their agent tokens and OAuth connections (made, perhaps, by whoever knew the password) unless --keep-tokens.",
+    ],
+    options: [...DATABASE, 'role', 'name', 'keep-tokens', 'json'],
     examples: ['holdfast users add ana@example.com --role approver'],
   },
   {

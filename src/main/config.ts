@@ -91,6 +91,8 @@ export interface ServerConfig {
     readonly allowUnkeyed?: boolean;
     /** oauth rotate-keys --purge-retired: retired signing keys go now (a key leaked). */
     readonly purgeRetired?: boolean;
+    /** users reset-password --keep-tokens: the person's tokens and OAuth connections stay. */
+    readonly keepTokens?: boolean;
     /** users add --role, --name; tokens create --name, --scopes, --expires (days). */
     readonly role?: string;
     readonly name?: string;
@@ -189,6 +191,7 @@ const OPTIONS = {
   checkpoint: { type: 'string' },
   'allow-unkeyed': { type: 'boolean' },
   'purge-retired': { type: 'boolean' },
+  'keep-tokens': { type: 'boolean' },
   out: { type: 'string' },
   'checkpoint-every': { type: 'string' },
   profile: { type: 'string' },
@@ -396,6 +399,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       out: values.out,
       allowUnkeyed: values['allow-unkeyed'],
       purgeRetired: values['purge-retired'],
+      keepTokens: values['keep-tokens'],
       role: values.role,
       name: values.name,
       scopes: values.scopes,

@@ -201,7 +201,14 @@ export async function users(runtime: Runtime, config: ServerConfig, print: Print
     return 0;
   }
   if (verb === 'reset-password' && email) {
-    const { person, link: fresh } = await resetPassword(deps, email);
+    const keepTokens = config.options.keepTokens === true;
+    const { person, ended, link: fresh } = await resetPassword(deps, email, { keepTokens });
+    if (!config.json)
+      print(
+        keepTokens
+          ? `${person.email}'s password is cleared and their sessions ended; their tokens and connections were kept (--keep-tokens).`
+          : `${person.email}'s password is cleared; their sessions ended, ${ended.tokens} token(s) and ${ended.connections} connection(s) were revoked.`,
+      );
     print(link(fresh.secret, fresh.expiresAt, person));
     return 0;
   }

@@ -225,14 +225,35 @@ export async function disablePerson(deps: AppDeps, email: string): Promise<Perso
   });
 }
 
-/** Clears the password and ends every session; returns a fresh setup link to set a new one. */
-export async function resetPassword(deps: AppDeps, email: string) {
+/**
+ * Clears the password and ends every session — and, unless the operator keeps them, the
+ * person's agent tokens and OAuth connections: a reset is what one does when a password may
+ * be known to someone else, who may have made tokens with it. One transaction: all or none.
+ * Returns a fresh setup link to set a new password, and what was ended.
+ */
+export async function resetPassword(deps: AppDeps, email: string, options: { keepTokens?: boolean } = {}) {
   const person = await personByEmail(deps, email);
-  await deps.store.write(async (tx) => {
+  const now = deps.clock.now();
+  const ended = await deps.store.write(async (tx) => {
     await tx.identity.updatePerson({ ...person, passwordHash: null });
     await tx.identity.deleteSessionsOf(person.id);
+    if (options.keepTokens) return { tokens: 0, connections: 0 };
+    let tokens = 0;
+    for (const token of await tx.identity.listTokens(person.tenantId))
+      if (token.personId === person.id && token.revokedAt === null)
+        if (await tx.identity.revokeToken(person.tenantId, token.id, now)) tokens++;
+    let connections = 0;
+    for (const connection of await tx.oauth.listConnections(person.tenantId, person.id))
+      if (
+        connection.revokedAt === null &&
+        (await tx.oauth.revokeConnection(person.tenantId, connection.grantId, now))
+      ) {
+        await tx.oauth.revokeGrant(connection.grantId, now);
+        connections++;
+      }
+    return { tokens, connections };
   });
-  return { person, link: await newSetupLink(deps, person.tenantId, person.id) };
+  return { person, ended, link: await newSetupLink(deps, person.tenantId, person.id) };
 }
 
 /** Whether anyone can sign in to this installation yet (someone with a role holds an account). */
