@@ -45,6 +45,31 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** The form a calendar address takes: each of a calendar page's forms has a token of its own. */
+const FORM_OF: [RegExp, string][] = [
+  [/\/hours$/, 'hours'],
+  [/\/overrides$/, 'override'],
+  [/\/rules$/, 'rules'],
+  [/\/cal_[^/]+$/, 'details'],
+];
+const purposeOf = (path: string) => {
+  if (path.endsWith('/new')) return 'console-calendar:new';
+  const calendarId = /\/console\/calendars\/(cal_[^/]+)/.exec(path)![1]!;
+  return `console-calendar:${calendarId}:${FORM_OF.find(([re]) => re.test(path))![1]}`;
+};
+/**
+ * The CSRF token another form of the same page carries, as the owner's page shows it: the
+ * rules form's for the hours form, the hours form's for every other.
+ */
+async function siblingToken(path: string, cookie: string): Promise<string> {
+  const page = /\/console\/calendars\/cal_[^/]+/.exec(path)![0];
+  const html = await (await fetch(new URL(page, server.url), { headers: { cookie } })).text();
+  const sibling = path.endsWith('/hours') ? '/rules' : '/hours';
+  const form = new RegExp(`action="${page}${sibling}[^"]*"[\\s\\S]*?name="csrf" value="([^"]+)"`).exec(html);
+  expect(form, `the ${sibling} form on ${page}`).not.toBeNull();
+  return form![1]!;
+}
+
 /** A form's hidden fields, valid for this person: CSRF token and a fresh key. */
 const formFields = (cookie: string, purpose: string) => ({
   csrf: csrfFor(server, cookie, purpose),
@@ -125,12 +150,21 @@ describe('the calendars console, attacked', () => {
               csrf: csrfFor(
                 server,
                 owner,
-                path.endsWith('/new') ? `console-calendar:${room}` : 'console-calendar:new',
+                path.endsWith('/new') ? `console-calendar:${room}:details` : 'console-calendar:new',
               ),
             },
             owner,
           ),
         ],
+        // Nor does one of a calendar page's forms take another's (the rules form the hours form's).
+        ...(path.endsWith('/new')
+          ? []
+          : ([
+              [
+                'a sibling form’s CSRF',
+                post(path, { ...fields, key, csrf: await siblingToken(path, owner) }, owner),
+              ],
+            ] as [string, Promise<Response>][])),
         // The form's token but no key of its own: not the form either.
         [
           'no key',
@@ -138,11 +172,7 @@ describe('the calendars console, attacked', () => {
             path,
             {
               ...fields,
-              csrf: csrfFor(
-                server,
-                owner,
-                path.endsWith('/new') ? 'console-calendar:new' : `console-calendar:${room}`,
-              ),
+              csrf: csrfFor(server, owner, purposeOf(path)),
             },
             owner,
           ),
@@ -185,11 +215,7 @@ describe('the calendars console, attacked', () => {
       if (created.status === 303) succeeded++;
       expect(created.status, `${role} creates`).toBe(403);
       for (const [path, fields] of changes(room)) {
-        const answer = await post(
-          path,
-          { ...formFields(cookie, `console-calendar:${room}`), ...fields },
-          cookie,
-        );
+        const answer = await post(path, { ...formFields(cookie, purposeOf(path)), ...fields }, cookie);
         if (answer.status === 303) succeeded++;
         expect(answer.status, `${role} ${path}`).toBe(403);
         expect(await answer.text(), `${role} ${path}`).toContain('Only an owner');
@@ -209,7 +235,7 @@ describe('the calendars console, attacked', () => {
 
     // The owner's tokens, made the same way, are taken: the refusals above were the role.
     for (const [path, fields] of changes(room).slice(0, 3)) {
-      const answer = await post(path, { ...formFields(owner, `console-calendar:${room}`), ...fields }, owner);
+      const answer = await post(path, { ...formFields(owner, purposeOf(path)), ...fields }, owner);
       expect(answer.status, path).toBe(303);
     }
     const [studio] = calendars().filter((c) => (c as { id: string }).id === room) as {
@@ -233,11 +259,7 @@ describe('the calendars console, attacked', () => {
     expect(await answer.text()).not.toContain('Sneaky room');
     expect(await (await get('/console/calendars', { cookie: owner })).text()).not.toContain(foreignRoom);
     for (const [path, fields] of changes(foreignRoom)) {
-      const tried = await post(
-        path,
-        { ...formFields(owner, `console-calendar:${foreignRoom}`), ...fields },
-        owner,
-      );
+      const tried = await post(path, { ...formFields(owner, purposeOf(path)), ...fields }, owner);
       if (tried.status === 303) succeeded++;
       expect(tried.status, path).toBe(404);
     }
@@ -245,7 +267,7 @@ describe('the calendars console, attacked', () => {
     expect((await get(`/console/calendars/${room}`, { cookie: foreigner })).status).toBe(404);
     const theirs = await post(
       `/console/calendars/${room}/hours`,
-      { ...formFields(foreigner, `console-calendar:${room}`), ...WEEK },
+      { ...formFields(foreigner, `console-calendar:${room}:hours`), ...WEEK },
       foreigner,
     );
     if (theirs.status === 303) succeeded++;
@@ -270,7 +292,7 @@ describe('the calendars console, attacked', () => {
       (calendars().find((c) => (c as { id: string }).id === room) as { version: number }).version;
     const start = version();
     const hours = {
-      ...formFields(owner, `console-calendar:${room}`),
+      ...formFields(owner, `console-calendar:${room}:hours`),
       'mon-start': '08:00',
       'mon-end': '12:00',
     };

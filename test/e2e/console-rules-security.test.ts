@@ -124,12 +124,12 @@ describe('the booking-rules form, attacked', () => {
       ],
       [
         'another calendar’s CSRF',
-        post(rulesPath(room), { ...RULES, key, csrf: csrf(`console-calendar:${foreignRoom}`) }, owner),
+        post(rulesPath(room), { ...RULES, key, csrf: csrf(`console-calendar:${foreignRoom}:rules`) }, owner),
       ],
-      ['no key', post(rulesPath(room), { ...RULES, csrf: csrf(`console-calendar:${room}`) }, owner)],
+      ['no key', post(rulesPath(room), { ...RULES, csrf: csrf(`console-calendar:${room}:rules`) }, owner)],
       [
         'a key that is no form’s',
-        post(rulesPath(room), { ...RULES, key: 'k1', csrf: csrf(`console-calendar:${room}`) }, owner),
+        post(rulesPath(room), { ...RULES, key: 'k1', csrf: csrf(`console-calendar:${room}:rules`) }, owner),
       ],
     ];
     for (const [who, pending] of attempts) {
@@ -163,7 +163,7 @@ describe('the booking-rules form, attacked', () => {
       expect(html, role).not.toContain('id="rule-seats"');
       const answer = await post(
         rulesPath(room),
-        { ...formFields(cookie, `console-calendar:${room}`), ...RULES },
+        { ...formFields(cookie, `console-calendar:${room}:rules`), ...RULES },
         cookie,
       );
       if (answer.status === 303) succeeded++;
@@ -172,7 +172,7 @@ describe('the booking-rules form, attacked', () => {
       // Bad input changes nothing either, and gets no further.
       const bad = await post(
         rulesPath(room),
-        { ...formFields(cookie, `console-calendar:${room}`), ...RULES, seats: '0' },
+        { ...formFields(cookie, `console-calendar:${room}:rules`), ...RULES, seats: '0' },
         cookie,
       );
       if (bad.status === 303) succeeded++;
@@ -197,7 +197,7 @@ describe('the booking-rules form, attacked', () => {
     let succeeded = 0;
     const mine = await post(
       rulesPath(foreignRoom),
-      { ...formFields(owner, `console-calendar:${foreignRoom}`), ...RULES },
+      { ...formFields(owner, `console-calendar:${foreignRoom}:rules`), ...RULES },
       owner,
     );
     if (mine.status === 303) succeeded++;
@@ -205,7 +205,7 @@ describe('the booking-rules form, attacked', () => {
     expect(await mine.text()).not.toContain('Their room');
     const theirs = await post(
       rulesPath(room),
-      { ...formFields(foreigner, `console-calendar:${room}`), ...RULES },
+      { ...formFields(foreigner, `console-calendar:${room}:rules`), ...RULES },
       foreigner,
     );
     if (theirs.status === 303) succeeded++;
@@ -217,7 +217,7 @@ describe('the booking-rules form, attacked', () => {
   it('the owner’s own form is taken, once per key; a bad field is refused and changes nothing', async () => {
     const start = roomRow();
     expect(start.booking_rules).toBeNull();
-    const fields = { ...formFields(owner, `console-calendar:${room}`), ...RULES };
+    const fields = { ...formFields(owner, `console-calendar:${room}:rules`), ...RULES };
     const first = await post(rulesPath(room), fields, owner);
     const again = await post(rulesPath(room), fields, owner);
     expect([first.status, again.status]).toEqual([303, 303]);
@@ -234,7 +234,7 @@ describe('the booking-rules form, attacked', () => {
 
     const bad = await post(
       rulesPath(room),
-      { ...formFields(owner, `console-calendar:${room}`), ...RULES, seats: '2', horizon: 'soon' },
+      { ...formFields(owner, `console-calendar:${room}:rules`), ...RULES, seats: '2', horizon: 'soon' },
       owner,
     );
     expect(bad.status).toBe(400);

@@ -184,7 +184,7 @@ function Preview(props: { calendar: Calendar; preview: SlotPreview }) {
 
 function Overrides(props: {
   detail: CalendarDetail;
-  csrf: string;
+  csrf: (form: CalendarForm) => string;
   newKey: () => string;
   drafts: CalendarDrafts;
 }) {
@@ -211,7 +211,7 @@ function Overrides(props: {
               </span>
               {mayEdit ? (
                 <form method="post" action={action}>
-                  <FormKeys csrf={props.csrf} idempotencyKey={props.newKey()} />
+                  <FormKeys csrf={props.csrf('override')} idempotencyKey={props.newKey()} />
                   <input type="hidden" name="remove" value={o.date} />
                   <button class="danger" type="submit">
                     Remove<span class="cal-sr"> the override of {dateInWords(o.date)}</span>
@@ -233,7 +233,7 @@ function Overrides(props: {
         >
           <h3 id="add-override-title">Add a date</h3>
           <ProblemNote problem={problem} />
-          <FormKeys csrf={props.csrf} idempotencyKey={props.newKey()} />
+          <FormKeys csrf={props.csrf('override')} idempotencyKey={props.newKey()} />
           <OverrideFields
             draft={props.drafts.override ?? { date: '', kind: 'closed', ranges: [] }}
             today={today}
@@ -255,7 +255,8 @@ function Overrides(props: {
 export function CalendarPage(props: {
   signed: SignedIn;
   detail: CalendarDetail;
-  csrf: string;
+  /** The token of one of the page's forms: each form has its own. */
+  csrf: (form: CalendarForm) => string;
   newKey: () => string;
   drafts: CalendarDrafts;
   /** What happened: a change saved, or refused outright (the forms are not shown to those who may not use them). */
@@ -309,7 +310,7 @@ export function CalendarPage(props: {
         >
           <h2 id="hours-title">Weekly hours</h2>
           <ProblemNote problem={problemOf('hours')} />
-          <FormKeys csrf={csrf} idempotencyKey={newKey()} />
+          <FormKeys csrf={csrf('hours')} idempotencyKey={newKey()} />
           <WeekFields
             draft={drafts.week ?? weekDraftOf(calendar.availability.weekly)}
             extraDay={drafts.extraDay}
@@ -336,7 +337,7 @@ export function CalendarPage(props: {
         >
           <h2 id="rules-title">Booking rules</h2>
           <ProblemNote problem={problemOf('rules')} />
-          <FormKeys csrf={csrf} idempotencyKey={newKey()} />
+          <FormKeys csrf={csrf('rules')} idempotencyKey={newKey()} />
           <RulesFields draft={drafts.rules ?? rulesDraftOf(rulesOf(calendar))} problem={problemOf('rules')} />
           <div class="actions">
             <button class="primary" type="submit">
@@ -357,7 +358,7 @@ export function CalendarPage(props: {
         >
           <h2 id="details-title">Name, time zone and price</h2>
           <ProblemNote problem={problemOf('details')} />
-          <FormKeys csrf={csrf} idempotencyKey={newKey()} />
+          <FormKeys csrf={csrf('details')} idempotencyKey={newKey()} />
           <DetailsFields draft={drafts.details ?? detailsDraftOf(calendar)} problem={problemOf('details')} />
           <p class="muted small">Bookings already made keep their times and prices.</p>
           <div class="actions">

@@ -46,7 +46,8 @@ import { readRules, rulesFromDraft } from './rules-form.js';
 import { CONSOLE_HEADERS } from './shell.js';
 
 const NEW_PURPOSE = 'console-calendar:new';
-const purposeOf = (calendarId: string) => `console-calendar:${calendarId}`;
+// Each form of a calendar's page has its own token: one form's token opens no other.
+const purposeOf = (calendarId: string, form: CalendarForm) => `console-calendar:${calendarId}:${form}`;
 /** Each form render carries a fresh key: submitting it twice makes one change. */
 const FORM_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -124,7 +125,7 @@ export function calendarsConsole(ctx: ConsoleContext): PageApp {
       <CalendarPage
         signed={signed}
         detail={detail}
-        csrf={csrfToken(signed.session, purposeOf(calendarId))}
+        csrf={(form) => csrfToken(signed.session, purposeOf(calendarId, form))}
         newKey={randomUUID}
         drafts={drafts}
         notice={notice}
@@ -259,7 +260,7 @@ export function calendarsConsole(ctx: ConsoleContext): PageApp {
     page.signedIn(async (c, signed) => {
       const calendarId = c.req.param('id') ?? '';
       const tool = 'console_calendar_details';
-      const got = await posted(c, signed, purposeOf(calendarId), tool);
+      const got = await posted(c, signed, purposeOf(calendarId, 'details'), tool);
       if (!got) return page.refused(c, signed);
       const details = readDetails(got.form);
       const done = await audited(
@@ -290,7 +291,7 @@ export function calendarsConsole(ctx: ConsoleContext): PageApp {
     page.signedIn(async (c, signed) => {
       const calendarId = c.req.param('id') ?? '';
       const tool = 'console_calendar_hours';
-      const got = await posted(c, signed, purposeOf(calendarId), tool);
+      const got = await posted(c, signed, purposeOf(calendarId, 'hours'), tool);
       if (!got) return page.refused(c, signed);
       const week = readWeek(got.form);
       if (first(got.form, 'do') === 'add')
@@ -312,7 +313,7 @@ export function calendarsConsole(ctx: ConsoleContext): PageApp {
     '/:id/overrides',
     page.signedIn(async (c, signed) => {
       const calendarId = c.req.param('id') ?? '';
-      const got = await posted(c, signed, purposeOf(calendarId), 'console_calendar_override');
+      const got = await posted(c, signed, purposeOf(calendarId, 'override'), 'console_calendar_override');
       if (!got) return page.refused(c, signed);
       const remove = first(got.form, 'remove');
       const tool = remove ? 'console_calendar_override_remove' : 'console_calendar_override_set';
@@ -338,7 +339,7 @@ export function calendarsConsole(ctx: ConsoleContext): PageApp {
     page.signedIn(async (c, signed) => {
       const calendarId = c.req.param('id') ?? '';
       const tool = 'console_calendar_rules';
-      const got = await posted(c, signed, purposeOf(calendarId), tool);
+      const got = await posted(c, signed, purposeOf(calendarId, 'rules'), tool);
       if (!got) return page.refused(c, signed);
       const draft = readRules(got.form);
       const done = await audited(tool, signed, { calendarId, idempotencyKey: got.key }, (call) =>
