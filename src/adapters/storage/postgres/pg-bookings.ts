@@ -35,7 +35,7 @@ const typed = (columns: readonly string[]) => columns.map((c) => `?::${TYPES[c] 
 
 /**
  * The whole hold in one statement, so one round trip when it runs autocommitted: the calendars
- * are as the plan saw them, the key is claimed (an expired record taken over) with its answer,
+ * are as the plan saw them (locked FOR SHARE until the hold commits), the key is claimed (an expired record taken over) with its answer,
  * and only then the booking, its allocations in sorted calendar order (racing holds lock in the
  * same order) and the audit entry are written. One text per number of calendars, each prepared
  * once per connection.
@@ -56,9 +56,14 @@ function placeHoldSql(
   return `
 WITH cells AS (
   SELECT count(pg_advisory_xact_lock(k)) AS n FROM unnest(?::bigint[]) AS k
-), fresh AS (
-  SELECT count(*) = ${versionsChecked} AS ok FROM calendars WHERE tenant_id = ?::text AND (id, version) IN (VALUES ${versions})
+), checked AS (
+  -- FOR SHARE: a change of these calendars that committed meanwhile is seen (the row is read again
+  -- at its newest version, which no longer matches), and one not yet committed waits for the hold.
+  SELECT id FROM calendars WHERE tenant_id = ?::text AND (id, version) IN (VALUES ${versions})
     AND (SELECT n FROM cells) >= 0
+  FOR SHARE
+), fresh AS (
+  SELECT count(*) = ${versionsChecked} AS ok FROM checked
 ), room AS (
   SELECT ${capped ? 'holdfast_hold_room(?::text, ?::text, ?::text, ?::bigint, ?::int, ?::int)' : 'true'} AS ok
 ), rules AS (
