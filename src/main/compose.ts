@@ -106,7 +106,13 @@ export async function buildRuntime(
   }
   const slotCache = await slotCacheFor(opened, config, logger);
   const simulator = new SimulatedPayments(store, config.tenantId);
-  const publicBaseUrl = config.publicBaseUrl ?? options.boundOrigin ?? `http://127.0.0.1:${config.port}`;
+  // A command's links (setup links, feed addresses) point where the installation's server said it
+  // serves people, unless --public-url says otherwise.
+  const recorded =
+    config.publicBaseUrl ??
+    options.boundOrigin ??
+    (await store.read((tx) => tx.identity.publicUrl()).catch(() => null));
+  const publicBaseUrl = recorded ?? `http://127.0.0.1:${config.port}`;
   // Servers trace their store transactions; a one-off command has no span to hang them on.
   const traced = isServer(config)
     ? new (await import('../adapters/telemetry/traced-store.js')).TracedStore(store, opened.engine)

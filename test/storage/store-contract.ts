@@ -925,6 +925,14 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect((await store.read((tx) => tx.identity.listHosts('t1')))[0]!.revokedAt).toBe(T0);
     });
 
+    it('identity: the installation’s public address is recorded, read back and replaced', async () => {
+      expect(await store.read((tx) => tx.identity.publicUrl())).toBeNull();
+      await store.write((tx) => tx.identity.recordPublicUrl('http://127.0.0.1:41234', T0));
+      expect(await store.read((tx) => tx.identity.publicUrl())).toBe('http://127.0.0.1:41234');
+      await store.write((tx) => tx.identity.recordPublicUrl('https://book.example.com', T0 + 1));
+      expect(await store.read((tx) => tx.identity.publicUrl())).toBe('https://book.example.com');
+    });
+
     it('identity: a person lists and ends their own sessions, never another person’s', async () => {
       await store.write(async (tx) => {
         await tx.identity.putTenant({

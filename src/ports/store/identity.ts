@@ -50,6 +50,9 @@ export interface IdentityStore {
    * session asking, "sign out everywhere else"); how many ended.
    */
   deleteSessionsOf(personId: string, except?: string): Promise<number>;
+  /** The address the installation's server last said it serves people at; null before any served. */
+  publicUrl(): Promise<string | null>;
+  recordPublicUrl(url: string, at: Instant): Promise<void>;
 
   insertToken(token: AccessToken): Promise<void>;
   getTokenBySecretHash(secretHash: string): Promise<AccessToken | null>;

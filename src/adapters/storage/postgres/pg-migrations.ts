@@ -763,4 +763,15 @@ ALTER TABLE people ADD COLUMN time_zone text;
 CREATE INDEX approvals_booking ON approvals (tenant_id, booking_id, created_at);
 `,
   },
+  {
+    version: 19,
+    name: 'the installation: the address its server serves people at, for links the command line prints',
+    sql: `
+CREATE TABLE installation (
+  key text PRIMARY KEY,
+  value text NOT NULL,
+  updated_at bigint NOT NULL
+);
+`,
+  },
 ];

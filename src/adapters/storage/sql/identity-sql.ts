@@ -279,6 +279,21 @@ export class IdentitySql implements IdentityStore {
       : this.db.run('DELETE FROM sessions WHERE person_id = ? AND id_hash <> ?', [personId, except]);
   }
 
+  async publicUrl(): Promise<string | null> {
+    const [row] = await this.db.all<{ value: string }>(
+      "SELECT value FROM installation WHERE key = 'public_url'",
+    );
+    return row?.value ?? null;
+  }
+
+  async recordPublicUrl(url: string, at: Instant): Promise<void> {
+    await this.db.run(
+      `INSERT INTO installation (key, value, updated_at) VALUES ('public_url', ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      [url, at],
+    );
+  }
+
   async insertToken(t: AccessToken): Promise<void> {
     await this.db.run(
       `INSERT INTO access_tokens (id, tenant_id, person_id, name, scopes, write_policy, secret_hash,

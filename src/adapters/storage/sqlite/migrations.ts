@@ -696,6 +696,17 @@ ALTER TABLE people ADD COLUMN time_zone TEXT;
 CREATE INDEX approvals_booking ON approvals (tenant_id, booking_id, created_at);
 `,
   },
+  {
+    version: 19,
+    name: 'the installation: the address its server serves people at, for links the command line prints',
+    sql: `
+CREATE TABLE installation (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+`,
+  },
 ];
 
 /**
