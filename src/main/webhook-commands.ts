@@ -1,6 +1,6 @@
 import { relative, table } from '../adapters/format/human-time.js';
 import { terminalSafe } from '../adapters/format/terminal.js';
-import { WebhookSecretBox } from '../adapters/webhooks/index.js';
+import { refusedHost, WebhookSecretBox } from '../adapters/webhooks/index.js';
 import { addWebhook, enableWebhook, redeliverEvent, removeWebhook } from '../app/webhooks/manage-webhooks.js';
 import { formatInstant } from '../domain/time/instant.js';
 import { parseEventTypes } from '../domain/webhooks/webhook-events.js';
@@ -64,6 +64,10 @@ export async function webhooks(runtime: Runtime, config: ServerConfig, print: Pr
   switch (verb) {
     case 'add': {
       if (!id || config.options.events === undefined) throw new UsageError(USAGE);
+      // The delivery's own guard, applied when subscribing too: a receiver written as a
+      // special-use address or local name is refused now, not at its first delivery.
+      const refused = config.allowPrivateWebhooks ? null : URL.canParse(id) ? refusedHost(new URL(id)) : null;
+      if (refused) throw new UsageError(`The receiver may not be reached: ${refused}.`);
       const { subscription, secret } = await addWebhook(
         deps,
         webhookSecretBox(runtime),

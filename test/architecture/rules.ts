@@ -55,6 +55,8 @@ const publicAdapterModules: readonly RegExp[] = [
   /^adapters\/log\/(json-logger|logger)\.ts$/,
   /^adapters\/audit\/(call-audit|preview)\.ts$/,
   /^adapters\/ids\/random-ids\.ts$/,
+  // The one guard of every request made on someone's behalf (feeds, webhooks, OAuth metadata).
+  /^adapters\/net\/outbound-guard\.ts$/,
   // How instants read for people: the CLI's tables and the console's pages.
   /^adapters\/format\/human-time\.ts$/,
   // The authorization server's face to Holdfast's own sign-in and consent pages.

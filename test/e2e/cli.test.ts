@@ -19,6 +19,18 @@ const mistakes: [string, string[], 1 | 2, RegExp][] = [
   ['a port out of range', ['serve', '--port', '70000'], 2, /--port must be a whole number from 0 to 65535/],
   ['an unknown command', ['bogus'], 2, /unknown command "bogus"/],
   [
+    'a webhook receiver written as IPv4-compatible loopback',
+    ['webhooks', 'add', 'https://[::127.0.0.1]/h', '--events', 'all'],
+    2,
+    /The receiver may not be reached: ::7f00:1 is a private, loopback, link-local or special-use address/,
+  ],
+  [
+    'a webhook receiver on a name of this host',
+    ['webhooks', 'add', 'https://hooks.localhost./h', '--events', 'all'],
+    2,
+    /The receiver may not be reached: hooks\.localhost\. names this host/,
+  ],
+  [
     'an ingest token for longer than a year',
     ['inbox', 'tokens', 'create', '--name', 'gw', '--expires', '3650'],
     2,

@@ -67,6 +67,27 @@ describe('holdfast feeds', () => {
     expect((await fetch(address!)).status).toBe(404);
   });
 
+  it('refuses, when subscribing, every spelling of this host or a local network; stores 0', async () => {
+    let stored = 0;
+    for (const url of [
+      'https://[::ffff:127.0.0.1]:9/f.ics',
+      'https://[::ffff:7f00:1]:9/f.ics',
+      'https://[::127.0.0.1]:9/f.ics',
+      'https://localhost:9/f.ics',
+      'https://localhost.:9/f.ics',
+      'https://cal.localhost/f.ics',
+      'https://2130706433/f.ics',
+      'https://169.254.169.254/f.ics',
+    ]) {
+      const answer = await cli('subscribe', calendarId, url);
+      expect(answer.status, url).not.toBe(0);
+      expect(answer.stderr, url).toMatch(/private, loopback, link-local or special-use/);
+      if (answer.status === 0) stored++;
+    }
+    expect(stored).toBe(0);
+    expect((await cli('subscriptions')).stdout).not.toMatch(/127|localhost|169\.254|ffff/);
+  });
+
   it('subscribe a file, refresh it, see it in subscriptions, and unsubscribe', async () => {
     const file = join(dir, 'busy.ics');
     writeFileSync(file, busyFile);

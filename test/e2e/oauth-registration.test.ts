@@ -272,11 +272,37 @@ describe('Client ID Metadata Documents', () => {
     expect(connection).toMatchObject({ clientId: `${docs}/good.json`, clientName: docs });
   });
 
-  it('refuses a document on a private address unless the operator allows it', async () => {
-    const started = await authorize(strict, `${docs}/good.json`, host.redirectUrl);
-    expect(started.status).toBe(400);
-    expect(started.location).toBe('');
-    expect(started.body).toContain('invalid_client');
+  it('refuses a document on a private address unless the operator allows it, before connecting: 0 connections', async () => {
+    const docsPort = (documents.address() as AddressInfo).port;
+    let connections = 0;
+    const count = () => connections++;
+    documents.on('connection', count);
+    try {
+      // An outsider names this host every way a URL can; the server must not even connect.
+      for (const hostPart of [
+        `127.0.0.1:${docsPort}`,
+        `localhost:${docsPort}`,
+        `localhost.:${docsPort}`,
+        `[::ffff:127.0.0.1]:${docsPort}`,
+        `[::ffff:7f00:1]:${docsPort}`,
+        `[::127.0.0.1]:${docsPort}`,
+        `2130706433:${docsPort}`,
+        `0x7f.1:${docsPort}`,
+        `api.localhost:${docsPort}`,
+      ]) {
+        const started = await authorize(strict, `https://${hostPart}/good.json`, host.redirectUrl);
+        expect(started.status, hostPart).toBe(400);
+        expect(started.location).toBe('');
+        expect(started.body).toContain('invalid_client');
+      }
+      expect(connections).toBe(0);
+      // The control: the server that may fetch private documents does connect to the same
+      // listener (a document it has not cached yet).
+      await authorize(open, `${docs}/uncached-${Date.now()}.json`, host.redirectUrl);
+      expect(connections).toBeGreaterThan(0);
+    } finally {
+      documents.off('connection', count);
+    }
   });
 
   it('refuses mismatched, oversize, slow, secret-bearing, redirected, non-JSON documents and bad callbacks; accepted 0', async () => {

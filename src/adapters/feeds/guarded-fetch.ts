@@ -1,6 +1,5 @@
-import { isIP } from 'node:net';
-import { applySSRFProtection, isSpecialUseIP } from 'oidc-provider/lib/helpers/fetch_request.js';
 import { FeedReadError } from '../../ports/busy-feed.js';
+import { refusedHost, sharedGuardedDispatcher } from '../net/outbound-guard.js';
 
 export interface FetchLimits {
   readonly maxBytes: number;
@@ -19,24 +18,6 @@ export const DEFAULT_FETCH_LIMITS: FetchLimits = {
 
 type Dispatcher = object;
 
-/**
- * The same guard the OAuth server's metadata fetches use: an agent of Node's own fetch whose
- * sockets are destroyed when the address actually connected to is special-use, so DNS answers
- * that change between a check and the connection (rebinding) are caught too.
- */
-function guardedDispatcher(): Dispatcher {
-  // Node's fetch is lazily loaded; touching Response makes it register its global dispatcher.
-  void Response;
-  const global = globalThis as unknown as Record<symbol, { constructor: new () => Dispatcher } | undefined>;
-  const agent = (
-    global[Symbol.for('undici.globalDispatcher.2')] ?? global[Symbol.for('undici.globalDispatcher.1')]
-  )?.constructor;
-  if (!agent) throw new Error('no undici dispatcher to guard: refusing to fetch feeds unguarded');
-  return applySSRFProtection(new agent());
-}
-
-let guarded: Dispatcher | undefined;
-
 const isLoopbackHost = (host: string) =>
   host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
@@ -44,10 +25,8 @@ const isLoopbackHost = (host: string) =>
 export function refusedUrl(url: URL, limits: FetchLimits): string | null {
   if (url.username || url.password) return 'a feed URL may not carry a user name or password';
   if (url.protocol === 'https:') {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!limits.allowPrivate && isIP(host) !== 0 && isSpecialUseIP(host))
-      return 'the address is private, loopback, link-local or special-use';
-    return null;
+    const refused = limits.allowPrivate ? null : refusedHost(url);
+    return refused && `the address is private, loopback, link-local or special-use (${refused})`;
   }
   if (url.protocol === 'http:' && limits.allowPrivate && isLoopbackHost(url.hostname)) return null;
   return limits.allowPrivate ? 'only https, or http to a loopback address' : 'only https URLs';
@@ -59,8 +38,8 @@ function failure(error: unknown, limits: FetchLimits): FeedReadError {
   const name = (error as { name?: string } | null)?.name;
   if (name === 'TimeoutError' || name === 'AbortError')
     return new FeedReadError(`no complete answer within ${limits.timeoutMs / 1000} s`);
-  const cause = (error as { cause?: { message?: string; code?: string } } | null)?.cause;
-  if (cause?.message?.includes('special-use'))
+  const cause = (error as { cause?: { name?: string; message?: string; code?: string } } | null)?.cause;
+  if (cause?.name === 'RefusedAddressError' || cause?.message?.includes('special-use'))
     return new FeedReadError('the host resolves to a private, loopback, link-local or special-use address');
   return new FeedReadError(`unreachable${cause?.code ? ` (${cause.code})` : ''}`);
 }
@@ -100,7 +79,7 @@ export async function fetchFeedText(source: string, limits: FetchLimits): Promis
         signal,
         headers: { accept: 'text/calendar, */*;q=0.5', 'user-agent': 'Holdfast calendar feeds' },
       };
-      if (!limits.allowPrivate) init.dispatcher = guarded ??= guardedDispatcher();
+      if (!limits.allowPrivate) init.dispatcher = sharedGuardedDispatcher();
       const response = await fetch(url, init);
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {

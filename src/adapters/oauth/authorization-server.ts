@@ -7,6 +7,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { Store } from '../../ports/store/index.js';
 import { SIGNING_ALG } from './signing-keys.js';
 import { storeAdapter } from './store-adapter.js';
+import { RefusedAddressError, refusedHost, sharedGuardedDispatcher } from '../net/outbound-guard.js';
 
 export interface AuthorizationServerOptions {
   /** The public base URL: the issuer, and the origin of every endpoint. */
@@ -137,10 +138,18 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       jwks_uri: 64 * 1024,
       sector_identifier_uri: 64 * 1024,
     },
-    fetch: (url, init) => {
+    fetch: async (url, init) => {
       const request = { ...(init as RequestInit & { dispatcher?: unknown }) };
-      // The default dispatcher refuses special-use addresses (SSRF); only an explicit flag lifts that.
-      if (options.allowPrivateClientMetadata) delete request.dispatcher;
+      if (options.allowPrivateClientMetadata) {
+        delete request.dispatcher;
+        return globalThis.fetch(url, request);
+      }
+      // Holdfast's one outbound guard, not oidc-provider's (which cut the socket only after it
+      // connected): a special-use host is refused as written, a name by what it resolves to,
+      // both before anything connects.
+      const refused = refusedHost(new URL(String(url)));
+      if (refused) throw new RefusedAddressError(refused);
+      request.dispatcher = sharedGuardedDispatcher();
       return globalThis.fetch(url, request);
     },
     features: {

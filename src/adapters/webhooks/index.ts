@@ -2,4 +2,4 @@
 export { httpWebhookSender } from './http-webhook-sender.js';
 export type { SenderOptions } from './http-webhook-sender.js';
 export { WebhookSecretBox } from './secret-box.js';
-export { isSpecialUseAddress } from './special-use-addresses.js';
+export { isSpecialUseAddress, refusedHost } from '../net/outbound-guard.js';
