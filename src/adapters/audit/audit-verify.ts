@@ -126,10 +126,17 @@ export async function verifyAudit(
     quarantined,
     ...(firstBroken ? { firstBroken } : {}),
   });
+  const newest = checkpoints.reduce<Checkpoint | null>((a, c) => (a === null || c.seq > a.seq ? c : a), null);
+  const newestAt = newest ? Date.parse(newest.at) : Number.NaN;
+  // A record within the newest checkpoint's count but made after it cannot be one it counted: it
+  // took the number of a record that is gone (the server sealed on after the tail was deleted).
+  let firstAfterCheckpoint: number | null = null;
   for (;;) {
     const page = await store.read((tx) => tx.audit.records(at.seq - 1, pageSize));
     for (const record of page) {
       records++;
+      if (firstAfterCheckpoint === null && newest && record.seq <= newest.seq && record.at > newestAt)
+        firstAfterCheckpoint = record.seq;
       const fault = recordFault(record, at, key, options.allowUnkeyed ?? false);
       if (fault !== null) return result({ seq: at.seq, reason: fault });
       if (record.macVersion === 1) legacyRecords++;
@@ -149,12 +156,15 @@ export async function verifyAudit(
     }
     if (page.length < pageSize) break;
   }
-  const newest = checkpoints.reduce<Checkpoint | null>((a, c) => (a === null || c.seq > a.seq ? c : a), null);
   if (newest && newest.seq >= at.seq) {
+    const first = firstAfterCheckpoint ?? at.seq;
     return result({
-      seq: at.seq,
+      seq: first,
       lastSeq: newest.seq,
-      reason: `records ${at.seq} to ${newest.seq} are gone: the checkpoint of ${newest.at} recorded ${newest.seq} records`,
+      reason:
+        first === at.seq
+          ? `records ${first} to ${newest.seq} are gone: the checkpoint of ${newest.at} recorded ${newest.seq} records`
+          : `records ${first} to ${newest.seq} are gone: the checkpoint of ${newest.at} recorded ${newest.seq} records, and records ${first} to ${at.seq - 1} were written after it in their place`,
     });
   }
   if (quarantined.length > 0) {
