@@ -150,7 +150,7 @@ async function placeHold(
       call.audit?.committed();
       return { value: snapshot, replayed: false };
     }
-    if (placement.outcome === 'full') throw holdCapReached(deps, principal);
+    if (placement.outcome === 'full') throw await holdCapReached(deps, principal, input, calendars.length);
     if (placement.outcome === 'limited') throw limitReached(calendars, placement.check);
     if (placement.outcome === 'replay') {
       const { existing } = placement;
@@ -163,8 +163,38 @@ async function placeHold(
   });
 }
 
-function holdCapReached(deps: AppDeps, principal: Principal): DomainError<'RATE_LIMITED'> {
-  const { activeHoldsPerPerson, activeHoldsPerConnection } = principal.limits;
+const HOUR_MS = 3_600_000;
+const hoursOf = (ms: number) => Math.round((ms / HOUR_MS) * 100) / 100;
+
+/** A refused hold in words: which cap was reached, what is held, and when the first hold frees. */
+async function holdCapReached(
+  deps: AppDeps,
+  principal: Principal,
+  input: { readonly start: string; readonly end: string },
+  calendarCount: number,
+): Promise<DomainError<'RATE_LIMITED'>> {
+  const { activeHoldsPerPerson, activeHoldsPerConnection, heldCalendarHoursPerPerson } = principal.limits;
+  const now = deps.clock.now();
+  const held = await deps.store.read((tx) => tx.bookings.heldBy(principal.tenantId, principal.subject, now));
+  const asked = (Date.parse(input.end) - Date.parse(input.start)) * calendarCount;
+  if (
+    isLimited(heldCalendarHoursPerPerson) &&
+    held.holds < activeHoldsPerPerson &&
+    held.calendarMs + asked > heldCalendarHoursPerPerson * HOUR_MS
+  ) {
+    const retryAfterMs = Math.max(1_000, (held.firstExpiry ?? now + deps.config.holdTtlMs) - now);
+    return new DomainError(
+      'RATE_LIMITED',
+      `At most ${heldCalendarHoursPerPerson} calendar-hours held at once per person (a hold counts its hours × its calendars): you hold ${hoursOf(held.calendarMs)} in ${held.holds} hold(s) and this one adds ${hoursOf(asked)}. Release a hold you no longer need, or wait: the first of yours lapses in ${Math.ceil(retryAfterMs / 60_000)} min.`,
+      {
+        limit: 'held_calendar_hours',
+        max: heldCalendarHoursPerPerson,
+        heldCalendarHours: hoursOf(held.calendarMs),
+        askedCalendarHours: hoursOf(asked),
+        retryAfterMs,
+      },
+    );
+  }
   return new DomainError(
     'RATE_LIMITED',
     `At most ${activeHoldsPerPerson} active holds per person and ${activeHoldsPerConnection} per connection; release one or let one lapse.`,
@@ -349,10 +379,15 @@ async function placeWithFreshReference(
       ...occupancy(calendars, range, base.customer, move),
       cap:
         isLimited(principal.limits.activeHoldsPerPerson) ||
-        isLimited(principal.limits.activeHoldsPerConnection)
+        isLimited(principal.limits.activeHoldsPerConnection) ||
+        isLimited(principal.limits.heldCalendarHoursPerPerson)
           ? {
               perPerson: principal.limits.activeHoldsPerPerson,
               perConnection: principal.limits.activeHoldsPerConnection,
+              heldMsPerPerson: isLimited(principal.limits.heldCalendarHoursPerPerson)
+                ? principal.limits.heldCalendarHoursPerPerson * 3_600_000
+                : null,
+              thisHoldMs: (range.end - range.start) * calendars.length,
             }
           : null,
     };

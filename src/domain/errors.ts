@@ -186,9 +186,14 @@ export interface ErrorDetailsByCode {
   };
   RATE_LIMITED: {
     readonly retryAfterMs?: number;
-    /** Which limit: calls_per_minute, active_holds_per_person, active_holds_per_connection, login. */
+    /**
+     * Which limit: calls_per_minute, active_holds, held_calendar_hours, login.
+     */
     readonly limit?: string;
     readonly max?: number;
+    /** held_calendar_hours: what the person holds now, and what this hold would add. */
+    readonly heldCalendarHours?: number;
+    readonly askedCalendarHours?: number;
   };
   QUOTA_EXCEEDED: { readonly quota: string; readonly limit: number };
   INTERNAL: { readonly retryAfterMs?: number };

@@ -69,6 +69,8 @@ export const optionDocs: Record<string, string> = {
   expires: '--expires DAYS          token lifetime in days (default 90, at most 366)',
   'calls-per-minute': '--calls-per-minute N    tool calls per connection per minute (default 120)',
   'max-active-holds': '--max-active-holds N    holds at once per person (default 10)',
+  'max-held-hours':
+    "--max-held-hours N      calendar-hours a person's live holds may cover at once (default 24)",
   'max-holds-per-connection': '--max-holds-per-connection N  holds at once per connection (default 10)',
   'max-open-approvals-per-person':
     '--max-open-approvals-per-person N  approvals waiting per person (default 20)',
@@ -258,6 +260,7 @@ export const commands: readonly CommandDoc[] = [
       'name',
       'calls-per-minute',
       'max-active-holds',
+      'max-held-hours',
       'max-holds-per-connection',
       'max-open-approvals-per-person',
       'approval-window',

@@ -108,6 +108,7 @@ export interface ServerConfig {
     /** tenants add|set: limits. */
     readonly callsPerMinute?: string;
     readonly maxActiveHolds?: string;
+    readonly maxHeldHours?: string;
     readonly maxHoldsPerConnection?: string;
     readonly maxOpenApprovalsPerPerson?: string;
     readonly approvalWindow?: string;
@@ -173,6 +174,7 @@ const OPTIONS = {
   expires: { type: 'string' },
   'calls-per-minute': { type: 'string' },
   'max-active-holds': { type: 'string' },
+  'max-held-hours': { type: 'string' },
   'max-holds-per-connection': { type: 'string' },
   'max-open-approvals-per-person': { type: 'string' },
   'approval-window': { type: 'string' },
@@ -410,6 +412,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       channel: values.channel,
       callsPerMinute: values['calls-per-minute'],
       maxActiveHolds: values['max-active-holds'],
+      maxHeldHours: values['max-held-hours'],
       maxHoldsPerConnection: values['max-holds-per-connection'],
       maxOpenApprovalsPerPerson: values['max-open-approvals-per-person'],
       approvalWindow: values['approval-window'],

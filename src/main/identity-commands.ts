@@ -51,6 +51,7 @@ function limitsOf(config: ServerConfig): Partial<TenantLimits> {
     activeHoldsPerPerson: whole(o.maxActiveHolds, 'max-active-holds'),
     activeHoldsPerConnection: whole(o.maxHoldsPerConnection, 'max-holds-per-connection'),
     openApprovalsPerPerson: whole(o.maxOpenApprovalsPerPerson, 'max-open-approvals-per-person'),
+    heldCalendarHoursPerPerson: whole(o.maxHeldHours, 'max-held-hours'),
   };
   return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
 }
@@ -89,6 +90,7 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
                 'HOLDS/PERSON',
                 'HOLDS/CONNECTION',
                 'APPROVALS/PERSON',
+                'HELD HOURS/PERSON',
                 'DECIDE WITHIN',
               ],
               all.map((t) => [
@@ -98,6 +100,7 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
                 String(t.limits.activeHoldsPerPerson),
                 String(t.limits.activeHoldsPerConnection),
                 String(t.limits.openApprovalsPerPerson),
+                String(t.limits.heldCalendarHoursPerPerson),
                 `${t.approvalWindowMinutes} min`,
               ]),
             ),

@@ -93,7 +93,7 @@ export function planFor(booking: Booking, overrides: Partial<HoldPlan> = {}): Ho
       createdAt: T0,
       expiresAt: T0 + 24 * H,
     },
-    cap: { perPerson: 1_000, perConnection: 1_000 },
+    cap: { perPerson: 1_000, perConnection: 1_000, heldMsPerPerson: null, thisHoldMs: 0 },
     occupies: booking.calendarIds.map((calendarId) => ({
       calendarId,
       start: booking.start,
@@ -1205,8 +1205,40 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect((await store.read((tx) => tx.oauth.signingKeys())).map((k) => k.kid)).toEqual(['k2']);
     });
 
+    it('a hold past the person’s held calendar-hours is `full`; heldBy sums length × calendars of live holds', async () => {
+      // At most 4 calendar-hours held at once.
+      const cap = (hold: Booking) => ({
+        perPerson: 100,
+        perConnection: 100,
+        heldMsPerPerson: 4 * H,
+        thisHoldMs: (hold.end - hold.start) * hold.calendarIds.length,
+      });
+      const twoRooms = hold(['cal_a', 'cal_b'], T0 + H, T0 + 2 * H); // 2 calendar-hours
+      const twoHours = hold(['cal_a'], T0 + 3 * H, T0 + 5 * H); // 2 more: 4 in all
+      const oneMore = hold(['cal_b'], T0 + 6 * H, T0 + 7 * H); // would be 5
+      for (const b of [twoRooms, twoHours])
+        expect((await store.writeOne((tx) => tx.bookings.placeHold(planFor(b, { cap: cap(b) })))).outcome).toBe(
+          'placed',
+        );
+      expect(
+        (await store.writeOne((tx) => tx.bookings.placeHold(planFor(oneMore, { cap: cap(oneMore) })))).outcome,
+      ).toBe('full');
+      expect(await store.read((tx) => tx.bookings.get('t1', oneMore.id))).toBeNull();
+      expect(await store.read((tx) => tx.bookings.heldBy('t1', 'sub', T0))).toEqual({
+        holds: 2,
+        calendarMs: 4 * H,
+        firstExpiry: twoRooms.expiresAt,
+      });
+      // Once they lapse, nothing is held.
+      expect(await store.read((tx) => tx.bookings.heldBy('t1', 'sub', T0 + 24 * H))).toEqual({
+        holds: 0,
+        calendarMs: 0,
+        firstExpiry: null,
+      });
+    });
+
     it('a hold beyond the cap of its person or its connection is `full` and writes nothing; a retry replays', async () => {
-      const cap = { perPerson: 2, perConnection: 1 };
+      const cap = { perPerson: 2, perConnection: 1, heldMsPerPerson: null, thisHoldMs: 0 };
       const first = hold(['cal_a'], T0 + H, T0 + 2 * H);
       expect((await store.writeOne((tx) => tx.bookings.placeHold(planFor(first, { cap })))).outcome).toBe(
         'placed',
@@ -1237,7 +1269,9 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect(
         (
           await store.writeOne((tx) =>
-            tx.bookings.placeHold(planFor(later, { cap: { perPerson: 2, perConnection: 9 } })),
+            tx.bookings.placeHold(
+              planFor(later, { cap: { perPerson: 2, perConnection: 9, heldMsPerPerson: null, thisHoldMs: 0 } }),
+            ),
           )
         ).outcome,
       ).toBe('placed');

@@ -415,6 +415,7 @@ export const ANONYMOUS: Principal = {
     activeHoldsPerPerson: 0,
     activeHoldsPerConnection: 0,
     openApprovalsPerPerson: 0,
+    heldCalendarHoursPerPerson: 0,
   },
 };
 

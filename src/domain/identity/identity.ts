@@ -22,6 +22,12 @@ export interface TenantLimits {
   readonly activeHoldsPerConnection: number;
   /** PENDING approvals per person. */
   readonly openApprovalsPerPerson: number;
+  /**
+   * Calendar-hours a person's live holds may cover at once: each hold counts its length times
+   * its calendars (two rooms for three hours: 6). Holding many calendars for days denies them to
+   * everyone; this caps what one person can keep from others while nobody has confirmed.
+   */
+  readonly heldCalendarHoursPerPerson: number;
 }
 
 /** A limit this high is no limit: nothing is counted for it (automation, benchmarks). */
@@ -35,6 +41,7 @@ export const NO_LIMITS: TenantLimits = {
   activeHoldsPerPerson: NO_LIMIT,
   activeHoldsPerConnection: NO_LIMIT,
   openApprovalsPerPerson: NO_LIMIT,
+  heldCalendarHoursPerPerson: NO_LIMIT,
 };
 
 export const defaultTenantLimits: TenantLimits = {
@@ -42,6 +49,7 @@ export const defaultTenantLimits: TenantLimits = {
   activeHoldsPerPerson: 10,
   activeHoldsPerConnection: 10,
   openApprovalsPerPerson: 20,
+  heldCalendarHoursPerPerson: 24,
 };
 
 export interface Tenant {

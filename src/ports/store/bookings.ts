@@ -69,6 +69,22 @@ export interface LimitCheck {
 export interface HoldCap {
   readonly perPerson: number;
   readonly perConnection: number;
+  /**
+   * Milliseconds of calendar time (length × calendars) the person's live holds may cover,
+   * counting this one; null: no such cap.
+   */
+  readonly heldMsPerPerson: number | null;
+  /** What this hold adds to it: its length times its calendars. */
+  readonly thisHoldMs: number;
+}
+
+/** What a person holds now: for the words of a refusal. */
+export interface HeldByPerson {
+  readonly holds: number;
+  /** Length × calendars, summed over their live holds. */
+  readonly calendarMs: number;
+  /** When the first of them lapses; null when they hold nothing. */
+  readonly firstExpiry: Instant | null;
 }
 
 export interface CalendarVersion {
@@ -91,6 +107,8 @@ export type HoldPlacement =
 /** Bookings and the allocations that make them occupy calendars. */
 export interface BookingStore {
   get(tenantId: string, id: string): Promise<Booking | null>;
+  /** The person's live holds (HELD, not lapsed at `now`), summed up. */
+  heldBy(tenantId: string, subject: string, now: Instant): Promise<HeldByPerson>;
   /**
    * The hot path in one step (one statement on PostgreSQL): claims the idempotency key, writes
    * the HELD booking, its allocations (the engine refuses an overlap: SLOT_UNAVAILABLE), the

@@ -17,6 +17,7 @@ export type {
   BookingQuery,
   BookingStore,
   CalendarSpan,
+  HeldByPerson,
   HoldCap,
   HoldPlacement,
   HoldPlan,

@@ -51,6 +51,10 @@ const LIMIT_FIELDS: readonly [keyof TenantLimits, string][] = [
   ['activeHoldsPerPerson', 'Live holds per person'],
   ['activeHoldsPerConnection', 'Live holds per connection'],
   ['openApprovalsPerPerson', 'Open approval requests per person'],
+  [
+    'heldCalendarHoursPerPerson',
+    'Calendar-hours one person may hold at once (a hold counts its hours × its calendars)',
+  ],
 ];
 
 function PersonRow(props: { person: Person; csrf: string; self: boolean }) {

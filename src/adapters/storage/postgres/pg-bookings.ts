@@ -65,7 +65,7 @@ WITH cells AS (
 ), fresh AS (
   SELECT count(*) = ${versionsChecked} AS ok FROM checked
 ), room AS (
-  SELECT ${capped ? 'holdfast_hold_room(?::text, ?::text, ?::text, ?::bigint, ?::int, ?::int)' : 'true'} AS ok
+  SELECT ${capped ? 'holdfast_hold_room(?::text, ?::text, ?::text, ?::bigint, ?::int, ?::int, ?::bigint, ?::bigint)' : 'true'} AS ok
 ), rules AS (
   SELECT ${limited ? 'holdfast_rules_room(?::text, ?::bigint, ?::text)' : '0'} AS failed
 ), claim AS (
@@ -226,6 +226,8 @@ export class PgBookings extends BookingsSql {
               b.createdAt,
               Math.min(plan.cap.perPerson, NO_LIMIT),
               Math.min(plan.cap.perConnection, NO_LIMIT),
+              plan.cap.heldMsPerPerson,
+              plan.cap.thisHoldMs,
             ]
           : []),
         ...(plan.limits.length > 0 ? [b.tenantId, b.createdAt, limitChecksJson(plan.limits)] : []),

@@ -774,4 +774,39 @@ CREATE TABLE installation (
 );
 `,
   },
+  {
+    version: 20,
+    name: "a person's held calendar-hours: room for a hold counts its length times its calendars too",
+    sql: `
+DROP FUNCTION holdfast_hold_room(text, text, text, bigint, int, int);
+-- Room for one more hold: serialised per person (a transaction-scoped lock), then counted with a
+-- fresh snapshot, so concurrent holds of one person cannot all see the same count or sum.
+-- p_max_ms NULL: no cap on held calendar time.
+CREATE FUNCTION holdfast_hold_room(p_tenant text, p_subject text, p_connection text, p_now bigint,
+  p_per_person int, p_per_connection int, p_max_ms bigint, p_new_ms bigint) RETURNS boolean
+  LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  by_person int;
+  by_connection int;
+  held_ms bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('holdfast-holds:' || p_tenant || ':' || p_subject, 0));
+  -- At most the person's cap of rows: below it the count is exact, at it the answer is no.
+  SELECT count(*), count(*) FILTER (WHERE owner_connection = p_connection) INTO by_person, by_connection
+    FROM (SELECT owner_connection FROM bookings
+          WHERE tenant_id = p_tenant AND owner_subject = p_subject AND status = 'HELD' AND expires_at > p_now
+          LIMIT p_per_person) AS held;
+  IF NOT (by_person < p_per_person AND by_connection < p_per_connection) THEN
+    RETURN false;
+  END IF;
+  IF p_max_ms IS NULL THEN
+    RETURN true;
+  END IF;
+  SELECT coalesce(sum(b.end_at - b.start_at), 0) INTO held_ms
+    FROM bookings b JOIN allocations a ON a.tenant_id = b.tenant_id AND a.booking_id = b.id AND a.active
+    WHERE b.tenant_id = p_tenant AND b.owner_subject = p_subject AND b.status = 'HELD' AND b.expires_at > p_now;
+  RETURN held_ms + p_new_ms <= p_max_ms;
+END $$;
+`,
+  },
 ];

@@ -7,6 +7,7 @@ import type { Interval } from '../../../domain/time/interval.js';
 import type {
   BookingQuery,
   BookingStore,
+  HeldByPerson,
   HoldCap,
   HoldPlacement,
   CalendarSpan,
@@ -224,7 +225,31 @@ export class BookingsSql implements BookingStore {
              WHERE tenant_id = ? AND owner_subject = ? AND status = 'HELD' AND expires_at > ? LIMIT ?) AS held`,
       [b.owner.connectionId, b.tenantId, b.owner.subject, b.createdAt, Math.min(cap.perPerson, NO_LIMIT)],
     );
-    return Number(row?.person ?? 0) < cap.perPerson && Number(row?.connection ?? 0) < cap.perConnection;
+    if (!(Number(row?.person ?? 0) < cap.perPerson && Number(row?.connection ?? 0) < cap.perConnection))
+      return false;
+    if (cap.heldMsPerPerson === null) return true;
+    const held = await this.heldBy(b.tenantId, b.owner.subject, b.createdAt);
+    return held.calendarMs + cap.thisHoldMs <= cap.heldMsPerPerson;
+  }
+
+  async heldBy(tenantId: string, subject: string, now: number): Promise<HeldByPerson> {
+    const [row] = await this.db.all<{
+      holds: number | string;
+      calendar_ms: number | string | null;
+      first_expiry: number | string | null;
+    }>(
+      `SELECT count(DISTINCT b.id) AS holds, sum(b.end_at - b.start_at) AS calendar_ms,
+              min(b.expires_at) AS first_expiry
+       FROM bookings b JOIN allocations a ON a.tenant_id = b.tenant_id AND a.booking_id = b.id AND a.active
+       WHERE b.tenant_id = ? AND b.owner_subject = ? AND b.status = 'HELD' AND b.expires_at > ?`,
+      [tenantId, subject, now],
+    );
+    return {
+      holds: Number(row?.holds ?? 0),
+      calendarMs: Number(row?.calendar_ms ?? 0),
+      firstExpiry:
+        row?.first_expiry === null || row?.first_expiry === undefined ? null : Number(row.first_expiry),
+    };
   }
 
   private async calendarsUnchanged(

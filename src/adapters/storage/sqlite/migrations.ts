@@ -707,6 +707,11 @@ CREATE TABLE installation (
 );
 `,
   },
+  {
+    version: 20,
+    name: "a person's held calendar-hours (PostgreSQL's room function; SQLite counts in the writer)",
+    sql: `SELECT 1;`,
+  },
 ];
 
 /**
