@@ -13,7 +13,6 @@ import { appHarnessOn, operator } from '../support/app-harness.js';
 // inside the hold's own write — so racing holds cannot all fit under it.
 
 const T0 = Date.UTC(2030, 0, 7, 8);
-const H = 3_600_000;
 const allDay = [{ start: '00:00', end: '24:00' }];
 const open = { weekly: { mon: allDay, tue: allDay, wed: allDay, thu: allDay, fri: allDay }, overrides: [] };
 const as = (connectionId: string): Principal => ({
