@@ -57,6 +57,7 @@ describe('console forms redirect after they succeed', () => {
         activeHoldsPerPerson: '5',
         activeHoldsPerConnection: '5',
         openApprovalsPerPerson: '5',
+        heldCalendarHoursPerPerson: '24',
         defaultWritePolicy: 'draft',
         approvalWindowMinutes: '30',
       },
