@@ -11,6 +11,7 @@ import { startOAuthServer } from './oauth-server.js';
 import { startExternalIssuers } from './external-issuers.js';
 import type { ServerConfig } from './config.js';
 import { buildRuntime, describeDatabase } from './compose.js';
+import { mcpGateWiring } from './mcp-gate-record.js';
 import { toolContext } from './tool-context.js';
 import { firstOwnerLink } from './first-owner.js';
 import { mountHumanPages } from './human-pages.js';
@@ -101,6 +102,8 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
       maxBodyBytes: config.maxBodyBytes,
       contractCodes: config.profile === 'hotel-ops',
       ...(config.timingContract ? { timingContract: () => deps.clock.now() } : {}),
+      gate: mcpGateWiring(runtime, ctx, logger, config.tenantId),
+      trustProxy: config.trustProxy,
     },
     names: serverNames(bound.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
     logger,

@@ -92,7 +92,13 @@ describe('audit trail', () => {
     const stdio = await connectStdio(server.dbPath, 'modern');
     const envelopes = [...(await session(http)), ...(await session(legacy)), ...(await session(stdio))];
     await Promise.all([http.close(), legacy.close(), stdio.close()]);
-    const records = (await rows()).slice(before);
+    const all = (await rows()).slice(before);
+    // Protocol requests (the 2026 client's discovery, the 2025 client's initialize) leave their
+    // own record, once each; stdio has no gate and no such records.
+    const isProtocol = (tool: string) => tool.includes('/') || tool === 'initialize' || tool === 'ping';
+    const protocol = all.filter((r) => isProtocol(r.tool));
+    expect(protocol.map((r) => r.tool).sort()).toEqual(['initialize', 'server/discover']);
+    const records = all.filter((r) => !isProtocol(r.tool));
     expect(records).toHaveLength(envelopes.length);
     for (const envelope of envelopes) {
       const matching = records.filter((r) => r.trace_id === envelope.meta.traceId);

@@ -5,10 +5,13 @@ import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from '../log/json-logger.js';
 import type { ServerNames } from './request-guards.js';
-import { formOnly, hostGuard, jsonOnly } from './request-guards.js';
+import { formOnly, hostGuard, isJson, unsupportedMediaType } from './request-guards.js';
 import { withContractCodes } from './contract-codes.js';
 import type { Registry } from 'prom-client';
 import { mountMetrics } from './metrics-route.js';
+import type { McpGateOptions } from './mcp-gate.js';
+import { mcpGate } from './mcp-gate.js';
+import { clientAddress } from './human-session.js';
 import { requestSpan } from './request-span.js';
 import { timingContract } from './timing-contract.js';
 
@@ -25,6 +28,10 @@ export interface McpMount {
   readonly contractCodes?: boolean;
   /** `--timing-contract`: the clock that stamps when requests came and answers left. */
   readonly timingContract?: () => number;
+  /** The audit gate's record and budget (every request leaves one record; see mcp-gate.ts). */
+  readonly gate: Pick<McpGateOptions, 'record' | 'takeBudget' | 'now'>;
+  /** Whether X-Forwarded-For names the client (counted refusals are per address). */
+  readonly trustProxy: boolean;
 }
 
 export interface HttpAppOptions {
@@ -75,12 +82,17 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     });
   if (mcp) {
     // The SDK handler enforces maxBodyBytes itself (413 before parsing), without re-streaming the body.
-    const gate = options.mcp!.authenticate;
-    const answer = async (request: Request) => {
-      // Agents only: a person's session cookie is no credential here, only a bearer token is.
-      const auth = await gate(request);
-      return auth instanceof Response ? auth : mcp.fetch(request, { authInfo: auth });
-    };
+    const mount = options.mcp!;
+    // Agents only: a person's session cookie is no credential here, only a bearer token is.
+    const answer = mcpGate({
+      authenticate: mount.authenticate,
+      // Only JSON is spoken: anything else is 415 before it reaches the protocol layer (and, like
+      // every answer here, leaves its audit record).
+      handle: async (request, authInfo) =>
+        isJson(request) ? mcp.fetch(request, { authInfo }) : unsupportedMediaType(),
+      maxBodyBytes: mount.maxBodyBytes,
+      ...mount.gate,
+    });
     const clock = options.mcp!.timingContract;
     if (clock) app.post('/mcp', timingContract(clock, options.mcp!.maxBodyBytes));
     if (options.mcp!.contractCodes)
@@ -88,7 +100,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         await next();
         c.res = await withContractCodes(c.res);
       });
-    app.post('/mcp', jsonOnly, (c) => answer(c.req.raw));
+    app.post('/mcp', (c) => answer(c.req.raw, clientAddress(c, mount.trustProxy)));
     // Stateless server: no SSE stream to resume and no session to delete.
     app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
       c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),

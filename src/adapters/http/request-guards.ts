@@ -64,14 +64,15 @@ export function hostGuard(names: ServerNames): MiddlewareHandler {
   };
 }
 
-/** Only JSON is spoken on POST; anything else is 415 before it reaches the protocol layer. */
-export const jsonOnly: MiddlewareHandler = async (c, next) => {
-  const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') {
-    return c.json({ error: 'unsupported_media_type', message: 'POST /mcp takes application/json' }, 415);
-  }
-  return next();
-};
+/** Whether a POST to /mcp speaks JSON, the only thing spoken there. */
+export const isJson = (request: Request) =>
+  request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+
+export const unsupportedMediaType = () =>
+  Response.json(
+    { error: 'unsupported_media_type', message: 'POST /mcp takes application/json' },
+    { status: 415 },
+  );
 
 const FORM_MAX_BYTES = 16 * 1024;
 const formBodyLimit = bodyLimit({

@@ -332,6 +332,7 @@ export function toolHandler<I, D>(
       operationId: meta.operationId,
     };
     const audit = new CallAudit(base, ctx.audit, () => ctx.deps.clock.now(), started);
+    markAudited(request);
     const finish = async (outcome: string, end?: Parameters<CallAudit['finish']>[0]) => {
       const appending = performance.now();
       await audit
@@ -430,6 +431,16 @@ export async function withinCallBudget(ctx: ToolContext, principal: Principal): 
       max,
       retryAfterMs: taken.retryAfterMs,
     });
+}
+
+/**
+ * Tells the HTTP gate in front of /mcp that this request's audit record is the handler's own
+ * (AuthInfo.extra.gate, see adapters/http/mcp-gate.ts), so the gate writes none. Over stdio
+ * there is no gate and nothing to tell.
+ */
+export function markAudited(request: ServerContext): void {
+  const marks = request.http?.authInfo?.extra?.gate as { audited: boolean } | undefined;
+  if (marks) marks.audited = true;
 }
 
 export function elapsed(started: number): number {

@@ -12,7 +12,15 @@ import { CallAudit } from '../../audit/call-audit.js';
 import { rejectedPreview, previewOf } from '../../audit/preview.js';
 import { inspectInput } from '../input-guard.js';
 import type { ClientIdentity, RunContext, ToolContext } from '../tool-kit.js';
-import { ANONYMOUS, declaredClient, elapsed, stepUpTo, traceIdOf, withinCallBudget } from '../tool-kit.js';
+import {
+  ANONYMOUS,
+  declaredClient,
+  elapsed,
+  markAudited,
+  stepUpTo,
+  traceIdOf,
+  withinCallBudget,
+} from '../tool-kit.js';
 import { ContractError, toContractError } from './contract-errors.js';
 import { envelopeSchema } from './contract-schemas.js';
 
@@ -117,6 +125,7 @@ export function registerContractTool<I>(
         () => ctx.deps.clock.now(),
         started,
       );
+      markAudited(request);
       const answer = (body: Record<string, unknown>, isError: boolean) => ({
         ...(isError ? { isError: true } : {}),
         content: [{ type: 'text' as const, text: JSON.stringify(body) }],

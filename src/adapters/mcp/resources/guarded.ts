@@ -4,7 +4,7 @@ import type { Principal } from '../../../domain/calendar.js';
 import { DomainError } from '../../../domain/errors.js';
 import { CallAudit } from '../../audit/call-audit.js';
 import type { ToolContext } from '../tool-kit.js';
-import { ANONYMOUS, declaredClient, traceIdOf, withinCallBudget } from '../tool-kit.js';
+import { ANONYMOUS, declaredClient, markAudited, traceIdOf, withinCallBudget } from '../tool-kit.js';
 
 export interface ProtocolCall {
   /** `resources/read`, `resources/list`, `completion/complete`: what the audit calls it. */
@@ -47,6 +47,7 @@ export async function guarded<T>(
     ctx.audit,
     () => ctx.deps.clock.now(),
   );
+  markAudited(request);
   try {
     if (!caller) throw new DomainError('FORBIDDEN', 'No credential: this request acts for nobody.', {});
     await withinCallBudget(ctx, principal);
