@@ -42,6 +42,8 @@ export function provision(database, { token = true } = {}) {
     UNLIMITED,
     '--max-open-approvals-per-person',
     UNLIMITED,
+    '--max-held-hours',
+    UNLIMITED,
     ...database,
   ]);
   holdfast(['users', 'add', 'bench@example.com', '--role', 'owner', '--json', ...database]);
