@@ -64,7 +64,7 @@ describe('redaction by schema', () => {
     expect(answers.filter((a) => a.ok).every((a) => a.stored)).toBe(true);
     await untilSealed(server.dbPath);
     const db = new Database(server.dbPath, { readonly: true });
-    const auditRows = db.prepare('SELECT * FROM audit_log').all() as { preview: string }[];
+    const auditRows = db.prepare('SELECT * FROM audit_log').all() as { tool: string; preview: string }[];
     const audit = JSON.stringify(auditRows);
     const idempotency = JSON.stringify(db.prepare('SELECT * FROM idempotency').all());
     db.close();
@@ -76,7 +76,7 @@ describe('redaction by schema', () => {
       expect(idempotency, `idempotency rows keep ${secret}`).not.toContain(secret);
     }
     // What the trail does say: which fields were given, and a keyed digest to match them by.
-    const first = JSON.parse(auditRows[1]!.preview);
+    const first = JSON.parse(auditRows.find((r) => r.tool === 'hold_slot')!.preview);
     expect(first.customer).toEqual({
       fields: ['name', 'email', 'phone'],
       digest: expect.stringMatching(/^hmac:/),
