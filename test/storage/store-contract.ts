@@ -1217,11 +1217,12 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       const twoHours = hold(['cal_a'], T0 + 3 * H, T0 + 5 * H); // 2 more: 4 in all
       const oneMore = hold(['cal_b'], T0 + 6 * H, T0 + 7 * H); // would be 5
       for (const b of [twoRooms, twoHours])
-        expect((await store.writeOne((tx) => tx.bookings.placeHold(planFor(b, { cap: cap(b) })))).outcome).toBe(
-          'placed',
-        );
+        expect(
+          (await store.writeOne((tx) => tx.bookings.placeHold(planFor(b, { cap: cap(b) })))).outcome,
+        ).toBe('placed');
       expect(
-        (await store.writeOne((tx) => tx.bookings.placeHold(planFor(oneMore, { cap: cap(oneMore) })))).outcome,
+        (await store.writeOne((tx) => tx.bookings.placeHold(planFor(oneMore, { cap: cap(oneMore) }))))
+          .outcome,
       ).toBe('full');
       expect(await store.read((tx) => tx.bookings.get('t1', oneMore.id))).toBeNull();
       expect(await store.read((tx) => tx.bookings.heldBy('t1', 'sub', T0))).toEqual({
@@ -1270,7 +1271,9 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         (
           await store.writeOne((tx) =>
             tx.bookings.placeHold(
-              planFor(later, { cap: { perPerson: 2, perConnection: 9, heldMsPerPerson: null, thisHoldMs: 0 } }),
+              planFor(later, {
+                cap: { perPerson: 2, perConnection: 9, heldMsPerPerson: null, thisHoldMs: 0 },
+              }),
             ),
           )
         ).outcome,
