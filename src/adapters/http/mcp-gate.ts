@@ -208,13 +208,6 @@ export function mcpGate(options: McpGateOptions) {
       // counts against the connection's budget, so probing costs what calling does.
       if (principal && SELF_AUDITED.has(peeked.method)) await options.takeBudget(principal);
     }
-    // A body left unread past the limit leaves the connection unusable: say so, so a client does
-    // not send its next request on it.
-    if (peeked.method === 'oversize' && response.status === 413) {
-      const headers = new Headers(response.headers);
-      headers.set('connection', 'close');
-      return new Response(response.body, { status: response.status, headers });
-    }
     return response;
   };
 }
