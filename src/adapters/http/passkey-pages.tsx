@@ -1,4 +1,5 @@
 import type { PageStatus } from './page-status.js';
+import type { ErrorCode } from '../../domain/errors.js';
 import type { PageApp } from './http-app.js';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -189,100 +190,77 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
     }
   });
 
-  app.post('/account/passkeys/remove', async (c) => {
-    const signed = await signedInOf(c, sessions);
-    const form = await c.req.parseBody();
-    if (!signed || !csrfOk(signed.session, REMOVE, form.csrf)) return refused(c);
-    try {
-      await options.remove(signed, String(form.id ?? ''));
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      await options.record({
-        tool: 'passkey_remove',
-        ok: false,
-        code: error.code,
-        personId: signed.person.id,
-      });
-      return c.html(
-        <Layout title="Not removed">
-          <h1 id="result">{error.message}</h1>
-        </Layout>,
-        404,
-        PAGE_HEADERS,
-      );
-    }
-    await options.record({ tool: 'passkey_remove', ok: true, personId: signed.person.id });
-    return c.redirect('/account', 303);
-  });
+  /**
+   * A form of the account page: its CSRF token checked, the action taken as the signed-in
+   * person, the outcome recorded, then back to the account page (303); a refused domain rule is
+   * a page of its own saying why.
+   */
+  const accountPost = (
+    path: string,
+    purpose: string,
+    tool: string,
+    act: (signed: SignedIn, form: Record<string, unknown>) => Promise<unknown>,
+    refusal?: {
+      title: string;
+      heading?: (message: string) => string;
+      back: boolean;
+      status: (code: ErrorCode) => PageStatus;
+    },
+  ) =>
+    app.post(path, async (c) => {
+      const signed = await signedInOf(c, sessions);
+      const form = await c.req.parseBody();
+      if (!signed || !csrfOk(signed.session, purpose, form.csrf)) return refused(c);
+      try {
+        await act(signed, form);
+      } catch (error) {
+        if (!refusal || !isDomainError(error)) throw error;
+        await options.record({ tool, ok: false, code: error.code, personId: signed.person.id });
+        return c.html(
+          <Layout title={refusal.title}>
+            <h1 id="result">{refusal.heading ? refusal.heading(error.message) : error.message}</h1>
+            {refusal.back ? (
+              <p>
+                <a href="/account">Back</a>
+              </p>
+            ) : (
+              ''
+            )}
+          </Layout>,
+          refusal.status(error.code),
+          PAGE_HEADERS,
+        );
+      }
+      await options.record({ tool, ok: true, personId: signed.person.id });
+      return c.redirect('/account', 303);
+    });
 
-  app.post('/account/time-zone', async (c) => {
-    const signed = await signedInOf(c, sessions);
-    const form = await c.req.parseBody();
-    if (!signed || !csrfOk(signed.session, TIME_ZONE, form.csrf)) return refused(c);
-    try {
-      await options.setTimeZone(signed, String(form.timeZone ?? '').slice(0, 64));
-      await options.record({ tool: 'account_time_zone', ok: true, personId: signed.person.id });
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      await options.record({
-        tool: 'account_time_zone',
-        ok: false,
-        code: error.code,
-        personId: signed.person.id,
-      });
-      return c.html(
-        <Layout title="Not saved">
-          <h1 id="result">Not saved: {error.message}</h1>
-          <p>
-            <a href="/account">Back</a>
-          </p>
-        </Layout>,
-        400,
-        PAGE_HEADERS,
-      );
-    }
-    return c.redirect('/account', 303);
-  });
-
+  accountPost(
+    '/account/passkeys/remove',
+    REMOVE,
+    'passkey_remove',
+    (signed, form) => options.remove(signed, String(form.id ?? '')),
+    { title: 'Not removed', back: false, status: () => 404 },
+  );
+  accountPost(
+    '/account/time-zone',
+    TIME_ZONE,
+    'account_time_zone',
+    (signed, form) => options.setTimeZone(signed, String(form.timeZone ?? '').slice(0, 64)),
+    { title: 'Not saved', heading: (message) => `Not saved: ${message}`, back: true, status: () => 400 },
+  );
   // Signing out elsewhere: only ever the person's own sessions (the use case looks the handle up
   // among them), with the account page's CSRF token, and kept in the audit trail.
-  app.post('/account/sessions/end', async (c) => {
-    const signed = await signedInOf(c, sessions);
-    const form = await c.req.parseBody();
-    if (!signed || !csrfOk(signed.session, SESSIONS, form.csrf)) return refused(c);
-    try {
-      await options.endSession(signed, String(form.session ?? '').slice(0, 64));
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      await options.record({
-        tool: 'session_end',
-        ok: false,
-        code: error.code,
-        personId: signed.person.id,
-      });
-      return c.html(
-        <Layout title="Not signed out">
-          <h1 id="result">{error.message}</h1>
-          <p>
-            <a href="/account">Back</a>
-          </p>
-        </Layout>,
-        pageStatusOf(error.code),
-        PAGE_HEADERS,
-      );
-    }
-    await options.record({ tool: 'session_end', ok: true, personId: signed.person.id });
-    return c.redirect('/account', 303);
-  });
-
-  app.post('/account/sessions/end-others', async (c) => {
-    const signed = await signedInOf(c, sessions);
-    const form = await c.req.parseBody();
-    if (!signed || !csrfOk(signed.session, SESSIONS, form.csrf)) return refused(c);
-    await options.endOtherSessions(signed);
-    await options.record({ tool: 'sessions_end_others', ok: true, personId: signed.person.id });
-    return c.redirect('/account', 303);
-  });
+  accountPost(
+    '/account/sessions/end',
+    SESSIONS,
+    'session_end',
+    (signed, form) => options.endSession(signed, String(form.session ?? '').slice(0, 64)),
+    { title: 'Not signed out', back: true, status: pageStatusOf },
+  );
+  accountPost('/account/sessions/end-others', SESSIONS, 'sessions_end_others', (signed) =>
+    options.endOtherSessions(signed),
+  );
 
   // Signing in: the login page's double-submit token, as for the password form.
   const loginCsrfOk = (c: Context, given: unknown) => {
