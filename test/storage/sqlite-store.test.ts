@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { bookingToRow } from '../../src/adapters/storage/rows.js';
 import { openSqlite } from '../../src/adapters/storage/sqlite/sqlite-database.js';
@@ -81,6 +82,29 @@ describe('SQLite durability settings', () => {
     expect(conn.pragma('synchronous', { simple: true })).toBe(2);
     expect(conn.pragma('busy_timeout', { simple: true })).toBe(5000);
     conn.close();
+    db.cleanup();
+  });
+
+  it('switches a new file to WAL while another process holds its write lock (the switch SQLite does not wait for)', async () => {
+    // Another process starting at the same moment is still in rollback mode and writing: SQLite
+    // answers the WAL switch with "database is locked" at once, without its busy timeout.
+    const db = tempDbPath();
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require('better-sqlite3'))(${JSON.stringify(db.path)});
+         db.exec('BEGIN IMMEDIATE'); db.exec('CREATE TABLE t (x)');
+         process.stdout.write('locked\\n');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, 400);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise((resolve) => holder.stdout.once('data', resolve));
+    const conn = openSqlite(db.path);
+    expect(conn.pragma('journal_mode', { simple: true })).toBe('wal');
+    conn.close();
+    await new Promise((resolve) => holder.once('exit', resolve));
     db.cleanup();
   });
 

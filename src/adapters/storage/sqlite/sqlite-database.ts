@@ -7,6 +7,7 @@ import { sqliteMigrations } from './migrations.js';
 export type SqliteDb = Database.Database;
 
 const SYNCHRONOUS_FULL = 2;
+const BUSY_TIMEOUT_MS = 5000;
 
 /** Opens a connection with the durability settings Holdfast relies on, and checks they took. */
 export function openSqlite(path: string): SqliteDb {
@@ -20,10 +21,8 @@ export function openSqlite(path: string): SqliteDb {
       code: (error as { code?: string }).code,
     });
   }
-  // First: switching a new file to WAL takes a lock that another process starting at the same
-  // moment may hold; without a busy timeout that is "database is locked" at once.
-  db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  switchToWal(db);
   // better-sqlite3 leaves WAL at NORMAL durability; a confirmed booking must survive power loss.
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
@@ -35,6 +34,30 @@ export function openSqlite(path: string): SqliteDb {
   if (path !== ':memory:' && journal !== 'wal')
     throw new Error(`SQLite journal_mode is ${String(journal)}, expected wal`);
   return db;
+}
+
+/**
+ * Switching a new file to WAL upgrades a read lock to a write lock, and SQLite answers a
+ * write lock held by another process starting at the same moment with "database is locked" at
+ * once, without its busy timeout (waiting could deadlock inside one statement). So wait here,
+ * as long as the busy timeout would.
+ */
+function switchToWal(db: SqliteDb): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      sleepSync(pause);
+    }
+  }
+}
+
+/** Opening a database is synchronous in better-sqlite3, so its wait is too (only at start-up). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Applies pending migrations in order, each in its own transaction; refuses a newer schema. */
