@@ -121,6 +121,8 @@ export const optionDocs: Record<string, string> = {
     '--include-contact       webhooks add: payloads carry customer email and phone unmasked (default masked)',
   'allow-private-webhooks':
     '--allow-private-webhooks  deliver webhooks to loopback and private addresses, http to loopback too (tests, closed networks; never in production)',
+  'allow-private-upstreams':
+    '--allow-private-upstreams  reach identity providers (--auth-issuer, --login-issuer) and the payment provider on loopback and private addresses (env HOLDFAST_ALLOW_PRIVATE_UPSTREAMS=1; an internal IdP, tests)',
   'webhook-timeout':
     '--webhook-timeout SECONDS  how long one webhook delivery may take (env HOLDFAST_WEBHOOK_TIMEOUT_SECONDS; default 10, 1-30)',
   'pg-pool-size':
@@ -131,6 +133,7 @@ const DATABASE = ['db', 'database', 'audit-key-file', 'tenant'];
 const SERVER = [
   'pg-pool-size',
   'allow-private-webhooks',
+  'allow-private-upstreams',
   'webhook-timeout',
   'db',
   'database',
@@ -231,7 +234,7 @@ export const commands: readonly CommandDoc[] = [
     ],
     summary:
       'Tell the local payment simulator what the provider reports for a booking; settle money owed back after a paid booking was cancelled.',
-    options: [...DATABASE, 'amount', 'currency', 'json'],
+    options: [...DATABASE, 'amount', 'currency', 'allow-private-upstreams', 'json'],
     examples: ['holdfast payments set bk_2hX… PAID', 'holdfast payments refunded bk_2hX…'],
   },
   {

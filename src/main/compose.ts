@@ -123,10 +123,7 @@ export async function buildRuntime(
         operationalCounts({ ...deps, store: traced }),
       )
     : null;
-  const payments =
-    config.payments === 'http'
-      ? new (await import('../adapters/payment/http-payments.js')).HttpPayments(config.paymentQueryBaseUrl!)
-      : simulator;
+  const payments = config.payments === 'http' ? await httpPayments(config) : simulator;
   const deps: AppDeps = {
     store: traced,
     clock: systemClock,
@@ -177,4 +174,16 @@ export async function buildRuntime(
       cliDatabaseArgs: cliDatabaseArgs(config),
     }),
   };
+}
+
+/** The provider's adapter and the outbound guard load only when payments go over HTTP. */
+async function httpPayments(config: ServerConfig) {
+  const [{ HttpPayments }, { outboundFetch }] = await Promise.all([
+    import('../adapters/payment/http-payments.js'),
+    import('../adapters/net/outbound-guard.js'),
+  ]);
+  return new HttpPayments(
+    config.paymentQueryBaseUrl!,
+    outboundFetch({ allowPrivate: config.allowPrivateUpstreams }),
+  );
 }

@@ -5,6 +5,7 @@ import type { WritePolicy } from '../domain/calendar.js';
 import type { ExternalAuthConfig } from './external-auth-config.js';
 import { readExternalAuth } from './external-auth-config.js';
 import type { LoginProviderConfig } from './login-provider-config.js';
+import { refusedUpstream } from './upstream-config.js';
 import { readLoginProvider } from './login-provider-config.js';
 
 /** A mistake in the command line: reported as one clear line, exit code 2. */
@@ -74,6 +75,8 @@ export interface ServerConfig {
   readonly maxOpenApprovalsPerTenant: number;
   /** `--allow-private-webhooks`: receivers on loopback and private addresses (and http to loopback), for tests. */
   readonly allowPrivateWebhooks: boolean;
+  /** `--allow-private-upstreams`: identity and payment providers on this host or a private network. */
+  readonly allowPrivateUpstreams: boolean;
   /** How long one webhook delivery may take (`--webhook-timeout`, seconds). */
   readonly webhookTimeoutMs: number;
   /** PostgreSQL: the most connections this instance holds (`--pg-pool-size`). */
@@ -209,6 +212,7 @@ const OPTIONS = {
   events: { type: 'string' },
   'include-contact': { type: 'boolean' },
   'allow-private-webhooks': { type: 'boolean' },
+  'allow-private-upstreams': { type: 'boolean' },
   'webhook-timeout': { type: 'string' },
   'pg-pool-size': { type: 'string' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
@@ -299,7 +303,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
   const dev = values.dev ?? false;
   if (dev && production)
     throw new UsageError('--dev (the development payment form) cannot run in production');
-  return {
+  const config: ServerConfig = {
     command,
     rest: positionals.slice(1),
     helpFor,
@@ -383,6 +387,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     maxCalendarsPerTenant: whole(values['max-calendars'], 'max-calendars', 1000, [1, 1_000_000]),
     maxOpenApprovalsPerTenant: whole(values['max-open-approvals'], 'max-open-approvals', 200, [1, 1_000_000]),
     allowPrivateWebhooks: values['allow-private-webhooks'] ?? false,
+    allowPrivateUpstreams:
+      values['allow-private-upstreams'] ?? env.HOLDFAST_ALLOW_PRIVATE_UPSTREAMS === '1',
     webhookTimeoutMs:
       whole(
         values['webhook-timeout'] ?? env.HOLDFAST_WEBHOOK_TIMEOUT_SECONDS,
@@ -419,4 +425,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
       every: values.every,
     },
   };
+  const refused = config.allowPrivateUpstreams ? null : refusedUpstream(config);
+  if (refused && command !== 'help' && command !== 'version') throw new UsageError(refused);
+  return config;
 }

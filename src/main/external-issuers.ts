@@ -1,5 +1,6 @@
 import type { BearerIdentity } from '../adapters/http/bearer-gate.js';
 import type { Logger } from '../adapters/log/json-logger.js';
+import { outboundFetch } from '../adapters/net/outbound-guard.js';
 import { externalTokenVerifier } from '../adapters/oauth/external-token-verifier.js';
 import { authenticateExternal } from '../app/identity/external-tokens.js';
 import { readExternalClaims } from '../domain/identity/external-claims.js';
@@ -39,6 +40,7 @@ export function startExternalIssuers(
     audiences: auth.audiences.length > 0 ? auth.audiences : [own.resource],
     algorithms: auth.algorithms,
     refetchCooldownMs: auth.refetchCooldownSeconds * 1000,
+    fetch: outboundFetch({ allowPrivate: config.allowPrivateUpstreams }),
     now: () => deps.clock.now(),
     onUnavailable: (issuer, problem) =>
       logger.warn('identity provider unavailable; its tokens are refused until it answers', {

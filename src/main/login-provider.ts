@@ -32,7 +32,10 @@ export function loginProviderFor(
   // openid-client loads with the first sign-in through the provider.
   let party: Promise<LoginRelyingParty> | null = null;
   const relyingParty = () =>
-    (party ??= import('../adapters/oauth/login-relying-party.js').then(({ loginRelyingParty }) =>
+    (party ??= Promise.all([
+      import('../adapters/oauth/login-relying-party.js'),
+      import('../adapters/net/outbound-guard.js'),
+    ]).then(([{ loginRelyingParty }, { outboundFetch }]) =>
       loginRelyingParty({
         issuer: login.issuer,
         clientId: login.clientId,
@@ -42,6 +45,7 @@ export function loginProviderFor(
         now: () => runtime.deps.clock.now(),
         timeoutSeconds: PROVIDER_TIMEOUT_SECONDS,
         retryAfterMs: REDISCOVER_AFTER_MS,
+        fetch: outboundFetch({ allowPrivate: config.allowPrivateUpstreams }),
       }),
     ));
   logger.info('people may sign in through an identity provider', {

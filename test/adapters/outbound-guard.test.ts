@@ -8,9 +8,16 @@ import {
   guardedDispatcher,
   guardedLookup,
   isSpecialUseAddress,
+  outboundFetch,
   refusedHost,
 } from '../../src/adapters/net/outbound-guard.js';
 import { guardedPost } from '../../src/adapters/webhooks/guarded-post.js';
+import { discoverJwksUrl } from '../../src/adapters/oauth/issuer-discovery.js';
+import { externalTokenVerifier } from '../../src/adapters/oauth/external-token-verifier.js';
+import { loginRelyingParty } from '../../src/adapters/oauth/login-relying-party.js';
+import { HttpPayments } from '../../src/adapters/payment/http-payments.js';
+import { PaymentUnavailableError } from '../../src/ports/payment-query.js';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 
 // The one outbound guard, against every spelling of "this host" and "a private network" a URL
 // can carry, and against a name that resolves there: each is refused before a connection is
@@ -211,4 +218,66 @@ describe('the outbound guard', () => {
     }).catch(() => undefined);
     expect(connections - before).toBe(1);
   });
+
+  it('opens 0 connections for the upstreams too: issuer metadata, JWKS, the sign-in provider and the payment provider', async () => {
+    const rebind: Resolve = (_name, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    const guarded = outboundFetch({ allowPrivate: false, resolve: rebind });
+    const before = connections;
+    const targets = [
+      `https://127.0.0.1:${port}`,
+      `https://[::ffff:7f00:1]:${port}`,
+      `https://idp.example:${port}`,
+    ];
+    for (const base of targets) {
+      await expect(discoverJwksUrl(base, 2000, guarded)).rejects.toThrow(/no metadata/);
+      const verifier = externalTokenVerifier({
+        issuers: [{ issuer: 'https://idp.example', jwksUrl: `${base}/jwks` }],
+        audiences: ['https://holdfast.example/mcp'],
+        algorithms: ['RS256'],
+        refetchCooldownMs: 0,
+        fetch: guarded,
+        now: () => Date.now(),
+        onUnavailable: () => undefined,
+      });
+      const token = await signedToken('https://idp.example');
+      expect(await verifier.verify(token, 'https://idp.example')).toMatchObject({
+        ok: false,
+        reason: 'keys unavailable',
+      });
+      const payments = new HttpPayments(base, guarded, 2000);
+      await expect(payments.queryPayment('bk_1', { traceId: '0'.repeat(32) })).rejects.toThrow(
+        PaymentUnavailableError,
+      );
+      const party = loginRelyingParty({
+        issuer: base,
+        clientId: 'holdfast',
+        clientSecret: null,
+        redirectUri: 'https://holdfast.example/login/oidc/callback',
+        stateKey: Buffer.alloc(32),
+        now: () => Date.now(),
+        timeoutSeconds: 2,
+        retryAfterMs: 0,
+        fetch: guarded,
+      });
+      await expect(party.begin('/')).rejects.toThrow();
+    }
+    expect(connections - before).toBe(0);
+
+    // The control: the operator's say-so reaches the listener with the same clients.
+    await new HttpPayments(`http://127.0.0.1:${port}`, outboundFetch({ allowPrivate: true }), 2000)
+      .queryPayment('bk_1', { traceId: '0'.repeat(32) })
+      .catch(() => undefined);
+    expect(connections - before).toBe(1);
+  });
 });
+
+/** A well-formed RS256 token of that issuer, so the verifier goes on to fetch its keys. */
+async function signedToken(issuer: string): Promise<string> {
+  const { privateKey } = await generateKeyPair('RS256');
+  return new SignJWT({ sub: 'someone' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer(issuer)
+    .setAudience('https://holdfast.example/mcp')
+    .setExpirationTime('5m')
+    .sign(privateKey);
+}

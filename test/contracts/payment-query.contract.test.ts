@@ -8,6 +8,10 @@ import { canRefund, PaymentUnavailableError } from '../../src/ports/payment-quer
 import { hold, calendar, insertHold } from '../storage/store-contract.js';
 import { startPaymentStub } from '../support/payment-stub.js';
 import { tempDbPath } from '../support/spawn-server.js';
+import { outboundFetch } from '../../src/adapters/net/outbound-guard.js';
+
+/** The stub provider listens on loopback: the operator's say-so (--allow-private-upstreams). */
+const localFetch = outboundFetch({ allowPrivate: true });
 
 const PAID_AT = Date.UTC(2030, 0, 7, 9, 30, 15, 250);
 const trace = { traceId: '0af7651916cd43dd8448eb211c80319c' };
@@ -46,7 +50,7 @@ const adapters: Record<string, () => Promise<PaymentHarness>> = {
   'HTTP provider (a real stub on 127.0.0.1)': async () => {
     const stub = await startPaymentStub();
     return {
-      query: new HttpPayments(stub.baseUrl),
+      query: new HttpPayments(stub.baseUrl, localFetch),
       bookingId: 'bk_http_1',
       report: async (bookingId, status, paidAt) => {
         stub.payments.set(bookingId, {
@@ -118,7 +122,7 @@ describe('an HTTP provider that breaks the contract', () => {
     try {
       stub.payments.set('bk_no_paid_at', { status: 'PAID', amount: '500.00', currency: 'CNY', paidAt: null });
       await expect(
-        new HttpPayments(stub.baseUrl).queryPayment('bk_no_paid_at', trace),
+        new HttpPayments(stub.baseUrl, localFetch).queryPayment('bk_no_paid_at', trace),
       ).rejects.toBeInstanceOf(PaymentUnavailableError);
     } finally {
       await stub.close();
@@ -131,7 +135,7 @@ describe('HTTP refunds when the provider fails', () => {
     const stub = await startPaymentStub();
     const base = stub.baseUrl;
     await stub.close();
-    const gone = new HttpPayments(base, 1_000);
+    const gone = new HttpPayments(base, localFetch, 1_000);
     await expect(
       gone.requestRefund('bk_1', { amount: '1.00', currency: 'EUR' }, trace),
     ).rejects.toBeInstanceOf(PaymentUnavailableError);

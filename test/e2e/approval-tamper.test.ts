@@ -31,7 +31,7 @@ beforeAll(async () => {
   stub = await startPaymentStub();
   // Both people's tokens have policy attested; the host that signs is registered.
   alice = await spawnServer(['--no-seed', '--payments', 'http'], {
-    env: { PAYMENT_QUERY_BASE_URL: stub.baseUrl },
+    env: { PAYMENT_QUERY_BASE_URL: stub.baseUrl, HOLDFAST_ALLOW_PRIVATE_UPSTREAMS: '1' },
     writePolicy: 'attested',
   });
   host = await registerHost(alice.dbPath);

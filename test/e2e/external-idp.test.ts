@@ -38,6 +38,7 @@ beforeAll(async () => {
   await idpDown.stop();
   server = await spawnServer([
     '--no-seed',
+    '--allow-private-upstreams',
     ...[idpA.issuer, idpB.issuer, oauthOnly.issuer, misnamed.issuer, `http://127.0.0.1:${downPort}`].flatMap(
       (issuer) => ['--auth-issuer', issuer],
     ),
@@ -243,6 +244,7 @@ describe('claim mapping (Entra-like: preferred_username, scp, a tenant claim, a 
     discoveries = idpA.hits.discovery;
     mapped = await spawnServer([
       '--no-seed',
+      '--allow-private-upstreams',
       ...['--auth-issuer', idpA.issuer, '--auth-jwks-url', `${idpA.issuer}/jwks`],
       ...['--auth-audience', AUDIENCE, '--auth-person-claim', 'preferred_username,upn'],
       ...['--auth-scope-claim', 'scp', '--auth-tenant-claim', TENANT_CLAIM],

@@ -29,6 +29,7 @@ beforeAll(async () => {
   server = await spawnServer(['--no-seed', '--payments', 'http'], {
     env: {
       PAYMENT_QUERY_BASE_URL: stub.baseUrl,
+      HOLDFAST_ALLOW_PRIVATE_UPSTREAMS: '1',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_SERVICE_NAME: 'holdfast-under-test',
       HOLDFAST_TRACE_SYNC: '1',

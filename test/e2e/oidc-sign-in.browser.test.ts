@@ -16,7 +16,13 @@ let browser: Browser;
 
 beforeAll(async () => {
   idp = await TestIdp.start({ host: 'localhost' });
-  server = await spawnServer(['--login-issuer', idp.issuer, '--login-client-id', 'holdfast-browser']);
+  server = await spawnServer([
+    '--login-issuer',
+    idp.issuer,
+    '--login-client-id',
+    'holdfast-browser',
+    '--allow-private-upstreams',
+  ]);
   origin = new URL(server.url).origin;
   await idp.configure([
     {

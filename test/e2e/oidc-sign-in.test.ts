@@ -60,7 +60,15 @@ describe('signing in to the pages through the organisation’s OpenID Connect pr
   beforeAll(async () => {
     idp = await TestIdp.start();
     server = await spawnServer(
-      ['--login-issuer', idp.issuer, '--login-client-id', CLIENT_ID, '--login-name', 'Acme SSO'],
+      [
+        '--login-issuer',
+        idp.issuer,
+        '--login-client-id',
+        CLIENT_ID,
+        '--login-name',
+        'Acme SSO',
+        '--allow-private-upstreams',
+      ],
       { env: { HOLDFAST_LOGIN_CLIENT_SECRET: CLIENT_SECRET } },
     );
     origin = new URL(server.url).origin;
@@ -321,7 +329,13 @@ describe('a public client, and a provider that is down at first', () => {
     // This provider puts the email into the ID token itself: no userinfo call.
     idp = await TestIdp.start({ conformIdTokenClaims: false });
     idp.down = true;
-    server = await spawnServer(['--login-issuer', idp.issuer, '--login-client-id', 'holdfast-public']);
+    server = await spawnServer([
+      '--login-issuer',
+      idp.issuer,
+      '--login-client-id',
+      'holdfast-public',
+      '--allow-private-upstreams',
+    ]);
     origin = new URL(server.url).origin;
     await idp.configure([
       {

@@ -18,7 +18,7 @@ beforeAll(async () => {
   stub = await startPaymentStub();
   // Trusted automation (a token with policy direct): this suite is about the payment gate, not approvals.
   server = await spawnServer(['--no-seed', '--payments', 'http', '--hold-ttl', '8'], {
-    env: { PAYMENT_QUERY_BASE_URL: stub.baseUrl },
+    env: { PAYMENT_QUERY_BASE_URL: stub.baseUrl, HOLDFAST_ALLOW_PRIVATE_UPSTREAMS: '1' },
     writePolicy: 'direct',
   });
   agent = await connectHttp(server.url, 'modern');

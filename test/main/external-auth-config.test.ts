@@ -84,8 +84,12 @@ describe('external identity provider flags', () => {
     expect(() => serve(...args)).toThrow(message);
   });
 
-  it('http issuers only on loopback (a local IdP in development)', () => {
-    expect(serve('--auth-issuer', 'http://127.0.0.1:8080/realms/dev').externalAuth!.issuers).toHaveLength(1);
-    expect(serve('--auth-issuer', 'http://localhost:8080').externalAuth!.issuers).toHaveLength(1);
+  it('http issuers only on loopback (a local IdP in development), which the operator must allow', () => {
+    const local = (issuer: string) => serve('--auth-issuer', issuer, '--allow-private-upstreams');
+    expect(local('http://127.0.0.1:8080/realms/dev').externalAuth!.issuers).toHaveLength(1);
+    expect(local('http://localhost:8080').externalAuth!.issuers).toHaveLength(1);
+    expect(() => serve('--auth-issuer', 'http://127.0.0.1:8080/realms/dev')).toThrow(
+      /--allow-private-upstreams/,
+    );
   });
 });

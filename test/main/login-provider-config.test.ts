@@ -71,8 +71,10 @@ describe('sign-in provider flags', () => {
     expect(() => serve([...args], { ...env })).toThrow(message);
   });
 
-  it('accept http only for a provider on this machine', () => {
-    const local = serve(['--login-issuer', 'http://127.0.0.1:8080', '--login-client-id', 'h']).loginProvider;
+  it('accept http only for a provider on this machine, which the operator must allow', () => {
+    const args = ['--login-issuer', 'http://127.0.0.1:8080', '--login-client-id', 'h'];
+    expect(() => serve(args)).toThrow(/--allow-private-upstreams/);
+    const local = serve([...args, '--allow-private-upstreams']).loginProvider;
     expect(local?.name).toBe('127.0.0.1:8080');
   });
 });

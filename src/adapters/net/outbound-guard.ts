@@ -88,3 +88,26 @@ export function guardedDispatcher(resolve?: Resolve): Dispatcher {
 let shared: Dispatcher | undefined;
 /** The process's guarded dispatcher, made once. */
 export const sharedGuardedDispatcher = (): Dispatcher => (shared ??= guardedDispatcher());
+
+/** The fetch every outbound request of Holdfast's adapters goes through. */
+export type OutboundFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * fetch behind the guard: a special-use host is refused as written, a name by what it resolves
+ * to, both before anything connects. Redirects are not followed (each caller reads a 3xx as a
+ * failure or follows it through this fetch again): a redirect to an address literal would skip
+ * the lookup. `allowPrivate` is the operator's explicit choice for their own upstreams.
+ */
+export function outboundFetch(options: {
+  readonly allowPrivate: boolean;
+  readonly resolve?: Resolve;
+}): OutboundFetch {
+  if (options.allowPrivate) return (url, init) => fetch(url, init);
+  const dispatcher = options.resolve ? guardedDispatcher(options.resolve) : undefined;
+  return async (url, init) => {
+    const refused = refusedHost(new URL(url));
+    if (refused) throw new RefusedAddressError(refused);
+    const guarded = { ...init, redirect: 'manual', dispatcher: dispatcher ?? sharedGuardedDispatcher() };
+    return fetch(url, guarded as RequestInit);
+  };
+}

@@ -7,7 +7,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { Store } from '../../ports/store/index.js';
 import { SIGNING_ALG } from './signing-keys.js';
 import { storeAdapter } from './store-adapter.js';
-import { RefusedAddressError, refusedHost, sharedGuardedDispatcher } from '../net/outbound-guard.js';
+import { outboundFetch } from '../net/outbound-guard.js';
 
 export interface AuthorizationServerOptions {
   /** The public base URL: the issuer, and the origin of every endpoint. */
@@ -98,6 +98,7 @@ function redirectPolicy(_ctx: unknown, key: string, _value: unknown, metadata: R
  * Holdfast's own pages.
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): Provider {
+  const clientMetadataFetch = outboundFetch({ allowPrivate: options.allowPrivateClientMetadata });
   const configuration: Configuration = {
     adapter: storeAdapter(options.store, options.clock),
     jwks: { keys: options.signingKeys as never },
@@ -138,19 +139,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       jwks_uri: 64 * 1024,
       sector_identifier_uri: 64 * 1024,
     },
+    // Holdfast's one outbound guard, not oidc-provider's (which cut the socket only after it
+    // connected): a special-use host is refused as written, a name by what it resolves to,
+    // both before anything connects. oidc-provider's own dispatcher is dropped.
     fetch: async (url, init) => {
-      const request = { ...(init as RequestInit & { dispatcher?: unknown }) };
-      if (options.allowPrivateClientMetadata) {
-        delete request.dispatcher;
-        return globalThis.fetch(url, request);
-      }
-      // Holdfast's one outbound guard, not oidc-provider's (which cut the socket only after it
-      // connected): a special-use host is refused as written, a name by what it resolves to,
-      // both before anything connects.
-      const refused = refusedHost(new URL(String(url)));
-      if (refused) throw new RefusedAddressError(refused);
-      request.dispatcher = sharedGuardedDispatcher();
-      return globalThis.fetch(url, request);
+      const { dispatcher: _ignored, ...request } = init as RequestInit & { dispatcher?: unknown };
+      return clientMetadataFetch(String(url), request);
     },
     features: {
       devInteractions: { enabled: false },

@@ -1,5 +1,6 @@
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors, jwtVerify } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, decodeJwt, errors, jwtVerify } from 'jose';
+import type { OutboundFetch } from '../net/outbound-guard.js';
 import { discoverJwksUrl } from './issuer-discovery.js';
 
 /** An identity provider whose access tokens /mcp accepts. */
@@ -18,6 +19,8 @@ export interface ExternalTokenVerifierOptions {
   readonly algorithms: readonly string[];
   /** The least time between two fetches of one issuer's keys or metadata (a token with an unknown key id cannot make Holdfast hammer the IdP). */
   readonly refetchCooldownMs: number;
+  /** Metadata and keys are fetched through this (the outbound guard unless the operator allowed private upstreams). */
+  readonly fetch: OutboundFetch;
   readonly now: () => number;
   /** The IdP could not be reached or answered nonsense; said once per outage, never with a token. */
   readonly onUnavailable: (issuer: string, problem: string) => void;
@@ -88,10 +91,11 @@ export function externalTokenVerifier(options: ExternalTokenVerifierOptions) {
     keys.pending ??= (async () => {
       const url = issuer.jwksUrl
         ? new URL(issuer.jwksUrl)
-        : await discoverJwksUrl(issuer.issuer, FETCH_TIMEOUT_MS);
+        : await discoverJwksUrl(issuer.issuer, FETCH_TIMEOUT_MS, options.fetch);
       return createRemoteJWKSet(url, {
         timeoutDuration: FETCH_TIMEOUT_MS,
         cooldownDuration: options.refetchCooldownMs,
+        [customFetch]: options.fetch,
       });
     })().finally(() => {
       keys.pending = null;

@@ -1,3 +1,5 @@
+import type { OutboundFetch } from '../net/outbound-guard.js';
+
 /** A discovery document is a few kilobytes; more is not one. */
 const MAX_DOCUMENT_BYTES = 256 * 1024;
 
@@ -25,7 +27,11 @@ export function discoveryUrls(issuer: string): string[] {
   ];
 }
 
-async function fetchDocument(url: string, timeoutMs: number): Promise<Record<string, unknown>> {
+async function fetchDocument(
+  url: string,
+  timeoutMs: number,
+  fetch: OutboundFetch,
+): Promise<Record<string, unknown>> {
   const response = await fetch(url, {
     signal: AbortSignal.timeout(timeoutMs),
     // A redirect could lead anywhere; metadata is served where the issuer says.
@@ -45,12 +51,12 @@ async function fetchDocument(url: string, timeoutMs: number): Promise<Record<str
  * The JWKS URL an issuer publishes. The document must name the same issuer, exactly (OpenID
  * Connect Discovery §4.3): otherwise tokens from one could be checked with another's keys.
  */
-export async function discoverJwksUrl(issuer: string, timeoutMs: number): Promise<URL> {
+export async function discoverJwksUrl(issuer: string, timeoutMs: number, fetch: OutboundFetch): Promise<URL> {
   const problems: string[] = [];
   for (const url of discoveryUrls(issuer)) {
     let document: Record<string, unknown>;
     try {
-      document = await fetchDocument(url, timeoutMs);
+      document = await fetchDocument(url, timeoutMs, fetch);
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       problems.push(

@@ -1,4 +1,5 @@
 import * as oidc from 'openid-client';
+import type { OutboundFetch } from '../net/outbound-guard.js';
 import type { ProviderIdentity } from '../../domain/identity/provider-login.js';
 import type { LoginState } from './sealed-login-state.js';
 import { openLoginState, sealLoginState } from './sealed-login-state.js';
@@ -18,6 +19,8 @@ export interface LoginRelyingPartyOptions {
   readonly timeoutSeconds: number;
   /** After the provider failed to answer discovery, it is asked again no sooner than this. */
   readonly retryAfterMs: number;
+  /** Every request to the provider goes through this (the outbound guard unless private upstreams are allowed). */
+  readonly fetch: OutboundFetch;
 }
 
 /** A person's attempt lasts this long between leaving for the provider and coming back. */
@@ -82,7 +85,12 @@ export function loginRelyingParty(options: LoginRelyingPartyOptions): LoginRelyi
       { redirect_uris: [options.redirectUri] },
       options.clientSecret === null ? oidc.None() : oidc.ClientSecretPost(options.clientSecret),
       // Plain http only to a provider on this machine: the configuration refuses any other.
-      { timeout: options.timeoutSeconds, execute: insecure ? [oidc.allowInsecureRequests] : [] },
+      {
+        timeout: options.timeoutSeconds,
+        execute: insecure ? [oidc.allowInsecureRequests] : [],
+        // Kept by the configuration for the token, keys and userinfo requests too.
+        [oidc.customFetch]: options.fetch as oidc.CustomFetch,
+      },
     );
   };
 

@@ -5,6 +5,7 @@ import { paymentStatuses } from '../../domain/payment/payment.js';
 import type { PaymentQuery, PaymentRefunds, RefundReceipt } from '../../ports/payment-query.js';
 import { PaymentUnavailableError } from '../../ports/payment-query.js';
 import type { Span } from '@opentelemetry/api';
+import type { OutboundFetch } from '../net/outbound-guard.js';
 import { SERVER_REQUEST_SENT_AT, SERVER_RESPONDED_AT } from '../telemetry/timing-headers.js';
 import { inSpan, outgoingTraceHeaders, SpanKind } from '../telemetry/tracing.js';
 
@@ -30,6 +31,8 @@ const refundSchema = z.object({ reference: z.string().min(1).max(200) });
 export class HttpPayments implements PaymentQuery, PaymentRefunds {
   constructor(
     private readonly baseUrl: string,
+    /** The outbound guard's fetch, unless the operator allowed a provider on a private network. */
+    private readonly fetch: OutboundFetch,
     private readonly timeoutMs = 3_000,
   ) {}
 
@@ -94,7 +97,7 @@ export class HttpPayments implements PaymentQuery, PaymentRefunds {
     try {
       // This span's traceparent; without a tracer (no provider), one in the caller's trace id.
       const propagated = outgoingTraceHeaders();
-      const response = await fetch(url, {
+      const response = await this.fetch(url, {
         ...init,
         headers: {
           accept: 'application/json',
