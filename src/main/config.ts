@@ -387,8 +387,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     maxCalendarsPerTenant: whole(values['max-calendars'], 'max-calendars', 1000, [1, 1_000_000]),
     maxOpenApprovalsPerTenant: whole(values['max-open-approvals'], 'max-open-approvals', 200, [1, 1_000_000]),
     allowPrivateWebhooks: values['allow-private-webhooks'] ?? false,
-    allowPrivateUpstreams:
-      values['allow-private-upstreams'] ?? env.HOLDFAST_ALLOW_PRIVATE_UPSTREAMS === '1',
+    allowPrivateUpstreams: values['allow-private-upstreams'] ?? env.HOLDFAST_ALLOW_PRIVATE_UPSTREAMS === '1',
     webhookTimeoutMs:
       whole(
         values['webhook-timeout'] ?? env.HOLDFAST_WEBHOOK_TIMEOUT_SECONDS,

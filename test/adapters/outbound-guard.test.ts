@@ -17,7 +17,7 @@ import { externalTokenVerifier } from '../../src/adapters/oauth/external-token-v
 import { loginRelyingParty } from '../../src/adapters/oauth/login-relying-party.js';
 import { HttpPayments } from '../../src/adapters/payment/http-payments.js';
 import { PaymentUnavailableError } from '../../src/ports/payment-query.js';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 
 // The one outbound guard, against every spelling of "this host" and "a private network" a URL
 // can carry, and against a name that resolves there: each is refused before a connection is
