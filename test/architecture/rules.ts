@@ -92,6 +92,16 @@ export function importsOf(source: string): string[] {
 
 const layerOf = (path: string) => path.split('/')[0] as Layer;
 
+/**
+ * Every request an adapter makes on someone's behalf goes through the outbound guard: only the
+ * guard itself (and the feed reader, which checks every redirect hop with it) calls fetch().
+ */
+const GLOBAL_FETCH = /(^|[^.\w$])fetch\(/m;
+const fetchesThroughTheGuard = [
+  /^adapters\/net\/outbound-guard\.ts$/,
+  /^adapters\/feeds\/guarded-fetch\.ts$/,
+];
+
 /** The source without comments, so a rule is not tripped by prose that mentions Date.now(). */
 function code(source: string): string {
   return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
@@ -126,6 +136,8 @@ export function violationsOf(path: string, source: string): Violation[] {
       found.push({ rule: 'adapter internals', detail: `${adapterOf(path)} reaches into ${target}` });
     }
   }
+  if (layer === 'adapters' && GLOBAL_FETCH.test(text) && !fetchesThroughTheGuard.some((p) => p.test(path)))
+    found.push({ rule: 'fetch outside the guard', detail: `${path} calls fetch() itself` });
   if (layer === 'domain' || layer === 'ports' || layer === 'app') {
     for (const [pattern, name] of forbiddenInCore)
       if (pattern.test(text)) found.push({ rule: 'I/O in the core', detail: `${name} in ${path}` });

@@ -30,9 +30,9 @@ export function discoveryUrls(issuer: string): string[] {
 async function fetchDocument(
   url: string,
   timeoutMs: number,
-  fetch: OutboundFetch,
+  outbound: OutboundFetch,
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(url, {
+  const response = await outbound(url, {
     signal: AbortSignal.timeout(timeoutMs),
     // A redirect could lead anywhere; metadata is served where the issuer says.
     redirect: 'manual',
@@ -51,12 +51,16 @@ async function fetchDocument(
  * The JWKS URL an issuer publishes. The document must name the same issuer, exactly (OpenID
  * Connect Discovery §4.3): otherwise tokens from one could be checked with another's keys.
  */
-export async function discoverJwksUrl(issuer: string, timeoutMs: number, fetch: OutboundFetch): Promise<URL> {
+export async function discoverJwksUrl(
+  issuer: string,
+  timeoutMs: number,
+  outbound: OutboundFetch,
+): Promise<URL> {
   const problems: string[] = [];
   for (const url of discoveryUrls(issuer)) {
     let document: Record<string, unknown>;
     try {
-      document = await fetchDocument(url, timeoutMs, fetch);
+      document = await fetchDocument(url, timeoutMs, outbound);
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       problems.push(
