@@ -31,124 +31,134 @@ async function auditByTrace(backend: Backend): Promise<Map<string, number>> {
 describe.each(['sqlite', 'postgres'] as BackendKind[])(
   'fuzzing every tool as a hostile agent on %s',
   (kind) => {
-    it(`${CALLS} calls: every answer an envelope, no INTERNAL, no 5xx, one audit record each`, async () => {
-      const backend = await startBackend(kind, { writePolicy: 'draft' });
-      const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
-      const statuses: number[] = [];
-      const countingFetch: typeof fetch = async (input, init) => {
-        const response = await fetch(input, init);
-        statuses.push(response.status);
-        return response;
-      };
-      const figures = {
-        seed,
-        calls: 0,
-        hostile: 0,
-        ok: 0,
-        refused: 0,
-        outsideEnvelope: 0,
-        unknownCode: 0,
-        internal: 0,
-        http5xx: 0,
-        auditMissing: 0,
-        auditDuplicated: 0,
-        verifyOk: false,
-        stillAnswers: false,
-      };
-      const failures: string[] = [];
-      try {
-        const urls = backend.urls();
-        const clients: Client[] = await Promise.all(
-          Array.from({ length: CLIENTS }, (_, i) =>
-            connectHttp(urls[i % urls.length]!, i % 3 === 2 ? 'legacy' : 'modern', { fetch: countingFetch }),
-          ),
-        );
-        const pools = {
-          calendar: [
-            await createOpenCalendar(clients[0]!, 'Fuzz room A'),
-            await createOpenCalendar(clients[0]!, 'Fuzz room B'),
-          ],
-          booking: [] as string[],
-          approval: [] as string[],
+    it(
+      `${CALLS} calls: every answer an envelope, no INTERNAL, no 5xx, one audit record each`,
+      async () => {
+        const started = performance.now();
+        const backend = await startBackend(kind, { writePolicy: 'draft' });
+        const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
+        const statuses: number[] = [];
+        const countingFetch: typeof fetch = async (input, init) => {
+          const response = await fetch(input, init);
+          statuses.push(response.status);
+          return response;
         };
-        const { tools } = await clients[0]!.listTools();
-        const calls = fc.sample(fuzzCalls(tools as { name: string; inputSchema: JsonSchema }[]), {
-          numRuns: CALLS,
+        const figures = {
           seed,
-        });
-        const traces: string[] = [];
-        const learn = (envelope: Envelope<any>) => {
-          const data = envelope.data;
-          if (data?.booking?.id) pools.booking.push(data.booking.id);
-          if (data?.calendar?.id) pools.calendar.push(data.calendar.id);
-          const approvalId = envelope.error?.details?.approvalId ?? data?.approvalId;
-          if (typeof approvalId === 'string') pools.approval.push(approvalId);
+          calls: 0,
+          hostile: 0,
+          ok: 0,
+          refused: 0,
+          outsideEnvelope: 0,
+          unknownCode: 0,
+          internal: 0,
+          http5xx: 0,
+          auditMissing: 0,
+          auditDuplicated: 0,
+          verifyOk: false,
+          stillAnswers: false,
         };
-        let next = 0;
-        await Promise.all(
-          clients.map(async (client) => {
-            while (next < calls.length) {
-              const fuzz: FuzzCall = calls[next++]!;
-              figures.calls++;
-              if (fuzz.mutate) figures.hostile++;
-              const args = argumentsOf(fuzz, pools);
-              let envelope: Envelope<any>;
-              try {
-                envelope = await call(client, fuzz.tool, args);
-              } catch (error) {
-                figures.outsideEnvelope++;
-                if (failures.length < 10)
-                  failures.push(`${fuzz.tool}: ${(error as Error).stack?.slice(0, 1500)}`);
-                continue;
-              }
-              traces.push(envelope.meta.traceId);
-              if (envelope.ok) figures.ok++;
-              else {
-                figures.refused++;
-                const code = envelope.error!.code;
-                if (!errorCodes.includes(code as never)) figures.unknownCode++;
-                if (code === 'INTERNAL') {
-                  figures.internal++;
+        const failures: string[] = [];
+        try {
+          const urls = backend.urls();
+          const clients: Client[] = await Promise.all(
+            Array.from({ length: CLIENTS }, (_, i) =>
+              connectHttp(urls[i % urls.length]!, i % 3 === 2 ? 'legacy' : 'modern', {
+                fetch: countingFetch,
+              }),
+            ),
+          );
+          const pools = {
+            calendar: [
+              await createOpenCalendar(clients[0]!, 'Fuzz room A'),
+              await createOpenCalendar(clients[0]!, 'Fuzz room B'),
+            ],
+            booking: [] as string[],
+            approval: [] as string[],
+          };
+          const { tools } = await clients[0]!.listTools();
+          const calls = fc.sample(fuzzCalls(tools as { name: string; inputSchema: JsonSchema }[]), {
+            numRuns: CALLS,
+            seed,
+          });
+          const traces: string[] = [];
+          const learn = (envelope: Envelope<any>) => {
+            const data = envelope.data;
+            if (data?.booking?.id) pools.booking.push(data.booking.id);
+            if (data?.calendar?.id) pools.calendar.push(data.calendar.id);
+            const approvalId = envelope.error?.details?.approvalId ?? data?.approvalId;
+            if (typeof approvalId === 'string') pools.approval.push(approvalId);
+          };
+          let next = 0;
+          await Promise.all(
+            clients.map(async (client) => {
+              while (next < calls.length) {
+                const fuzz: FuzzCall = calls[next++]!;
+                figures.calls++;
+                if (fuzz.mutate) figures.hostile++;
+                const args = argumentsOf(fuzz, pools);
+                let envelope: Envelope<any>;
+                try {
+                  envelope = await call(client, fuzz.tool, args);
+                } catch (error) {
+                  figures.outsideEnvelope++;
                   if (failures.length < 10)
-                    failures.push(`${fuzz.tool} INTERNAL: ${JSON.stringify(args).slice(0, 300)}`);
+                    failures.push(`${fuzz.tool}: ${(error as Error).stack?.slice(0, 1500)}`);
+                  continue;
                 }
+                traces.push(envelope.meta.traceId);
+                if (envelope.ok) figures.ok++;
+                else {
+                  figures.refused++;
+                  const code = envelope.error!.code;
+                  if (!errorCodes.includes(code as never)) figures.unknownCode++;
+                  if (code === 'INTERNAL') {
+                    figures.internal++;
+                    if (failures.length < 10)
+                      failures.push(`${fuzz.tool} INTERNAL: ${JSON.stringify(args).slice(0, 300)}`);
+                  }
+                }
+                learn(envelope);
               }
-              learn(envelope);
-            }
-          }),
-        );
-        const stillUp = await call(clients[0]!, 'list_calendars', {});
-        figures.stillAnswers = stillUp.ok;
-        await Promise.all(clients.map((c) => c.close()));
-        figures.http5xx = statuses.filter((s) => s >= 500).length;
+            }),
+          );
+          const stillUp = await call(clients[0]!, 'list_calendars', {});
+          figures.stillAnswers = stillUp.ok;
+          await Promise.all(clients.map((c) => c.close()));
+          figures.http5xx = statuses.filter((s) => s >= 500).length;
 
-        const audited = await auditByTrace(backend);
-        for (const trace of traces) {
-          const n = audited.get(trace) ?? 0;
-          if (n === 0) figures.auditMissing++;
-          if (n > 1) figures.auditDuplicated++;
+          const audited = await auditByTrace(backend);
+          for (const trace of traces) {
+            const n = audited.get(trace) ?? 0;
+            if (n === 0) figures.auditMissing++;
+            if (n > 1) figures.auditDuplicated++;
+          }
+          const verify = await runCli(['audit', 'verify', ...backend.databaseArgs]);
+          figures.verifyOk = verify.status === 0;
+          if (!figures.verifyOk) failures.push(`audit verify: ${verify.stdout}${verify.stderr}`);
+        } finally {
+          record('7 fuzz', backend.label, {
+            ...figures,
+            seconds: Math.round((performance.now() - started) / 1000),
+          });
+          await backend.stop();
         }
-        const verify = await runCli(['audit', 'verify', ...backend.databaseArgs]);
-        figures.verifyOk = verify.status === 0;
-        if (!figures.verifyOk) failures.push(`audit verify: ${verify.stdout}${verify.stderr}`);
-      } finally {
-        record('7 fuzz', backend.label, figures);
-        await backend.stop();
-      }
-      expect(failures).toEqual([]);
-      expect(figures).toMatchObject({
-        outsideEnvelope: 0,
-        unknownCode: 0,
-        internal: 0,
-        http5xx: 0,
-        auditMissing: 0,
-        auditDuplicated: 0,
-        verifyOk: true,
-        stillAnswers: true,
-      });
-      expect(figures.hostile).toBeGreaterThan(CALLS / 4);
-      expect(figures.ok).toBeGreaterThan(0);
-    }, 900_000);
+        expect(failures).toEqual([]);
+        expect(figures).toMatchObject({
+          outsideEnvelope: 0,
+          unknownCode: 0,
+          internal: 0,
+          http5xx: 0,
+          auditMissing: 0,
+          auditDuplicated: 0,
+          verifyOk: true,
+          stillAnswers: true,
+        });
+        expect(figures.hostile).toBeGreaterThan(CALLS / 4);
+        expect(figures.ok).toBeGreaterThan(0);
+      },
+      scale(900_000, 3_600_000),
+    );
   },
 );
 
@@ -207,121 +217,129 @@ const protocolRequest = fc.oneof(
 );
 
 describe.each(['sqlite', 'postgres'] as BackendKind[])('fuzzing every protocol method on %s', (kind) => {
-  it(`${REQUESTS} requests of every method with tokens of every scope set: no 5xx, no INTERNAL, one audit record each`, async () => {
-    const backend = await startBackend(kind, { instances: 1 });
-    const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
-    const figures = {
-      seed,
-      requests: 0,
-      http5xx: 0,
-      internal: 0,
-      notJsonRpc: 0,
-      auditDelta: 0,
-      verifyOk: false,
-    };
-    const failures: string[] = [];
-    try {
-      const url = backend.urls()[0]!;
-      const email = backend.servers[0]!.agent.email;
-      const tokens: string[] = [];
-      for (const scopes of ['read', 'read,draft', 'read,draft,write', 'read,draft,write,sensitive']) {
-        const made = await runCli([
-          'tokens',
-          'create',
-          email,
-          '--name',
-          `fuzz ${scopes}`,
-          '--scopes',
-          scopes,
-          '--json',
-          ...backend.databaseArgs,
-        ]);
-        tokens.push((JSON.parse(made.stdout) as { token: string }).token);
-      }
-      const total = async () => {
-        for (let i = 0; i < 500; i++) {
-          const [pending] = await backend.sql<{ n: number | string }>(
-            'SELECT count(*) AS n FROM audit_pending',
-          );
-          if (Number(pending!.n) === 0) break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        const [row] = await backend.sql<{ n: number | string }>('SELECT count(*) AS n FROM audit_log');
-        return Number(row!.n);
-      };
-      const before = await total();
-      const requests = fc.sample(fc.tuple(protocolRequest, fc.nat(tokens.length - 1)), {
-        numRuns: REQUESTS,
+  it(
+    `${REQUESTS} requests of every method with tokens of every scope set: no 5xx, no INTERNAL, one audit record each`,
+    async () => {
+      const started = performance.now();
+      const backend = await startBackend(kind, { instances: 1 });
+      const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
+      const figures = {
         seed,
-      });
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 4 }, async () => {
-          while (next < requests.length) {
-            const [request, who] = requests[next++]!;
-            const { method, ...params } = request as { method: string } & Record<string, unknown>;
-            const name =
-              typeof params.name === 'string'
-                ? params.name
-                : typeof params.uri === 'string'
-                  ? params.uri
-                  : undefined;
-            const body = JSON.stringify({
-              jsonrpc: '2.0',
-              id: next,
-              method,
-              params: {
-                ...params,
-                ...(method === 'completion/complete'
-                  ? { argument: { name: 'id', value: params.value } }
-                  : {}),
-                _meta: MODERN_META,
-              },
-            });
-            const answer = await fetch(url, {
-              method: 'POST',
-              headers: {
-                authorization: `Bearer ${tokens[who]!}`,
-                'content-type': 'application/json',
-                accept: 'application/json, text/event-stream',
-                'mcp-protocol-version': '2026-07-28',
-                // Header values must be printable: a hostile method or name is sent as written where it can be.
-                ...(/^[\x20-\x7e]*$/.test(method) ? { 'mcp-method': method } : {}),
-                ...(name !== undefined && /^[\x20-\x7e]*$/.test(name) ? { 'mcp-name': name } : {}),
-              },
-              body,
-            });
-            figures.requests++;
-            const text = await answer.text();
-            if (answer.status >= 500) figures.http5xx++;
-            let parsed: { error?: { code?: number; data?: { code?: string } }; result?: unknown } | null =
-              null;
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              figures.notJsonRpc++;
-            }
-            if (
-              parsed?.error?.code === -32603 ||
-              parsed?.error?.data?.code === 'INTERNAL' ||
-              /"code":"INTERNAL"/.test(text)
-            ) {
-              figures.internal++;
-              if (failures.length < 10) failures.push(`${method}: ${text.slice(0, 300)}`);
-            }
+        requests: 0,
+        http5xx: 0,
+        internal: 0,
+        notJsonRpc: 0,
+        auditDelta: 0,
+        verifyOk: false,
+      };
+      const failures: string[] = [];
+      try {
+        const url = backend.urls()[0]!;
+        const email = backend.servers[0]!.agent.email;
+        const tokens: string[] = [];
+        for (const scopes of ['read', 'read,draft', 'read,draft,write', 'read,draft,write,sensitive']) {
+          const made = await runCli([
+            'tokens',
+            'create',
+            email,
+            '--name',
+            `fuzz ${scopes}`,
+            '--scopes',
+            scopes,
+            '--json',
+            ...backend.databaseArgs,
+          ]);
+          tokens.push((JSON.parse(made.stdout) as { token: string }).token);
+        }
+        const total = async () => {
+          for (let i = 0; i < 500; i++) {
+            const [pending] = await backend.sql<{ n: number | string }>(
+              'SELECT count(*) AS n FROM audit_pending',
+            );
+            if (Number(pending!.n) === 0) break;
+            await new Promise((r) => setTimeout(r, 20));
           }
-        }),
-      );
-      figures.auditDelta = (await total()) - before;
-      const verify = await runCli(['audit', 'verify', ...backend.databaseArgs]);
-      figures.verifyOk = verify.status === 0;
-    } finally {
-      record('7b protocol fuzz', backend.label, figures);
-      await backend.stop();
-    }
-    expect(failures).toEqual([]);
-    expect(figures).toMatchObject({ http5xx: 0, internal: 0, notJsonRpc: 0, verifyOk: true });
-    // Every request was authenticated: exactly one record each, none missing, none doubled.
-    expect(figures.auditDelta).toBe(figures.requests);
-  }, 900_000);
+          const [row] = await backend.sql<{ n: number | string }>('SELECT count(*) AS n FROM audit_log');
+          return Number(row!.n);
+        };
+        const before = await total();
+        const requests = fc.sample(fc.tuple(protocolRequest, fc.nat(tokens.length - 1)), {
+          numRuns: REQUESTS,
+          seed,
+        });
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: 4 }, async () => {
+            while (next < requests.length) {
+              const [request, who] = requests[next++]!;
+              const { method, ...params } = request as { method: string } & Record<string, unknown>;
+              const name =
+                typeof params.name === 'string'
+                  ? params.name
+                  : typeof params.uri === 'string'
+                    ? params.uri
+                    : undefined;
+              const body = JSON.stringify({
+                jsonrpc: '2.0',
+                id: next,
+                method,
+                params: {
+                  ...params,
+                  ...(method === 'completion/complete'
+                    ? { argument: { name: 'id', value: params.value } }
+                    : {}),
+                  _meta: MODERN_META,
+                },
+              });
+              const answer = await fetch(url, {
+                method: 'POST',
+                headers: {
+                  authorization: `Bearer ${tokens[who]!}`,
+                  'content-type': 'application/json',
+                  accept: 'application/json, text/event-stream',
+                  'mcp-protocol-version': '2026-07-28',
+                  // Header values must be printable: a hostile method or name is sent as written where it can be.
+                  ...(/^[\x20-\x7e]*$/.test(method) ? { 'mcp-method': method } : {}),
+                  ...(name !== undefined && /^[\x20-\x7e]*$/.test(name) ? { 'mcp-name': name } : {}),
+                },
+                body,
+              });
+              figures.requests++;
+              const text = await answer.text();
+              if (answer.status >= 500) figures.http5xx++;
+              let parsed: { error?: { code?: number; data?: { code?: string } }; result?: unknown } | null =
+                null;
+              try {
+                parsed = JSON.parse(text);
+              } catch {
+                figures.notJsonRpc++;
+              }
+              if (
+                parsed?.error?.code === -32603 ||
+                parsed?.error?.data?.code === 'INTERNAL' ||
+                /"code":"INTERNAL"/.test(text)
+              ) {
+                figures.internal++;
+                if (failures.length < 10) failures.push(`${method}: ${text.slice(0, 300)}`);
+              }
+            }
+          }),
+        );
+        figures.auditDelta = (await total()) - before;
+        const verify = await runCli(['audit', 'verify', ...backend.databaseArgs]);
+        figures.verifyOk = verify.status === 0;
+      } finally {
+        record('7b protocol fuzz', backend.label, {
+          ...figures,
+          seconds: Math.round((performance.now() - started) / 1000),
+        });
+        await backend.stop();
+      }
+      expect(failures).toEqual([]);
+      expect(figures).toMatchObject({ http5xx: 0, internal: 0, notJsonRpc: 0, verifyOk: true });
+      // Every request was authenticated: exactly one record each, none missing, none doubled.
+      expect(figures.auditDelta).toBe(figures.requests);
+    },
+    scale(900_000, 3_600_000),
+  );
 });
