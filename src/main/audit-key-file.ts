@@ -45,7 +45,7 @@ export function loadAuditKey(config: ServerConfig, create: boolean, logger?: Log
   if (config.auditKey) return new AuditKey(config.auditKey);
   const path = auditKeyPath(config);
   if (create && createOnce(path))
-    logger?.info('created audit key', { path, hint: 'keep a copy outside this machine; see README "Audit"' });
+    logger?.info('created audit key', { path, hint: 'keep a copy outside this machine; see docs/operations.md, "Audit"' });
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -1,6 +1,6 @@
 /**
  * Every command and option of `holdfast`, once: the help pages, `holdfast --help`, and the
- * README's CLI reference (`npm run cli-reference` prints it; a test keeps the README in step).
+ * CLI reference in docs/cli.md (`npm run cli-reference` prints it; a test keeps docs/cli.md in step).
  */
 
 export interface CommandDoc {
@@ -466,7 +466,7 @@ export function globalHelp(): string {
   ].join('\n');
 }
 
-/** Every help page, as the README's CLI reference shows it. */
+/** Every help page, as docs/cli.md shows it. */
 export function cliReference(): string {
   return [globalHelp(), ...commands.map((c) => `$ holdfast ${c.name} --help\n${commandHelp(c)}`)].join('\n');
 }

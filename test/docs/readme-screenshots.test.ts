@@ -1,16 +1,15 @@
 import { readFileSync } from 'node:fs';
+import { DOC_PATHS, linksOf } from '../support/docs.js';
 import { describe, expect, it } from 'vitest';
 
 // The README's screenshots are what the browser tests photograph (`npm run screenshots` renders
 // the pages a person decides on into docs/screenshots/); this keeps every image the README
 // shows present and a real page shot at a phone's or a desktop's width.
-describe('README screenshots', () => {
-  it('every image the README shows exists and is a PNG of a phone-width or desktop-width page', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    const images = [
-      ...[...readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]!),
-      ...[...readme.matchAll(/<img src="([^"]+)"/g)].map((m) => m[1]!),
-    ];
+describe('README and docs/ screenshots', () => {
+  it('every image the README and docs/ show exists and is a PNG of a phone-width or desktop-width page', () => {
+    const images = DOC_PATHS.flatMap((path) => linksOf(path))
+      .map((link) => link.file)
+      .filter((file) => file.endsWith('.png'));
     expect(images).toEqual(
       expect.arrayContaining([
         'docs/screenshots/approval-390.png',

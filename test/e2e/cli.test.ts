@@ -175,9 +175,9 @@ describe('the CLI speaks clearly', () => {
     expect(run.stdout).toMatch(/^holdfast \d+\.\d+\.\d+/);
   });
 
-  it('the README carries the CLI reference exactly as the help prints it', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    expect(readme).toContain(cliReference().trim());
+  it('docs/cli.md carries the CLI reference exactly as the help prints it', () => {
+    const reference = readFileSync('docs/cli.md', 'utf8');
+    expect(reference).toContain(cliReference().trim());
   });
 
   it('reads HOLDFAST_* before the conventional PORT and DATABASE_URL, and never a generic HOST', async () => {

@@ -7,7 +7,7 @@ import { createOpenCalendar } from '../support/fixtures.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { spawnCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
-// The README's feed commands, run as written against a spawned server's database.
+// The feed commands of docs/scheduling.md, run as written against a spawned server's database.
 
 const day = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 3 * 86_400_000;
 const stamp = (t: number) =>

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { DOC_PATHS } from '../support/docs.js';
 import { describe, expect, it } from 'vitest';
 import { connectHttp, ok } from '../support/mcp-clients.js';
 import { runCli, tempDbPath } from '../support/spawn-server.js';
@@ -48,8 +49,8 @@ describe('the README commands', () => {
     }
   }, 90_000);
 
-  it('every npm script the README names exists', () => {
-    const readme = readFileSync('README.md', 'utf8');
+  it('every npm script the README and docs/ name exists', () => {
+    const readme = DOC_PATHS.map((path) => readFileSync(path, 'utf8')).join('\n');
     const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
       .scripts;
     const named = [...readme.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]!);

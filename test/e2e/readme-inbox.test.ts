@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { holdfastCommands, readDoc } from '../support/docs.js';
 import type { Client } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { consoleHttp, csrfFor } from '../support/console-attack.js';
@@ -7,18 +7,12 @@ import { connectHttp } from '../support/mcp-clients.js';
 import { signIn } from '../support/person.js';
 import { spawnCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
-// The README's reservation-inbox section, run as written: its commands, then its worked
+// docs/hotel-ops.md, the reservation inbox, run as written: its commands, then its worked
 // example's tool calls (its JSON verbatim, the calendar id filled in) and the person's steps
 // in the console as plain form posts, to the confirmed booking it promises.
 
-const readme = readFileSync('README.md', 'utf8');
-const start = readme.indexOf('## Reservation inbox (hotel-ops profile)');
-const section = readme.slice(start, readme.indexOf('\n## ', start + 5));
-const commands = [...section.matchAll(/```bash\n([\s\S]*?)```/g)]
-  .flatMap((m) => m[1]!.split('\n'))
-  .map((line) => line.replace(/\s+#.*$/, '').trim())
-  .filter((line) => line.startsWith('holdfast '))
-  .map((line) => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1));
+const section = readDoc('docs/hotel-ops.md');
+const commands = holdfastCommands(section);
 /** Each JSON block of the worked example with the tool named last before it. */
 const example = section.slice(section.indexOf('### Worked example'));
 const calls = [...example.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => {
@@ -32,7 +26,7 @@ async function contract(agent: Client, name: string, args: Record<string, unknow
   return result.structuredContent as { success: boolean; data: Record<string, any>; error: unknown };
 }
 
-describe('the README’s reservation inbox', () => {
+describe('docs/hotel-ops.md’s reservation inbox', () => {
   it('runs as written: import, read, check, submit, confirm, approve, complete', async () => {
     expect(calls.map((c) => c.tool)).toEqual([
       'th_hotel_list_message_conversation_messages',

@@ -1,18 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { connectHttp, ok } from '../support/mcp-clients.js';
+import { holdfastCommands, readDoc } from '../support/docs.js';
 import { spawnCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
 
-const readme = readFileSync('README.md', 'utf8');
-const section = readme.slice(readme.indexOf('## People, agents and what each may do'));
-/** The `holdfast …` lines of the section's bash blocks, split into arguments (quotes honoured). */
-const commands = [...section.slice(0, section.indexOf('\n## ', 5)).matchAll(/```bash\n([\s\S]*?)```/g)]
-  .flatMap((m) => m[1]!.split('\n'))
-  .map((line) => line.replace(/\s+#.*$/, '').trim())
-  .filter((line) => line.startsWith('holdfast '))
-  .map((line) => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1));
+/** The `holdfast …` lines of docs/people.md, as its reader would type them. */
+const commands = holdfastCommands(readDoc('docs/people.md'));
 
-describe('the README’s people and tokens commands', () => {
+describe('docs/people.md’s people and tokens commands', () => {
   it('run as written against a fresh database', async () => {
     const db = tempDbPath();
     try {

@@ -15,7 +15,7 @@ import type { TlsProxy } from '../support/tls-proxy.js';
 import { findCaddy, startCaddy, startNodeProxy } from '../support/tls-proxy.js';
 import { freePort } from '../support/net.js';
 
-// The README's deployment recipe, run: Caddy (Debian's package) with the README's Caddyfile
+// docs/operations.md's deployment recipe, run: Caddy (Debian's package) with its Caddyfile
 // terminates TLS with a throwaway CA's certificate in front of `holdfast serve --public-url
 // https://… --trust-proxy`, and a remote host goes through the whole OAuth flow over https.
 // Without Caddy on the machine, a TLS proxy in Node stands in (the run says which).
@@ -25,9 +25,9 @@ let server: RunningServer;
 let dir: string;
 let publicUrl = '';
 
-/** The README's Caddyfile, for this machine: its site, its backend, the test CA's certificate. */
+/** The Caddyfile of docs/operations.md, for this machine: its site, its backend, the test CA's certificate. */
 function caddyfileFromReadme(site: string, backendPort: number, cert: string, key: string): string {
-  const block = /```caddyfile\n([\s\S]*?)```/.exec(readFileSync('README.md', 'utf8'))?.[1];
+  const block = /```caddyfile\n([\s\S]*?)```/.exec(readFileSync('docs/operations.md', 'utf8'))?.[1];
   expect(block).toBeDefined();
   expect(block).toContain('holdfast.example.com {');
   expect(block).toContain('reverse_proxy 127.0.0.1:8080');
@@ -81,7 +81,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('behind Caddy with TLS, as the README deploys it', () => {
+describe('behind Caddy with TLS, as docs/operations.md deploys it', () => {
   it('every issuer and metadata URL is the public https URL', async () => {
     const resource = (await (
       await fetch(`${publicUrl}/.well-known/oauth-protected-resource/mcp`)
