@@ -1,5 +1,5 @@
-import type { Intent, IntentSummary } from './approval/intent.js';
-import type { Instant } from './time/instant.js';
+import type { Intent, IntentSummary } from './approval/intent-types.js';
+import type { Instant } from './time/epoch.js';
 /**
  * The closed set of failures the core can report. Each code carries whether a
  * retry of the same call can succeed and one sentence a model can act on.

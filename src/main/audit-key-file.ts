@@ -5,7 +5,7 @@ import { AuditKey } from '../adapters/audit/audit-key.js';
 import type { Logger } from '../adapters/log/json-logger.js';
 import type { ServerConfig } from './config.js';
 import { isPostgresUrl } from './database-url.js';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * Where the audit key lives when HOLDFAST_AUDIT_KEY is not set: `--audit-key-file`, else
@@ -45,7 +45,10 @@ export function loadAuditKey(config: ServerConfig, create: boolean, logger?: Log
   if (config.auditKey) return new AuditKey(config.auditKey);
   const path = auditKeyPath(config);
   if (create && createOnce(path))
-    logger?.info('created audit key', { path, hint: 'keep a copy outside this machine; see docs/operations.md, "Audit"' });
+    logger?.info('created audit key', {
+      path,
+      hint: 'keep a copy outside this machine; see docs/operations.md, "Audit"',
+    });
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

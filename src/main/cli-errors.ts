@@ -1,6 +1,6 @@
 import { DatabaseMissingError } from '../adapters/storage/database-missing.js';
 import { isDomainError } from '../domain/errors.js';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 import { describeDatabase } from './database-url.js';
 import { StartupError } from './startup-error.js';
 

@@ -3,7 +3,8 @@
 // and a mistyped option answer at once. Each command loads its own code when it runs.
 import { explain } from './cli-errors.js';
 import { commandDoc, commandHelp, globalHelp } from './cli-help.js';
-import { readConfig, UsageError } from './config.js';
+import { readConfig } from './config.js';
+import { UsageError } from './usage-error.js';
 import type { ServerConfig } from './config.js';
 import { holdfastVersion } from './version.js';
 

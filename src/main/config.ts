@@ -7,9 +7,7 @@ import { readExternalAuth } from './external-auth-config.js';
 import type { LoginProviderConfig } from './login-provider-config.js';
 import { refusedUpstream } from './upstream-config.js';
 import { readLoginProvider } from './login-provider-config.js';
-
-/** A mistake in the command line: reported as one clear line, exit code 2. */
-export class UsageError extends Error {}
+import { UsageError } from './usage-error.js';
 
 export interface ServerConfig {
   /** serve | stdio | db | approvals | … ; 'help' and 'version' print and exit. */

@@ -3,7 +3,7 @@ import { isSafeKeyUrl } from '../adapters/oauth/issuer-discovery.js';
 import type { ClaimMapping } from '../domain/identity/external-claims.js';
 import { DEFAULT_CLAIM_MAPPING } from '../domain/identity/external-claims.js';
 import type { WritePolicy } from '../domain/identity/identity.js';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 /** External identity providers whose access tokens /mcp accepts (--auth-issuer …). */
 export interface ExternalAuthConfig {

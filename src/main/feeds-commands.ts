@@ -12,7 +12,7 @@ import { parseEvery } from '../domain/feeds/feeds.js';
 import { formatInstant } from '../domain/time/instant.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 type Print = (text: string) => void;
 

@@ -31,7 +31,7 @@ import { formatInstant } from '../domain/time/instant.js';
 import type { Runtime } from './compose.js';
 import { setupUrl } from './first-owner.js';
 import type { ServerConfig } from './config.js';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 type Print = (text: string) => void;
 

@@ -14,7 +14,7 @@ import {
 import { formatInstant } from '../domain/time/instant.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 type Print = (text: string) => void;
 

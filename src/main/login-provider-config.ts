@@ -1,5 +1,5 @@
 import { issuerUrl } from './external-auth-config.js';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 /** People sign in to the pages through the organisation's OpenID Connect provider (--login-issuer …). */
 export interface LoginProviderConfig {

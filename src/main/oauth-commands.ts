@@ -5,7 +5,7 @@ import { emailsById, personByEmail } from '../app/identity/people.js';
 import { formatInstant } from '../domain/time/instant.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 import { sealingSecret } from './oauth-server.js';
 
 type Print = (text: string) => void;

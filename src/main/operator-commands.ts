@@ -19,7 +19,7 @@ import { formatInstant } from '../domain/time/instant.js';
 import type { Runtime } from './compose.js';
 import { buildRuntime } from './compose.js';
 import type { ServerConfig } from './config.js';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 import { cliDatabaseArgs, describeDatabase } from './database-url.js';
 import { operatorCall } from './operator-audit.js';
 import type { EffectAudit } from '../ports/audit.js';

@@ -7,7 +7,7 @@ import { parseEventTypes } from '../domain/webhooks/webhook-events.js';
 import type { AttemptView, DeliveryView, WebhookSubscription } from '../ports/store/index.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from './config.js';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 type Print = (text: string) => void;
 

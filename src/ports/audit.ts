@@ -1,54 +1,13 @@
 import type { StoreTx } from './store/index.js';
+import type { AuditEntry, SignedAuditEntry } from './audit-entry.js';
 
-/**
- * One audited call, as the trail keeps it: arguments only as a digest and a preview built
- * from an allowlist of non-personal fields (`preview` is that preview's JSON text).
- */
-export interface AuditEntry {
-  readonly at: number;
-  readonly tenantId: string;
-  readonly subject: string;
-  readonly clientId: string;
-  readonly transport: string;
-  readonly tool: string;
-  readonly kind: 'read' | 'write' | 'approval' | 'admin';
-  readonly outcome: 'ok' | 'error' | 'input_required';
-  readonly errorCode: string | null;
-  readonly blockedReason: string | null;
-  readonly argumentsDigest: string;
-  readonly preview: string;
-  /** The caller's W3C trace id when it sent one: joins logs across systems, but is not unique. */
-  readonly traceId: string;
-  /** Server-made, one per call: what names exactly one record. */
-  readonly operationId: string;
-  readonly durationMs: number;
-}
-
-/** An entry written but not yet linked into the chain (the sealer links it moments later). */
-export interface PendingAuditEntry extends AuditEntry {
-  readonly pendingId: number;
-  /** Keyed when written; the sealer refuses to link an entry whose MAC does not match. */
-  readonly mac: string;
-}
-
-/** A sealed record: its place in the chain and the MAC that links it to the one before. */
-export interface AuditRecord extends AuditEntry {
-  readonly seq: number;
-  readonly prevHash: string;
-  readonly hash: string;
-  /** 1: unkeyed sha256 chain of releases before 0.2; 2: HMAC-SHA256 with the audit key. */
-  readonly macVersion: 1 | 2;
-  /** Which audit key sealed it (a fingerprint, never the key); null for version 1. */
-  readonly keyId: string | null;
-}
-
-/** The newest sealed record. */
-export interface AuditHead {
-  readonly seq: number;
-  readonly hash: string;
-  readonly macVersion: 1 | 2;
-  readonly keyId: string | null;
-}
+export type {
+  AuditEntry,
+  AuditHead,
+  AuditRecord,
+  PendingAuditEntry,
+  SignedAuditEntry,
+} from './audit-entry.js';
 
 /** How a call ended when that differs from plain success. */
 export interface CallEnd {
@@ -65,12 +24,6 @@ export interface AuditLog {
   entryMac(entry: AuditEntry): string;
   /** Links every durable entry into the chain soon (after a write committed its own). */
   seal(): void;
-}
-
-/** An entry with the MAC it carries until it is sealed. */
-export interface SignedAuditEntry {
-  readonly entry: AuditEntry;
-  readonly mac: string;
 }
 
 /** A write call's record, committed in the same transaction as the call's effect. */

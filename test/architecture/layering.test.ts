@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importsOf, violationsOf } from './rules.js';
+import { cyclesOf, importsOf, violationsOf } from './rules.js';
 
 const SRC = join(process.cwd(), 'src');
 const FIXTURES = join(process.cwd(), 'test', 'architecture', 'fixtures');
@@ -27,6 +27,33 @@ describe('hexagonal layering', () => {
 
   it.each(files)('%s keeps to its layer', (file) => {
     expect(violationsOf(file, readFileSync(join(SRC, file), 'utf8'))).toEqual([]);
+  });
+
+  it('has no import cycle, type-only and dynamic imports included', () => {
+    const sources = new Map(files.map((file) => [file, readFileSync(join(SRC, file), 'utf8')]));
+    expect(cyclesOf(sources)).toEqual([]);
+  });
+});
+
+describe('the cycle rule catches what it is for', () => {
+  it('finds a cycle through a type-only import, and a file importing itself; not a chain', () => {
+    const cycle = new Map([
+      ['domain/errors.ts', "import type { Intent } from './approval/intent.js';"],
+      ['domain/approval/intent.ts', "import type { Booking } from '../booking/booking.js';"],
+      ['domain/booking/booking.ts', "import { DomainError } from '../errors.js';"],
+      ['domain/self.ts', "export { x } from './self.js';"],
+      ['domain/leaf.ts', "import { DomainError } from './errors.js';"],
+    ]);
+    expect(cyclesOf(cycle)).toEqual([
+      ['domain/approval/intent.ts', 'domain/booking/booking.ts', 'domain/errors.ts'],
+      ['domain/self.ts'],
+    ]);
+    const chain = new Map([
+      ['a/one.ts', "import { two } from './two.js';"],
+      ['a/two.ts', "import type { three } from './three.js';"],
+      ['a/three.ts', 'export const three = 3;'],
+    ]);
+    expect(cyclesOf(chain)).toEqual([]);
   });
 });
 

@@ -144,3 +144,50 @@ export function violationsOf(path: string, source: string): Violation[] {
   }
   return found;
 }
+
+/**
+ * The import cycles among the files (relative to src/, with forward slashes; `sources` gives
+ * each file's text): every strongly connected group of two or more files, or a file importing
+ * itself. Type-only and dynamic imports count: a cycle of types is still two modules that
+ * cannot be understood apart.
+ */
+export function cyclesOf(sources: ReadonlyMap<string, string>): string[][] {
+  const edges = new Map<string, string[]>();
+  for (const [path, source] of sources) {
+    const targets = importsOf(code(source))
+      .filter((s) => s.startsWith('.'))
+      .map((s) => posix.normalize(posix.join(posix.dirname(path), s)).replace(/\.js$/, ''))
+      .flatMap((base) => [`${base}.ts`, `${base}.tsx`].filter((file) => sources.has(file)));
+    edges.set(path, targets);
+  }
+  // Tarjan's strongly connected components.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next++);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of edges.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1 || (edges.get(file) ?? []).includes(file)) cycles.push(group.sort());
+  };
+  for (const file of [...sources.keys()].sort()) if (!index.has(file)) visit(file);
+  return cycles;
+}

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Person } from '../../domain/identity/identity.js';
-import type { PageApp } from './http-app.js';
+import type { PageApp } from './page-app.js';
 import type { HumanSessions } from './human-session.js';
 import { signedInOf } from './human-session.js';
 import { PAGE_HEADERS } from './page-headers.js';

@@ -1,4 +1,4 @@
-import type { PageApp } from './http-app.js';
+import type { PageApp } from './page-app.js';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { buildOAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';

@@ -1,4 +1,4 @@
-import type { PageApp } from './http-app.js';
+import type { PageApp } from './page-app.js';
 
 export interface CalendarFeedOptions {
   /** The feed's iCalendar text for a secret, or null when it names no live feed link. */

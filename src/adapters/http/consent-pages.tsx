@@ -1,4 +1,4 @@
-import type { PageApp } from './http-app.js';
+import type { PageApp } from './page-app.js';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';

@@ -14,9 +14,9 @@ import { mcpGate } from './mcp-gate.js';
 import { clientAddress } from './human-session.js';
 import { requestSpan } from './request-span.js';
 import { timingContract } from './timing-contract.js';
+import type { PageApp } from './page-app.js';
 
-/** The app every page and route is mounted on: Node's request and response ride along as bindings. */
-export type PageApp = Hono<{ Bindings: HttpBindings }>;
+export type { PageApp } from './page-app.js';
 
 export interface McpMount {
   readonly factory: McpServerFactory;

@@ -3,7 +3,7 @@ import type { Ingested, IncomingMessage } from '../../app/inbox/ingest.js';
 import { isDomainError } from '../../domain/errors.js';
 import type { IngestToken } from '../../domain/inbox/inbox.js';
 import { incomingFromEml, incomingFromJson } from '../inbox/index.js';
-import type { PageApp } from './http-app.js';
+import type { PageApp } from './page-app.js';
 
 export interface InboxIngestOptions {
   readonly maxBodyBytes: number;

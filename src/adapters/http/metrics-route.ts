@@ -3,7 +3,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import type { Registry } from 'prom-client';
 import type { Principal } from '../../domain/calendar.js';
-import type { PageApp } from './http-app.js';
+import type { PageApp } from './page-app.js';
 
 export interface MetricsMount {
   readonly registry: Registry;

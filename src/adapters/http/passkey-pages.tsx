@@ -1,6 +1,6 @@
 import type { PageStatus } from './page-status.js';
 import type { ErrorCode } from '../../domain/errors.js';
-import type { PageApp } from './http-app.js';
+import type { PageApp } from './page-app.js';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

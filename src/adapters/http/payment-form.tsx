@@ -1,4 +1,4 @@
-import type { PageApp } from './http-app.js';
+import type { PageApp } from './page-app.js';
 import type { SignedIn } from '../../app/identity/sessions.js';
 import type { PaymentStatus } from '../../domain/payment/payment.js';
 import type { HumanSessions } from './human-session.js';

@@ -1,4 +1,4 @@
-import type { PageApp } from './http-app.js';
+import type { PageApp } from './page-app.js';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';

@@ -1,6 +1,7 @@
 import { DomainError } from '../errors.js';
 import type { Instant } from '../time/instant.js';
 import type { Money } from './money.js';
+import type { Customer } from './customer.js';
 
 export const bookingStatuses = [
   'HELD',
@@ -13,15 +14,7 @@ export const bookingStatuses = [
 ] as const;
 export type BookingStatus = (typeof bookingStatuses)[number];
 
-/** Customer details, stored and returned exactly as given; the edge bounds every field. */
-export interface Customer {
-  readonly name?: string;
-  readonly email?: string;
-  readonly phone?: string;
-  readonly notes?: string;
-  readonly locale?: string;
-  readonly extra?: Readonly<Record<string, string | number | boolean>>;
-}
+export type { Customer } from './customer.js';
 
 export interface Owner {
   /** The person the booking was made for. */

@@ -37,7 +37,7 @@ import type {
   ResultType,
   Transition,
   TransitionBooking,
-} from './submit-payload.js';
+} from './submit-types.js';
 import type { Json, JsonObject } from './submit-read.js';
 import {
   asObject,

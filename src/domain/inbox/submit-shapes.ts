@@ -15,7 +15,7 @@
  * `result_type`; indices are unique. Items keep array order; they are not sorted by index.
  */
 import { noCaseKeys, optResultType, resultTypeOf } from './submit-events.js';
-import type { SourceMessage, SubmitAdapted, SubmitCommon, Transition } from './submit-payload.js';
+import type { SourceMessage, SubmitAdapted, SubmitCommon, Transition } from './submit-types.js';
 import type { Json, JsonObject } from './submit-read.js';
 import {
   asObject,

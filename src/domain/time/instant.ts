@@ -1,8 +1,9 @@
 import { Temporal } from 'temporal-polyfill';
 import { invalidArgument } from '../errors.js';
+import type { Instant } from './epoch.js';
 
 /** Milliseconds since the Unix epoch, UTC. The only instant type in the core. */
-export type Instant = number;
+export type { Instant } from './epoch.js';
 
 export const MINUTE_MS = 60_000;
 

@@ -1,5 +1,5 @@
 import { Temporal } from 'temporal-polyfill';
-import type { Instant } from './instant.js';
+import type { Instant } from './epoch.js';
 
 /**
  * Fast, exact time-zone arithmetic on top of Temporal. Temporal answers every

@@ -1,4 +1,10 @@
-import type { AuditEntry, AuditHead, AuditRecord, PendingAuditEntry, SignedAuditEntry } from '../audit.js';
+import type {
+  AuditEntry,
+  AuditHead,
+  AuditRecord,
+  PendingAuditEntry,
+  SignedAuditEntry,
+} from '../audit-entry.js';
 
 /** Which sealed records a search returns: every field given narrows it, none widens it. */
 export interface AuditFilter {

@@ -3,7 +3,7 @@ import type { Booking, BookingStatus } from '../../domain/booking/booking.js';
 import type { Instant } from '../../domain/time/instant.js';
 import type { Interval } from '../../domain/time/interval.js';
 import type { Occupied } from '../../domain/availability/ruled-slots.js';
-import type { AuditEntry } from '../audit.js';
+import type { AuditEntry } from '../audit-entry.js';
 import type { IdempotencyRecord } from './idempotency.js';
 
 export interface BookingQuery {

@@ -9,7 +9,7 @@ import {
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { isDomainError } from '../../../domain/errors.js';
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 import { csvHeader, csvRows, jsonExport } from './activity-export.js';
 import type { FilterValues, ParsedQuery } from './activity-filter.js';
 import { parseActivityQuery } from './activity-filter.js';

@@ -7,7 +7,7 @@ import { approvalQueue, consoleApproval } from '../../../app/console-approvals.j
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import { completeTask } from '../../../app/inbox/tasks.js';
 import { isDomainError } from '../../../domain/errors.js';
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 import { csrfToken } from '../human-session.js';
 import { ApprovalDetail, Queue } from './approval-views.js';
 import type { ConsoleContext } from './console-page.js';

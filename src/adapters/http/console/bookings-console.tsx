@@ -17,7 +17,7 @@ import type { KeyChange } from '../../../app/inbox/business-keys.js';
 import type { Calendar } from '../../../domain/calendar.js';
 import { isoDateOfDay, wallClockToInstant, weekdayIndex } from '../../../domain/time/zone.js';
 import { localDay, zoneLabel } from '../../format/human-time.js';
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 import { csrfToken } from '../human-session.js';
 import { epochDayOf, filterQuery, parseBookingFilter, todayIn } from './booking-filter.js';
 import type { WeekDay } from './booking-lists.js';

@@ -22,7 +22,7 @@ import { weekdays } from '../../../domain/availability/availability.js';
 import type { Calendar } from '../../../domain/calendar.js';
 import type { DomainError } from '../../../domain/errors.js';
 import { isDomainError } from '../../../domain/errors.js';
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 import { csrfOk, csrfToken } from '../human-session.js';
 import type { CalendarDrafts, CalendarForm } from './calendar-page.js';
 import { CalendarPage, STEPS } from './calendar-page.js';

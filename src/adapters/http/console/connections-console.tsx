@@ -17,7 +17,7 @@ import {
   SCOPE_WORDS,
 } from '../../../domain/identity/oauth.js';
 import { relative } from '../../format/human-time.js';
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 import { csrfToken } from '../human-session.js';
 import type { ConsoleContext } from './console-page.js';
 import { consoleArea, formPosts, formStrings } from './console-page.js';

@@ -1,4 +1,4 @@
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 import type { ActivityConsoleOptions } from './activity-console.js';
 import { activityConsole } from './activity-console.js';
 import { approvalsConsole } from './approvals-console.js';

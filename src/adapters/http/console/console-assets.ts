@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from 'hono';
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 
 /** The console's stylesheet and script, served from this site (the pages' CSP allows nothing else). */
 export function mountConsoleAssets(app: PageApp): void {

@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../app/deps.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { AuditEntry } from '../../../ports/audit.js';
 import type { CallAudit } from '../../audit/call-audit.js';
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 import type { HumanSessions } from '../human-session.js';
 import { csrfOk, csrfToken, signedInOf } from '../human-session.js';
 import { isDomainError } from '../../../domain/errors.js';

@@ -6,7 +6,7 @@ import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { mayApprove } from '../../../domain/identity/identity.js';
 import { isDomainError } from '../../../domain/errors.js';
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 import { csrfToken } from '../human-session.js';
 import type { ConsoleContext } from './console-page.js';
 import { audited, consoleArea, itemPost, refusedPost } from './console-page.js';

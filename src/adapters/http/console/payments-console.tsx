@@ -7,7 +7,7 @@ import { canRefund } from '../../../ports/payment-query.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { PaymentStatus } from '../../../domain/payment/payment.js';
 import { isDomainError } from '../../../domain/errors.js';
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 import { csrfToken } from '../human-session.js';
 import { BookingTime } from './booking-views.js';
 import type { BookingLine } from '../../../app/console-bookings.js';

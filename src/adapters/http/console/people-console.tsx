@@ -22,7 +22,7 @@ import {
 } from '../../../domain/identity/identity.js';
 import { POLICY_WORDS } from '../../../domain/identity/oauth.js';
 import { isDomainError } from '../../../domain/errors.js';
-import type { PageApp } from '../http-app.js';
+import type { PageApp } from '../page-app.js';
 import { csrfToken } from '../human-session.js';
 import type { ConsoleContext } from './console-page.js';
 import { consoleArea, formPosts, formStrings } from './console-page.js';

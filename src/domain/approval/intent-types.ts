@@ -1,0 +1,77 @@
+import type { Customer } from '../booking/customer.js';
+import type { Consequence } from './consequence.js';
+
+/**
+ * The exact action a human approves. Computed by the server from current state,
+ * never taken from the caller; its hash (sha256 over RFC 8785 canonical JSON)
+ * is what an approval is bound to.
+ */
+export interface ConfirmIntent {
+  readonly action: 'confirm_booking';
+  readonly bookingId: string;
+  readonly calendarIds: readonly string[];
+  readonly start: string;
+  readonly end: string;
+  readonly amount: string | null;
+  readonly currency: string | null;
+  readonly version: number;
+  /** A move (reschedule_booking): the confirmed booking this one replaces, as it is now. */
+  readonly replaces?: MovedFrom;
+}
+
+/** What a move ends: confirming the replacement cancels this booking in the same transaction. */
+export interface MovedFrom {
+  readonly bookingId: string;
+  readonly reference: string;
+  readonly calendarIds: readonly string[];
+  readonly start: string;
+  readonly end: string;
+  readonly version: number;
+}
+
+export interface CancelIntent {
+  readonly action: 'cancel_booking';
+  readonly bookingId: string;
+  readonly reference: string;
+  readonly start: string;
+  readonly end: string;
+  readonly version: number;
+}
+
+export type Intent = ConfirmIntent | CancelIntent;
+
+/** An intent as a person reads it: names, local times, money (see app/approvals describeIntent). */
+export interface IntentSummary {
+  readonly action: string;
+  readonly reference: string;
+  readonly calendars: readonly {
+    readonly name: string;
+    readonly timeZone: string;
+    readonly start: string;
+    readonly end: string;
+  }[];
+  readonly startUtc: string;
+  readonly endUtc: string;
+  readonly amount: string | null;
+  readonly currency: string | null;
+  readonly customer: Customer | null;
+  readonly label: string | null;
+  readonly version: number;
+  /** A move: the booking it ends and that booking's time. */
+  readonly movedFrom?: {
+    readonly reference: string;
+    readonly startUtc: string;
+    readonly endUtc: string;
+    readonly calendars: IntentSummary['calendars'];
+  };
+  /** What approving does to the time, the money and the customer, in words. */
+  readonly consequence: Consequence;
+  /** Set when the booking moved on since the intent was taken. */
+  readonly stale: {
+    readonly currentVersion: number;
+    readonly currentStatus: string;
+    /** What changed since the ask, in words: "the time", "the price", "it was cancelled". */
+    readonly changes: readonly string[];
+  } | null;
+}
+export type GatedAction = Intent['action'];
