@@ -17,10 +17,10 @@ import { bookingToRow, idempotencyValues } from '../dist/adapters/storage/rows.j
 import { PgStore } from '../dist/adapters/storage/postgres/pg-store.js';
 import { migrate, openSqlite } from '../dist/adapters/storage/sqlite/sqlite-database.js';
 import { SqliteStore } from '../dist/adapters/storage/sqlite/sqlite-store.js';
-import { CalendarCache } from '../dist/app/calendar-cache.js';
-import { createCalendar } from '../dist/app/calendars.js';
+import { CalendarCache } from '../dist/app/calendars/calendar-cache.js';
+import { createCalendar } from '../dist/app/calendars/calendars.js';
 import { defaultAppConfig } from '../dist/app/deps.js';
-import { holdSlot } from '../dist/app/hold-slot.js';
+import { holdSlot } from '../dist/app/booking/hold-slot.js';
 import { noSlotCache } from '../dist/ports/slot-cache.js';
 import { pick } from './scale.mjs';
 import { NO_LIMITS } from '../dist/domain/identity/identity.js';

@@ -8,7 +8,7 @@ import type { PageTokens } from '../ports/page-tokens.js';
 import type { PaymentQuery } from '../ports/payment-query.js';
 import type { SlotCache } from '../ports/slot-cache.js';
 import type { Store } from '../ports/store/index.js';
-import type { CalendarCache } from './calendar-cache.js';
+import type { CalendarCache } from './calendars/calendar-cache.js';
 
 export interface AppConfig {
   /** How long a hold keeps its time before it expires. */

@@ -27,7 +27,7 @@ import type { SlotCache } from '../ports/slot-cache.js';
 import type { ServerConfig } from './config.js';
 import { CREATING_COMMANDS } from './config.js';
 import { loadAuditKey } from './audit-key-file.js';
-import { CalendarCache } from '../app/calendar-cache.js';
+import { CalendarCache } from '../app/calendars/calendar-cache.js';
 import type { Links } from '../adapters/mcp/links.js';
 import { linksFor } from '../adapters/mcp/links.js';
 

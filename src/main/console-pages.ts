@@ -1,7 +1,7 @@
 import type { PageApp } from '../adapters/http/http-app.js';
 import type { HumanSessions } from '../adapters/http/human-session.js';
 import { ChainWatch } from '../adapters/audit/chain-watch.js';
-import { chainViewFor } from '../app/console-activity.js';
+import { chainViewFor } from '../app/console/activity.js';
 import { mountConsoleAssets } from '../adapters/http/console/console-assets.js';
 import { consoleApp } from '../adapters/http/console/console-app.js';
 import type { ConsoleContext } from '../adapters/http/console/console-page.js';

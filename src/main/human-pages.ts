@@ -1,6 +1,6 @@
 import { setOwnTimeZone } from '../app/identity/people.js';
 import type { PageApp } from '../adapters/http/http-app.js';
-import { approvalForPage } from '../app/approvals.js';
+import { approvalForPage } from '../app/approvals/approvals.js';
 import {
   beginPasskeyRegistration,
   beginPasskeySignIn,

@@ -1,8 +1,8 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import type { ApprovalView } from '../app/approvals.js';
-import { approvalById, decideById } from '../app/approvals.js';
-import { askerOfApproval } from '../app/console-approvals.js';
-import { sweep } from '../app/sweep.js';
+import type { ApprovalView } from '../app/approvals/approvals.js';
+import { approvalById, decideById } from '../app/approvals/approvals.js';
+import { askerOfApproval } from '../app/console/approvals.js';
+import { sweep } from '../app/booking/sweep.js';
 import { tailAudit } from '../adapters/audit/audit-chain.js';
 import { verifyAudit } from '../adapters/audit/audit-verify.js';
 import { makeCheckpoint, parseCheckpoints } from '../adapters/audit/checkpoint.js';
@@ -288,7 +288,7 @@ async function payments(
 ): Promise<number> {
   const [verb, bookingId, status] = config.rest;
   if ((verb === 'refund' || verb === 'refunded') && bookingId && status === undefined) {
-    const { settleRefund } = await import('../app/refunds.js');
+    const { settleRefund } = await import('../app/payments/refunds.js');
     const settled = await settleRefund(
       runtime.deps,
       config.tenantId,

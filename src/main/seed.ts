@@ -1,4 +1,4 @@
-import { calendarsLock } from '../app/calendars.js';
+import { calendarsLock } from '../app/calendars/calendars.js';
 import type { AppDeps } from '../app/deps.js';
 import { validateAvailability } from '../domain/availability/availability.js';
 import type { Calendar } from '../domain/calendar.js';

@@ -1,4 +1,4 @@
-import { sweep } from '../app/sweep.js';
+import { sweep } from '../app/booking/sweep.js';
 import type { Logger } from '../adapters/log/json-logger.js';
 import type { Runtime } from './compose.js';
 

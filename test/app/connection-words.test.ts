@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askerOf, connectionWords } from '../../src/app/console-approvals.js';
+import { askerOf, connectionWords } from '../../src/app/console/approvals.js';
 
 // How a connection reads on a person's page: names, never the token id.
 describe('a connection in words', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyChange } from '../../src/app/calendar-edits.js';
+import { applyChange } from '../../src/app/calendars/calendar-edits.js';
 import {
   calendarDetail,
   calendarsOverview,
@@ -9,8 +9,8 @@ import {
   replaceWeekAs,
   setOverrideAs,
   updateDetailsAs,
-} from '../../src/app/console-calendars.js';
-import { findSlots } from '../../src/app/find-slots.js';
+} from '../../src/app/console/calendars.js';
+import { findSlots } from '../../src/app/booking/find-slots.js';
 import { addPerson } from '../../src/app/identity/people.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Person, Role } from '../../src/domain/identity/identity.js';

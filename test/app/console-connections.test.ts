@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changeAccessAs } from '../../src/app/console-connections.js';
+import { changeAccessAs } from '../../src/app/console/connections.js';
 import { addPerson } from '../../src/app/identity/people.js';
 import { createToken } from '../../src/app/identity/tokens.js';
 import type { Person } from '../../src/domain/identity/identity.js';

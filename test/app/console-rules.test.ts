@@ -5,7 +5,7 @@ import {
   calendarsOverview,
   previewLength,
   setRulesAs,
-} from '../../src/app/console-calendars.js';
+} from '../../src/app/console/calendars.js';
 import { addPerson } from '../../src/app/identity/people.js';
 import type { BookingRules } from '../../src/domain/availability/booking-rules.js';
 import { DEFAULT_BOOKING_RULES } from '../../src/domain/availability/booking-rules.js';

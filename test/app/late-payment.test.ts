@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCalendar } from '../../src/app/calendars.js';
-import { gatedBookingChange } from '../../src/app/gated-booking.js';
-import { releaseHold } from '../../src/app/release-hold.js';
-import { holdSlot } from '../../src/app/hold-slot.js';
-import { getBooking } from '../../src/app/read-bookings.js';
-import { sweep } from '../../src/app/sweep.js';
+import { createCalendar } from '../../src/app/calendars/calendars.js';
+import { gatedBookingChange } from '../../src/app/booking/gated-booking.js';
+import { releaseHold } from '../../src/app/booking/release-hold.js';
+import { holdSlot } from '../../src/app/booking/hold-slot.js';
+import { getBooking } from '../../src/app/booking/read-bookings.js';
+import { sweep } from '../../src/app/booking/sweep.js';
 import type { DomainError } from '../../src/domain/errors.js';
 import { appHarness, operator } from '../support/app-harness.js';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setBookingRules } from '../../src/app/calendars.js';
-import { gatedBookingChange } from '../../src/app/gated-booking.js';
-import { holdSlot } from '../../src/app/hold-slot.js';
-import { rescheduleBooking } from '../../src/app/reschedule.js';
+import { setBookingRules } from '../../src/app/calendars/calendars.js';
+import { gatedBookingChange } from '../../src/app/booking/gated-booking.js';
+import { holdSlot } from '../../src/app/booking/hold-slot.js';
+import { rescheduleBooking } from '../../src/app/booking/reschedule.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { appHarness, operator } from '../support/app-harness.js';
 import { openAllWeek } from '../support/fixtures.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemorySlotCache } from '../../src/adapters/cache/memory-slot-cache.js';
-import { releaseHold } from '../../src/app/release-hold.js';
-import { findSlots } from '../../src/app/find-slots.js';
-import { holdSlot } from '../../src/app/hold-slot.js';
+import { releaseHold } from '../../src/app/booking/release-hold.js';
+import { findSlots } from '../../src/app/booking/find-slots.js';
+import { holdSlot } from '../../src/app/booking/hold-slot.js';
 import { appHarness, operator } from '../support/app-harness.js';
 
 const T0 = Date.UTC(2030, 0, 7, 8);

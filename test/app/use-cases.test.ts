@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { releaseHold } from '../../src/app/release-hold.js';
-import { gatedBookingChange } from '../../src/app/gated-booking.js';
-import { findSlots } from '../../src/app/find-slots.js';
-import { holdSlot } from '../../src/app/hold-slot.js';
-import { getBooking } from '../../src/app/read-bookings.js';
-import { sweep } from '../../src/app/sweep.js';
+import { releaseHold } from '../../src/app/booking/release-hold.js';
+import { gatedBookingChange } from '../../src/app/booking/gated-booking.js';
+import { findSlots } from '../../src/app/booking/find-slots.js';
+import { holdSlot } from '../../src/app/booking/hold-slot.js';
+import { getBooking } from '../../src/app/booking/read-bookings.js';
+import { sweep } from '../../src/app/booking/sweep.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { formatInstant } from '../../src/domain/time/instant.js';
 import { appHarness, operator } from '../support/app-harness.js';
@@ -210,7 +210,7 @@ describe('find_slots use case', () => {
 
 describe('server-side approvals with an injected clock', () => {
   it('an approval decided in time but used after it expired is APPROVAL_EXPIRED', async () => {
-    const { requestApproval, decideById } = await import('../../src/app/approvals.js');
+    const { requestApproval, decideById } = await import('../../src/app/approvals/approvals.js');
     const drafter = { ...operator, writePolicy: 'draft' as const };
     await h.close();
     h = appHarness(T0, { holdTtlMs: 60 * 60_000 });

@@ -11,20 +11,20 @@ import { KeyedPageTokens } from '../../src/adapters/ids/keyed-page-tokens.js';
 import { randomIds } from '../../src/adapters/ids/random-ids.js';
 import { PgStore } from '../../src/adapters/storage/postgres/pg-store.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
-import { createCalendar } from '../../src/app/calendars.js';
-import { releaseHold } from '../../src/app/release-hold.js';
+import { createCalendar } from '../../src/app/calendars/calendars.js';
+import { releaseHold } from '../../src/app/booking/release-hold.js';
 import type { AppDeps } from '../../src/app/deps.js';
 import { defaultAppConfig } from '../../src/app/deps.js';
-import { gatedBookingChange } from '../../src/app/gated-booking.js';
-import { holdSlot } from '../../src/app/hold-slot.js';
-import { getBooking } from '../../src/app/read-bookings.js';
+import { gatedBookingChange } from '../../src/app/booking/gated-booking.js';
+import { holdSlot } from '../../src/app/booking/hold-slot.js';
+import { getBooking } from '../../src/app/booking/read-bookings.js';
 import type { Principal } from '../../src/domain/calendar.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Store } from '../../src/ports/store/index.js';
 import { freshSchema } from '../support/postgres.js';
 import { tempDbPath } from '../support/spawn-server.js';
 import { record, scale } from './harness.js';
-import { CalendarCache } from '../../src/app/calendar-cache.js';
+import { CalendarCache } from '../../src/app/calendars/calendar-cache.js';
 import { NO_LIMITS } from '../../src/domain/identity/identity.js';
 
 /** The lifecycle as a plain in-memory model: what a booking system must do, nothing else. */

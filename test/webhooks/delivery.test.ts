@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { releaseHold } from '../../src/app/release-hold.js';
-import { sweep } from '../../src/app/sweep.js';
+import { releaseHold } from '../../src/app/booking/release-hold.js';
+import { sweep } from '../../src/app/booking/sweep.js';
 import type { DeliveryDeps } from '../../src/app/webhooks/deliver-webhooks.js';
 import { deliverDueWebhooks } from '../../src/app/webhooks/deliver-webhooks.js';
 import { recordBookingEvent } from '../../src/app/webhooks/record-booking-event.js';

@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { appHarness, operator } from '../support/app-harness.js';
-import { holdSlot } from '../../src/app/hold-slot.js';
-import { createCalendar } from '../../src/app/calendars.js';
+import { holdSlot } from '../../src/app/booking/hold-slot.js';
+import { createCalendar } from '../../src/app/calendars/calendars.js';
 import { addWebhook } from '../../src/app/webhooks/manage-webhooks.js';
 import { deliverDueWebhooks } from '../../src/app/webhooks/deliver-webhooks.js';
 import { WebhookSecretBox } from '../../src/adapters/webhooks/index.js';

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { PgStore } from '../../src/adapters/storage/postgres/pg-store.js';
 import { httpWebhookSender, WebhookSecretBox } from '../../src/adapters/webhooks/index.js';
-import { createCalendar } from '../../src/app/calendars.js';
+import { createCalendar } from '../../src/app/calendars/calendars.js';
 import type { AppDeps } from '../../src/app/deps.js';
-import { gatedBookingChange } from '../../src/app/gated-booking.js';
-import { holdSlot } from '../../src/app/hold-slot.js';
+import { gatedBookingChange } from '../../src/app/booking/gated-booking.js';
+import { holdSlot } from '../../src/app/booking/hold-slot.js';
 import type { DeliveryDeps } from '../../src/app/webhooks/deliver-webhooks.js';
 import { addWebhook } from '../../src/app/webhooks/manage-webhooks.js';
 import type { WebhookEventType } from '../../src/domain/webhooks/webhook-events.js';

@@ -1,10 +1,10 @@
 import { maskContact } from '../../domain/booking/contact-mask.js';
-import type { PendingApproval } from '../../app/approvals.js';
+import type { PendingApproval } from '../../app/approvals/approvals.js';
 import type { Customer } from '../../domain/booking/booking.js';
 import type { Principal } from '../../domain/calendar.js';
 import { rulesOf } from '../../domain/calendar.js';
-import type { FindSlotsResult } from '../../app/find-slots.js';
-import type { BookingSnapshot, CalendarRef } from '../../app/snapshot.js';
+import type { FindSlotsResult } from '../../app/booking/find-slots.js';
+import type { BookingSnapshot, CalendarRef } from '../../app/booking/snapshot.js';
 import type { AppDeps } from '../../app/deps.js';
 import { confirmIntentOf } from '../../domain/approval/intent.js';
 import type { Booking } from '../../domain/booking/booking.js';

@@ -40,7 +40,7 @@ export interface CancelIntent {
 
 export type Intent = ConfirmIntent | CancelIntent;
 
-/** An intent as a person reads it: names, local times, money (see app/approvals describeIntent). */
+/** An intent as a person reads it: names, local times, money (see app/approvals/approvals.ts describeIntent). */
 export interface IntentSummary {
   readonly action: string;
   readonly reference: string;

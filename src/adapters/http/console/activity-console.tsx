@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
-import type { ActivityRow, ActivityView, ChainView } from '../../../app/console-activity.js';
+import type { ActivityRow, ActivityView, ChainView } from '../../../app/console/activity.js';
 import {
   ACTIVITY_EXPORT_CAP,
   activityExport,
   activityPage,
   activityPeople,
-} from '../../../app/console-activity.js';
+} from '../../../app/console/activity.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { isDomainError } from '../../../domain/errors.js';

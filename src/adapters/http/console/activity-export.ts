@@ -1,4 +1,4 @@
-import type { ActivityRow } from '../../../app/console-activity.js';
+import type { ActivityRow } from '../../../app/console/activity.js';
 import type { AuditFilter } from '../../../ports/store/audit.js';
 
 /** The CSV's columns, in order; the header row names them. */

@@ -1,5 +1,5 @@
-import type { ActivityRow, ActivityView, ChainView } from '../../../app/console-activity.js';
-import { ACTIVITY_EXPORT_CAP } from '../../../app/console-activity.js';
+import type { ActivityRow, ActivityView, ChainView } from '../../../app/console/activity.js';
+import { ACTIVITY_EXPORT_CAP } from '../../../app/console/activity.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import { localDateTime, relative, zoneLabel } from '../../format/human-time.js';
 import { formatLocal, formatUtc } from '../../../domain/time/zone.js';

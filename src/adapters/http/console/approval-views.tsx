@@ -1,4 +1,4 @@
-import type { ApprovalCard, ApprovalQueue } from '../../../app/console-approvals.js';
+import type { ApprovalCard, ApprovalQueue } from '../../../app/console/approvals.js';
 import type { Customer } from '../../../domain/booking/booking.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { mayApprove } from '../../../domain/identity/identity.js';

@@ -1,9 +1,9 @@
 import type { PageStatus } from '../page-status.js';
 import type { Context } from 'hono';
-import type { Decision } from '../../../app/approvals.js';
-import { decideInConsole } from '../../../app/approvals.js';
-import type { ApprovalCard } from '../../../app/console-approvals.js';
-import { approvalQueue, consoleApproval } from '../../../app/console-approvals.js';
+import type { Decision } from '../../../app/approvals/approvals.js';
+import { decideInConsole } from '../../../app/approvals/approvals.js';
+import type { ApprovalCard } from '../../../app/console/approvals.js';
+import { approvalQueue, consoleApproval } from '../../../app/console/approvals.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import { completeTask } from '../../../app/inbox/tasks.js';
 import { isDomainError } from '../../../domain/errors.js';

@@ -1,4 +1,4 @@
-import type { BookingFilter } from '../../../app/console-bookings.js';
+import type { BookingFilter } from '../../../app/console/bookings.js';
 import type { BookingStatus } from '../../../domain/booking/booking.js';
 import { bookingStatuses } from '../../../domain/booking/booking.js';
 import { daysFromCivil, daysInMonth, localEpochDay, wallClockToInstant } from '../../../domain/time/zone.js';

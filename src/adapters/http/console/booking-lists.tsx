@@ -1,5 +1,5 @@
 import { STATUS_WORDS } from './shell.js';
-import type { BookingLine } from '../../../app/console-bookings.js';
+import type { BookingLine } from '../../../app/console/bookings.js';
 import type { Calendar } from '../../../domain/calendar.js';
 import { bookingStatuses } from '../../../domain/booking/booking.js';
 import { clockSpan, localDay } from '../../format/human-time.js';

@@ -1,4 +1,4 @@
-import type { BookingDetail, BookingHistoryEntry } from '../../../app/console-bookings.js';
+import type { BookingDetail, BookingHistoryEntry } from '../../../app/console/bookings.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { mayApprove } from '../../../domain/identity/identity.js';
 import { formatUtc } from '../../../domain/time/zone.js';

@@ -1,4 +1,4 @@
-import type { BookingLine } from '../../../app/console-bookings.js';
+import type { BookingLine } from '../../../app/console/bookings.js';
 import { duration, zonedDateTime, zonedSpan } from '../../format/human-time.js';
 import { formatUtc } from '../../../domain/time/zone.js';
 import { Status } from './shell.js';

@@ -1,7 +1,7 @@
 import type { PageStatus } from '../page-status.js';
 import type { Child } from 'hono/jsx';
 import type { Context } from 'hono';
-import type { ConsoleBookingAction } from '../../../app/console-bookings.js';
+import type { ConsoleBookingAction } from '../../../app/console/bookings.js';
 import {
   bookingHistory,
   bookingsOf,
@@ -10,7 +10,7 @@ import {
   endBookingAs,
   reconciliationQueue,
   WEEK_VIEW_CAP,
-} from '../../../app/console-bookings.js';
+} from '../../../app/console/bookings.js';
 import { setKeysAs } from '../../../app/inbox/business-keys.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { KeyChange } from '../../../app/inbox/business-keys.js';

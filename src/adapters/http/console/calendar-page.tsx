@@ -1,5 +1,5 @@
-import type { CalendarDetail, SlotPreview } from '../../../app/console-calendars.js';
-import { PREVIEW_DAYS } from '../../../app/console-calendars.js';
+import type { CalendarDetail, SlotPreview } from '../../../app/console/calendars.js';
+import { PREVIEW_DAYS } from '../../../app/console/calendars.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Weekday } from '../../../domain/availability/availability.js';
 import { weekdays } from '../../../domain/availability/availability.js';

@@ -1,4 +1,4 @@
-import type { CalendarsOverview } from '../../../app/console-calendars.js';
+import type { CalendarsOverview } from '../../../app/console/calendars.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Weekday } from '../../../domain/availability/availability.js';
 import { localSpan } from '../../format/human-time.js';

@@ -2,7 +2,7 @@ import type { PageStatus } from '../page-status.js';
 import { pageStatusOf } from '../page-status.js';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
-import type { SlotLength } from '../../../app/console-calendars.js';
+import type { SlotLength } from '../../../app/console/calendars.js';
 import {
   calendarDetail,
   calendarsOverview,
@@ -14,7 +14,7 @@ import {
   setOverrideAs,
   setRulesAs,
   updateDetailsAs,
-} from '../../../app/console-calendars.js';
+} from '../../../app/console/calendars.js';
 import type { WriteCall } from '../../../app/idempotent.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Weekday } from '../../../domain/availability/availability.js';

@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
-import type { ConnectionsView } from '../../../app/console-connections.js';
+import type { ConnectionsView } from '../../../app/console/connections.js';
 import {
   changeAccessAs,
   connectionsOf,
   createOwnToken,
   revokeConnectionAs,
   revokeTokenAs,
-} from '../../../app/console-connections.js';
+} from '../../../app/console/connections.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { AccessToken, Scope, WritePolicy } from '../../../domain/identity/identity.js';
 import { scopesOfRole } from '../../../domain/identity/identity.js';

@@ -1,6 +1,6 @@
 import type { PageStatus } from '../page-status.js';
 import type { Context } from 'hono';
-import { conversationPage, inboxOverview } from '../../../app/console-inbox.js';
+import { conversationPage, inboxOverview } from '../../../app/console/inbox.js';
 import { completeTask, confirmTask, rejectTask } from '../../../app/inbox/tasks.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Person } from '../../../domain/identity/identity.js';

@@ -1,6 +1,6 @@
 import type { Booking } from '../../../domain/booking/booking.js';
 import { raw } from 'hono/html';
-import type { ConversationLine, TaskCard } from '../../../app/console-inbox.js';
+import type { ConversationLine, TaskCard } from '../../../app/console/inbox.js';
 import type { InboxMessage } from '../../../domain/inbox/inbox.js';
 import { formatInstant } from '../../../domain/time/instant.js';
 import { zonedDateTime, zonedSpan } from '../../format/human-time.js';

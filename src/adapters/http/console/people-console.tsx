@@ -1,7 +1,7 @@
 import type { PageStatus } from '../page-status.js';
 import { zonedDateTime } from '../../format/human-time.js';
 import type { Context } from 'hono';
-import type { PeopleView } from '../../../app/console-people.js';
+import type { PeopleView } from '../../../app/console/people.js';
 import {
   changeRole,
   checkRole,
@@ -10,7 +10,7 @@ import {
   peopleOf,
   setDisabled,
   updateSettings,
-} from '../../../app/console-people.js';
+} from '../../../app/console/people.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { Person, Role, TenantLimits } from '../../../domain/identity/identity.js';
 import {

@@ -1,6 +1,6 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
-import { listCalendars } from '../../../app/calendars.js';
-import { listBookings } from '../../../app/read-bookings.js';
+import { listCalendars } from '../../../app/calendars/calendars.js';
+import { listBookings } from '../../../app/booking/read-bookings.js';
 import type { Principal } from '../../../domain/calendar.js';
 import type { ToolContext } from '../tool-kit.js';
 import { guarded } from './guarded.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createCalendar, setAvailability, setBookingRules } from '../../../app/calendars.js';
+import { createCalendar, setAvailability, setBookingRules } from '../../../app/calendars/calendars.js';
 import {
   calendarOut,
   dateOverrides,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getApproval, requestApproval } from '../../../app/approvals.js';
+import { getApproval, requestApproval } from '../../../app/approvals/approvals.js';
 import { approvalStatuses } from '../../../domain/approval/approval.js';
 import { formatInstant } from '../../../domain/time/instant.js';
 import { bookingIdInput, idempotencyKey } from '../schemas.js';

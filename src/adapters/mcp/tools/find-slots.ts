@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { findSlots } from '../../../app/find-slots.js';
+import { findSlots } from '../../../app/booking/find-slots.js';
 import { calendarIdsInput, instantInput, slotOut } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
 import { slotsView } from '../views.js';

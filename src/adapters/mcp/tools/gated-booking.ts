@@ -1,10 +1,10 @@
 import type { ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { UserApprovalNeeded } from '../../../app/approval-proof.js';
-import type { PendingApproval } from '../../../app/approvals.js';
+import { UserApprovalNeeded } from '../../../app/approvals/approval-proof.js';
+import type { PendingApproval } from '../../../app/approvals/approvals.js';
 import type { CallContext } from '../../../app/call-context.js';
-import { gatedBookingChange } from '../../../app/gated-booking.js';
+import { gatedBookingChange } from '../../../app/booking/gated-booking.js';
 import type { GatedAction } from '../../../domain/approval/intent.js';
 import {
   approvalProof,

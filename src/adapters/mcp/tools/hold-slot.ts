@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { holdSlot } from '../../../app/hold-slot.js';
+import { holdSlot } from '../../../app/booking/hold-slot.js';
 import { bookingOut, calendarIdsInput, customerInput, idempotencyKey, instantInput } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
 import { bookingView } from '../views.js';

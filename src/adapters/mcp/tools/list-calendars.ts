@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listCalendars } from '../../../app/calendars.js';
+import { listCalendars } from '../../../app/calendars/calendars.js';
 import { calendarOut } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
 import { calendarView } from '../views.js';

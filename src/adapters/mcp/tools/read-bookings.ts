@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getBooking, listBookings } from '../../../app/read-bookings.js';
+import { getBooking, listBookings } from '../../../app/booking/read-bookings.js';
 import { bookingStatuses } from '../../../domain/booking/booking.js';
 import { bookingIdInput, bookingOut, instantInput } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { releaseHold } from '../../../app/release-hold.js';
+import { releaseHold } from '../../../app/booking/release-hold.js';
 import { bookingIdInput, bookingOut, expectedVersion, idempotencyKey } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
 import { bookingView } from '../views.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { rescheduleBooking } from '../../../app/reschedule.js';
+import { rescheduleBooking } from '../../../app/booking/reschedule.js';
 import { bookingIdInput, bookingOut, calendarIdsInput, idempotencyKey, instantInput } from '../schemas.js';
 import { defineTool } from '../tool-kit.js';
 import { bookingView } from '../views.js';

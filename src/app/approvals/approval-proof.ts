@@ -1,4 +1,4 @@
-import type { Approval, HostAttestation } from '../domain/approval/approval.js';
+import type { Approval, HostAttestation } from '../../domain/approval/approval.js';
 import {
   attestationMessage,
   attestationRefusal,
@@ -6,18 +6,18 @@ import {
   consume,
   decide,
   refusalOf,
-} from '../domain/approval/approval.js';
-import type { GatedAction, Intent } from '../domain/approval/intent.js';
-import type { Booking } from '../domain/booking/booking.js';
-import type { Principal } from '../domain/calendar.js';
-import { DomainError } from '../domain/errors.js';
-import { parseInstant } from '../domain/time/instant.js';
-import type { StoreTx } from '../ports/store/index.js';
+} from '../../domain/approval/approval.js';
+import type { GatedAction, Intent } from '../../domain/approval/intent.js';
+import type { Booking } from '../../domain/booking/booking.js';
+import type { Principal } from '../../domain/calendar.js';
+import { DomainError } from '../../domain/errors.js';
+import { parseInstant } from '../../domain/time/instant.js';
+import type { StoreTx } from '../../ports/store/index.js';
 import type { PendingApproval } from './approvals.js';
 import { openApproval, ownApproval } from './approvals.js';
-import type { CallContext } from './call-context.js';
-import { refusedWith } from './call-context.js';
-import type { AppDeps } from './deps.js';
+import type { CallContext } from '../call-context.js';
+import { refusedWith } from '../call-context.js';
+import type { AppDeps } from '../deps.js';
 
 /**
  * The proof that a person said yes to this exact change: an approval decided on the page or

@@ -1,6 +1,6 @@
-import type { AppDeps } from './deps.js';
-import type { FollowUpResult } from './payment-follow-up.js';
-import { followUpPayments } from './payment-follow-up.js';
+import type { AppDeps } from '../deps.js';
+import type { FollowUpResult } from '../payments/payment-follow-up.js';
+import { followUpPayments } from '../payments/payment-follow-up.js';
 
 export interface SweepResult {
   readonly expired: number;

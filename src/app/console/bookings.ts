@@ -1,18 +1,18 @@
-import { askerOf, connectionWords } from './console-approvals.js';
-import type { Booking, BookingStatus } from '../domain/booking/booking.js';
-import { cancelOwingRefund, effectiveStatus, owesRefund, releaseHold } from '../domain/booking/booking.js';
-import { maskContact } from '../domain/booking/contact-mask.js';
-import type { Calendar } from '../domain/calendar.js';
-import { DomainError } from '../domain/errors.js';
-import type { Person } from '../domain/identity/identity.js';
-import { mayApprove } from '../domain/identity/identity.js';
-import type { Instant } from '../domain/time/instant.js';
-import type { StoreTx } from '../ports/store/index.js';
-import type { AppDeps } from './deps.js';
-import type { CalendarRef } from './snapshot.js';
-import { calendarRef } from './snapshot.js';
-import { recordBookingEvent } from './webhooks/record-booking-event.js';
-import { deciderOf } from './console-approvals.js';
+import { askerOf, connectionWords } from './approvals.js';
+import type { Booking, BookingStatus } from '../../domain/booking/booking.js';
+import { cancelOwingRefund, effectiveStatus, owesRefund, releaseHold } from '../../domain/booking/booking.js';
+import { maskContact } from '../../domain/booking/contact-mask.js';
+import type { Calendar } from '../../domain/calendar.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { mayApprove } from '../../domain/identity/identity.js';
+import type { Instant } from '../../domain/time/instant.js';
+import type { StoreTx } from '../../ports/store/index.js';
+import type { AppDeps } from '../deps.js';
+import type { CalendarRef } from '../booking/snapshot.js';
+import { calendarRef } from '../booking/snapshot.js';
+import { recordBookingEvent } from '../webhooks/record-booking-event.js';
+import { deciderOf } from './approvals.js';
 
 /**
  * Bookings as people see them in the console: the whole tenant's (people run it; agents see

@@ -1,13 +1,13 @@
-import type { Person } from '../domain/identity/identity.js';
-import { mayApprove } from '../domain/identity/identity.js';
-import { maskContact } from '../domain/booking/contact-mask.js';
-import type { StoreTx } from '../ports/store/index.js';
-import type { ApprovalView } from './approvals.js';
-import type { AppDeps } from './deps.js';
-import { describeIntent } from './approvals.js';
-import { loadBooking } from './snapshot.js';
-import { effectiveApprovalStatus } from '../domain/approval/approval.js';
-import type { Approval } from '../domain/approval/approval.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { mayApprove } from '../../domain/identity/identity.js';
+import { maskContact } from '../../domain/booking/contact-mask.js';
+import type { StoreTx } from '../../ports/store/index.js';
+import type { ApprovalView } from '../approvals/approvals.js';
+import type { AppDeps } from '../deps.js';
+import { describeIntent } from '../approvals/approvals.js';
+import { loadBooking } from '../booking/snapshot.js';
+import { effectiveApprovalStatus } from '../../domain/approval/approval.js';
+import type { Approval } from '../../domain/approval/approval.js';
 
 /** An approval as the console shows it: the intent in words, and who asked through what. */
 export interface ApprovalCard extends ApprovalView {

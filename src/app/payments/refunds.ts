@@ -1,14 +1,14 @@
-import type { Booking } from '../domain/booking/booking.js';
-import { markRefunded } from '../domain/booking/booking.js';
-import { DomainError } from '../domain/errors.js';
-import type { Person } from '../domain/identity/identity.js';
-import { mayApprove } from '../domain/identity/identity.js';
-import { canRefund, PaymentUnavailableError } from '../ports/payment-query.js';
-import type { BookingLine } from './console-bookings.js';
-import { linesOf } from './console-bookings.js';
-import type { AppDeps } from './deps.js';
-import type { WriteCall } from './idempotent.js';
-import { recordBookingEvent } from './webhooks/record-booking-event.js';
+import type { Booking } from '../../domain/booking/booking.js';
+import { markRefunded } from '../../domain/booking/booking.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { mayApprove } from '../../domain/identity/identity.js';
+import { canRefund, PaymentUnavailableError } from '../../ports/payment-query.js';
+import type { BookingLine } from '../console/bookings.js';
+import { linesOf } from '../console/bookings.js';
+import type { AppDeps } from '../deps.js';
+import type { WriteCall } from '../idempotent.js';
+import { recordBookingEvent } from '../webhooks/record-booking-event.js';
 
 /** Money owed back to customers of one tenant: cancelled paid bookings, oldest first. */
 export function refundsDue(deps: AppDeps, tenantId: string): Promise<Booking[]> {

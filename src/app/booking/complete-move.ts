@@ -1,16 +1,16 @@
-import type { Intent } from '../domain/approval/intent.js';
-import type { Booking } from '../domain/booking/booking.js';
-import { cancelBooking } from '../domain/booking/booking.js';
-import { DomainError } from '../domain/errors.js';
-import type { Instant } from '../domain/time/instant.js';
-import type { StoreTx } from '../ports/store/index.js';
-import type { AppDeps } from './deps.js';
+import type { Intent } from '../../domain/approval/intent.js';
+import type { Booking } from '../../domain/booking/booking.js';
+import { cancelBooking } from '../../domain/booking/booking.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Instant } from '../../domain/time/instant.js';
+import type { StoreTx } from '../../ports/store/index.js';
+import type { AppDeps } from '../deps.js';
 import { limitReached, MAX_BOOKING_MINUTES, occupancy } from './hold-slot.js';
 import { requireMovable } from './reschedule.js';
-import { samePrice } from '../domain/booking/money.js';
-import { MINUTE_MS } from '../domain/time/instant.js';
+import { samePrice } from '../../domain/booking/money.js';
+import { MINUTE_MS } from '../../domain/time/instant.js';
 import { loadCalendars } from './snapshot.js';
-import { recordBookingEvent } from './webhooks/record-booking-event.js';
+import { recordBookingEvent } from '../webhooks/record-booking-event.js';
 
 /**
  * Inside the confirming transaction of a replacement hold: the moved booking is cancelled (its

@@ -1,6 +1,6 @@
-import type { GatedAction } from '../domain/approval/intent.js';
-import { intentOf } from '../domain/approval/intent.js';
-import type { Booking } from '../domain/booking/booking.js';
+import type { GatedAction } from '../../domain/approval/intent.js';
+import { intentOf } from '../../domain/approval/intent.js';
+import type { Booking } from '../../domain/booking/booking.js';
 import {
   cancelOwingRefund,
   confirmHold,
@@ -9,20 +9,20 @@ import {
   isHoldLapsed,
   markPaid,
   owesRefund,
-} from '../domain/booking/booking.js';
-import type { Principal } from '../domain/calendar.js';
-import { DomainError } from '../domain/errors.js';
-import type { CallEnd } from '../ports/audit.js';
-import type { ProofRequest } from './approval-proof.js';
-import { authorize, spend } from './approval-proof.js';
-import { requireWriter } from './authorize.js';
-import type { CallContext } from './call-context.js';
-import type { AppDeps } from './deps.js';
-import type { IdempotentCall, Outcome, ResultStorage } from './idempotent.js';
-import { findReplay, idempotent } from './idempotent.js';
-import { flagLatePayment, lateMoney, requireCleared } from './payment-gate.js';
+} from '../../domain/booking/booking.js';
+import type { Principal } from '../../domain/calendar.js';
+import { DomainError } from '../../domain/errors.js';
+import type { CallEnd } from '../../ports/audit.js';
+import type { ProofRequest } from '../approvals/approval-proof.js';
+import { authorize, spend } from '../approvals/approval-proof.js';
+import { requireWriter } from '../authorize.js';
+import type { CallContext } from '../call-context.js';
+import type { AppDeps } from '../deps.js';
+import type { IdempotentCall, Outcome, ResultStorage } from '../idempotent.js';
+import { findReplay, idempotent } from '../idempotent.js';
+import { flagLatePayment, lateMoney, requireCleared } from '../payments/payment-gate.js';
 import { completeMove } from './complete-move.js';
-import { recordBookingEvent } from './webhooks/record-booking-event.js';
+import { recordBookingEvent } from '../webhooks/record-booking-event.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { loadOwnBooking, snapshotOf, snapshotStorage } from './snapshot.js';
 export interface GatedBookingInput extends ProofRequest {

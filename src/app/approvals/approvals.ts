@@ -1,23 +1,23 @@
-import type { Approval } from '../domain/approval/approval.js';
-import { approvalExpiry, decide, effectiveApprovalStatus, holdKeptFor } from '../domain/approval/approval.js';
-import { DEFAULT_APPROVAL_WINDOW_MINUTES } from '../domain/identity/identity.js';
-import type { GatedAction, Intent, IntentSummary, MovedFrom } from '../domain/approval/intent.js';
-import { changesSince, intentOf } from '../domain/approval/intent.js';
-import type { Booking } from '../domain/booking/booking.js';
-import type { Principal } from '../domain/calendar.js';
-import type { Person } from '../domain/identity/identity.js';
-import { isLimited, mayApprove } from '../domain/identity/identity.js';
-import { DomainError } from '../domain/errors.js';
-import type { Instant } from '../domain/time/instant.js';
-import { formatLocal, MINUTE_MS, parseInstant } from '../domain/time/instant.js';
-import { zonedSpan } from '../domain/time/human-time.js';
-import { consequenceOf, paymentStandingOf } from '../domain/approval/consequence.js';
-import type { StoreTx } from '../ports/store/index.js';
-import { requireWriter } from './authorize.js';
-import type { AppDeps } from './deps.js';
-import type { Outcome, ResultStorage, WriteCall } from './idempotent.js';
-import { idempotent } from './idempotent.js';
-import { loadBooking, loadOwnBooking } from './snapshot.js';
+import type { Approval } from '../../domain/approval/approval.js';
+import { approvalExpiry, decide, effectiveApprovalStatus, holdKeptFor } from '../../domain/approval/approval.js';
+import { DEFAULT_APPROVAL_WINDOW_MINUTES } from '../../domain/identity/identity.js';
+import type { GatedAction, Intent, IntentSummary, MovedFrom } from '../../domain/approval/intent.js';
+import { changesSince, intentOf } from '../../domain/approval/intent.js';
+import type { Booking } from '../../domain/booking/booking.js';
+import type { Principal } from '../../domain/calendar.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { isLimited, mayApprove } from '../../domain/identity/identity.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Instant } from '../../domain/time/instant.js';
+import { formatLocal, MINUTE_MS, parseInstant } from '../../domain/time/instant.js';
+import { zonedSpan } from '../../domain/time/human-time.js';
+import { consequenceOf, paymentStandingOf } from '../../domain/approval/consequence.js';
+import type { StoreTx } from '../../ports/store/index.js';
+import { requireWriter } from '../authorize.js';
+import type { AppDeps } from '../deps.js';
+import type { Outcome, ResultStorage, WriteCall } from '../idempotent.js';
+import { idempotent } from '../idempotent.js';
+import { loadBooking, loadOwnBooking } from '../booking/snapshot.js';
 
 /**
  * The intent as a person reads it: names, local times, money — taken from the intent being

@@ -1,9 +1,9 @@
-import { releaseHold as releaseDomain } from '../domain/booking/booking.js';
-import type { Principal } from '../domain/calendar.js';
-import { requireWriter } from './authorize.js';
-import type { AppDeps } from './deps.js';
-import type { Outcome, WriteCall } from './idempotent.js';
-import { idempotent } from './idempotent.js';
+import { releaseHold as releaseDomain } from '../../domain/booking/booking.js';
+import type { Principal } from '../../domain/calendar.js';
+import { requireWriter } from '../authorize.js';
+import type { AppDeps } from '../deps.js';
+import type { Outcome, WriteCall } from '../idempotent.js';
+import { idempotent } from '../idempotent.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { loadOwnBooking, snapshotOf, snapshotStorage } from './snapshot.js';
 

@@ -1,8 +1,8 @@
-import { DomainError } from '../domain/errors.js';
-import type { Booking } from '../domain/booking/booking.js';
-import type { Calendar, Principal } from '../domain/calendar.js';
-import type { StoreTx } from '../ports/store/index.js';
-import type { ResultStorage } from './idempotent.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Booking } from '../../domain/booking/booking.js';
+import type { Calendar, Principal } from '../../domain/calendar.js';
+import type { StoreTx } from '../../ports/store/index.js';
+import type { ResultStorage } from '../idempotent.js';
 
 export interface CalendarRef {
   readonly id: string;

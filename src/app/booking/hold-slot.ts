@@ -1,30 +1,30 @@
-import { openIntervals } from '../domain/availability/availability.js';
-import type { Booking, Customer } from '../domain/booking/booking.js';
-import { sumPrices } from '../domain/booking/money.js';
-import type { Calendar, Principal } from '../domain/calendar.js';
-import { rulesOf } from '../domain/calendar.js';
-import { DomainError, invalidArgument, isDomainError } from '../domain/errors.js';
-import { MINUTE_MS, parseInstant } from '../domain/time/instant.js';
-import type { Instant } from '../domain/time/instant.js';
-import { overlaps } from '../domain/time/interval.js';
-import type { Interval } from '../domain/time/interval.js';
-import type { CalendarSpan, HoldPlacement, HoldPlan, LimitCheck } from '../ports/store/index.js';
-import { ReferenceTakenError } from '../ports/store/index.js';
-import { isLimited } from '../domain/identity/identity.js';
-import { requireWriter } from './authorize.js';
-import type { AppDeps } from './deps.js';
-import type { IdempotentCall, Outcome, WriteCall } from './idempotent.js';
-import { findReplay, idempotencyRecord, replayOfRecord } from './idempotent.js';
+import { openIntervals } from '../../domain/availability/availability.js';
+import type { Booking, Customer } from '../../domain/booking/booking.js';
+import { sumPrices } from '../../domain/booking/money.js';
+import type { Calendar, Principal } from '../../domain/calendar.js';
+import { rulesOf } from '../../domain/calendar.js';
+import { DomainError, invalidArgument, isDomainError } from '../../domain/errors.js';
+import { MINUTE_MS, parseInstant } from '../../domain/time/instant.js';
+import type { Instant } from '../../domain/time/instant.js';
+import { overlaps } from '../../domain/time/interval.js';
+import type { Interval } from '../../domain/time/interval.js';
+import type { CalendarSpan, HoldPlacement, HoldPlan, LimitCheck } from '../../ports/store/index.js';
+import { ReferenceTakenError } from '../../ports/store/index.js';
+import { isLimited } from '../../domain/identity/identity.js';
+import { requireWriter } from '../authorize.js';
+import type { AppDeps } from '../deps.js';
+import type { IdempotentCall, Outcome, WriteCall } from '../idempotent.js';
+import { findReplay, idempotencyRecord, replayOfRecord } from '../idempotent.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { calendarRef, loadCalendars, snapshotStorage } from './snapshot.js';
 import { searchSlotStarts, servable } from './slot-search.js';
-import type { BookingRuleName } from '../domain/availability/booking-rules.js';
+import type { BookingRuleName } from '../../domain/availability/booking-rules.js';
 import {
   countWindows,
   customerKey,
   paddedInterval,
   timingBreach,
-} from '../domain/availability/booking-rules.js';
+} from '../../domain/availability/booking-rules.js';
 
 export interface HoldSlotInput {
   readonly calendarIds: readonly string[];

@@ -1,12 +1,12 @@
-import type { Booking } from '../domain/booking/booking.js';
+import type { Booking } from '../../domain/booking/booking.js';
 import {
   endPaymentFollowUp,
   flagPaidAfterLapse,
   notePaymentPending,
   paymentFollowUpDue,
-} from '../domain/booking/booking.js';
-import type { PaymentReport } from '../domain/payment/payment.js';
-import type { AppDeps } from './deps.js';
+} from '../../domain/booking/booking.js';
+import type { PaymentReport } from '../../domain/payment/payment.js';
+import type { AppDeps } from '../deps.js';
 
 export interface FollowUpResult {
   readonly asked: number;

@@ -1,4 +1,4 @@
-import type { Calendar } from '../domain/calendar.js';
+import type { Calendar } from '../../domain/calendar.js';
 
 /**
  * Calendars recently read, so a hold can be planned without reading them again. Never trusted

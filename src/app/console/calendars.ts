@@ -1,23 +1,23 @@
-import type { DateOverride, WeeklyHours } from '../domain/availability/availability.js';
-import { openIntervals } from '../domain/availability/availability.js';
-import type { BookingRules } from '../domain/availability/booking-rules.js';
-import type { Money } from '../domain/booking/money.js';
-import type { Calendar, Principal } from '../domain/calendar.js';
-import { rulesOf } from '../domain/calendar.js';
-import { DomainError, isDomainError } from '../domain/errors.js';
-import type { Person } from '../domain/identity/identity.js';
-import { scopesOfRole } from '../domain/identity/identity.js';
-import type { Instant } from '../domain/time/instant.js';
-import { formatInstant } from '../domain/time/instant.js';
-import { isoDateOfDay, localEpochDay, wallClockToInstant } from '../domain/time/zone.js';
-import { requireScope } from './authorize.js';
-import type { CalendarDetailsInput } from './calendar-edits.js';
-import { calendarName, reviseAvailability, updateCalendarDetails } from './calendar-edits.js';
-import { createCalendar, setBookingRules } from './calendars.js';
-import type { AppDeps } from './deps.js';
-import { findSlots } from './find-slots.js';
-import type { WriteCall } from './idempotent.js';
-import { principalFor } from './identity/tokens.js';
+import type { DateOverride, WeeklyHours } from '../../domain/availability/availability.js';
+import { openIntervals } from '../../domain/availability/availability.js';
+import type { BookingRules } from '../../domain/availability/booking-rules.js';
+import type { Money } from '../../domain/booking/money.js';
+import type { Calendar, Principal } from '../../domain/calendar.js';
+import { rulesOf } from '../../domain/calendar.js';
+import { DomainError, isDomainError } from '../../domain/errors.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { scopesOfRole } from '../../domain/identity/identity.js';
+import type { Instant } from '../../domain/time/instant.js';
+import { formatInstant } from '../../domain/time/instant.js';
+import { isoDateOfDay, localEpochDay, wallClockToInstant } from '../../domain/time/zone.js';
+import { requireScope } from '../authorize.js';
+import type { CalendarDetailsInput } from '../calendars/calendar-edits.js';
+import { calendarName, reviseAvailability, updateCalendarDetails } from '../calendars/calendar-edits.js';
+import { createCalendar, setBookingRules } from '../calendars/calendars.js';
+import type { AppDeps } from '../deps.js';
+import { findSlots } from '../booking/find-slots.js';
+import type { WriteCall } from '../idempotent.js';
+import { principalFor } from '../identity/tokens.js';
 
 /**
  * The console's calendars, as the signed-in person: everyone looks (hours, overrides, the open

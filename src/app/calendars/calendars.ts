@@ -1,19 +1,19 @@
-import type { Availability } from '../domain/availability/availability.js';
-import { validateAvailability } from '../domain/availability/availability.js';
-import type { BookingRules } from '../domain/availability/booking-rules.js';
-import { completeRules, validateBookingRules } from '../domain/availability/booking-rules.js';
-import type { Money } from '../domain/booking/money.js';
-import { validateMoney } from '../domain/booking/money.js';
-import type { Calendar, Principal } from '../domain/calendar.js';
-import { DomainError, invalidArgument } from '../domain/errors.js';
-import { isValidTimeZone } from '../domain/time/instant.js';
-import type { StoreTx } from '../ports/store/index.js';
-import { requireScope, requireWriter } from './authorize.js';
-import type { AppDeps } from './deps.js';
-import type { Outcome, WriteCall } from './idempotent.js';
-import { idempotent } from './idempotent.js';
-import { decodeCursor, encodeCursor } from './page-cursor.js';
-import { loadCalendars } from './snapshot.js';
+import type { Availability } from '../../domain/availability/availability.js';
+import { validateAvailability } from '../../domain/availability/availability.js';
+import type { BookingRules } from '../../domain/availability/booking-rules.js';
+import { completeRules, validateBookingRules } from '../../domain/availability/booking-rules.js';
+import type { Money } from '../../domain/booking/money.js';
+import { validateMoney } from '../../domain/booking/money.js';
+import type { Calendar, Principal } from '../../domain/calendar.js';
+import { DomainError, invalidArgument } from '../../domain/errors.js';
+import { isValidTimeZone } from '../../domain/time/instant.js';
+import type { StoreTx } from '../../ports/store/index.js';
+import { requireScope, requireWriter } from '../authorize.js';
+import type { AppDeps } from '../deps.js';
+import type { Outcome, WriteCall } from '../idempotent.js';
+import { idempotent } from '../idempotent.js';
+import { decodeCursor, encodeCursor } from '../page-cursor.js';
+import { loadCalendars } from '../booking/snapshot.js';
 
 export interface ListCalendarsInput {
   readonly limit: number;

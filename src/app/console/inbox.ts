@@ -1,12 +1,12 @@
-import type { Booking } from '../domain/booking/booking.js';
-import { DomainError } from '../domain/errors.js';
-import type { Person } from '../domain/identity/identity.js';
-import { mayApprove } from '../domain/identity/identity.js';
-import type { Conversation, InboxMessage, InboxTask } from '../domain/inbox/inbox.js';
-import type { AppDeps } from './deps.js';
-import { conversationMessages } from './inbox/conversation-queries.js';
-import type { TaskDetail } from './inbox/task-detail.js';
-import { readTaskDetail } from './inbox/task-detail.js';
+import type { Booking } from '../../domain/booking/booking.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { mayApprove } from '../../domain/identity/identity.js';
+import type { Conversation, InboxMessage, InboxTask } from '../../domain/inbox/inbox.js';
+import type { AppDeps } from '../deps.js';
+import { conversationMessages } from '../inbox/conversation-queries.js';
+import type { TaskDetail } from '../inbox/task-detail.js';
+import { readTaskDetail } from '../inbox/task-detail.js';
 
 /** The inbox as people see it in the console: conversations, their mail, and the tasks to decide. */
 

@@ -1,10 +1,10 @@
-import { DomainError } from '../domain/errors.js';
-import type { Person } from '../domain/identity/identity.js';
-import { mayApprove } from '../domain/identity/identity.js';
-import type { PaymentReport } from '../domain/payment/payment.js';
-import type { BookingLine } from './console-bookings.js';
-import { bookingsOf } from './console-bookings.js';
-import type { AppDeps } from './deps.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { mayApprove } from '../../domain/identity/identity.js';
+import type { PaymentReport } from '../../domain/payment/payment.js';
+import type { BookingLine } from './bookings.js';
+import { bookingsOf } from './bookings.js';
+import type { AppDeps } from '../deps.js';
 
 /** Live holds a --dev simulator page lists at most. */
 const SIMULATED_AT_ONCE = 100;

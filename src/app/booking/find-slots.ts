@@ -1,16 +1,16 @@
-import { invalidArgument } from '../domain/errors.js';
-import type { Principal } from '../domain/calendar.js';
-import type { Instant } from '../domain/time/instant.js';
-import { MINUTE_MS, parseInstant } from '../domain/time/instant.js';
-import { requireScope } from './authorize.js';
-import type { AppDeps } from './deps.js';
-import { decodeCursor, encodeCursor } from './page-cursor.js';
+import { invalidArgument } from '../../domain/errors.js';
+import type { Principal } from '../../domain/calendar.js';
+import type { Instant } from '../../domain/time/instant.js';
+import { MINUTE_MS, parseInstant } from '../../domain/time/instant.js';
+import { requireScope } from '../authorize.js';
+import type { AppDeps } from '../deps.js';
+import { decodeCursor, encodeCursor } from '../page-cursor.js';
 import type { CalendarRef } from './snapshot.js';
 import { calendarRef, loadCalendars } from './snapshot.js';
 import { searchSlotStarts, servable } from './slot-search.js';
-import type { Calendar } from '../domain/calendar.js';
-import { rulesOf } from '../domain/calendar.js';
-import { DomainError } from '../domain/errors.js';
+import type { Calendar } from '../../domain/calendar.js';
+import { rulesOf } from '../../domain/calendar.js';
+import { DomainError } from '../../domain/errors.js';
 
 export interface FindSlotsInput {
   readonly calendarIds: readonly string[];

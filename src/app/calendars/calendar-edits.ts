@@ -1,16 +1,16 @@
-import type { Availability, DateOverride, WeeklyHours } from '../domain/availability/availability.js';
-import { validateAvailability, weekdays } from '../domain/availability/availability.js';
-import type { Money } from '../domain/booking/money.js';
-import { validateMoney } from '../domain/booking/money.js';
-import type { Calendar, Principal } from '../domain/calendar.js';
-import { DomainError, invalidArgument } from '../domain/errors.js';
-import { isValidTimeZone } from '../domain/time/instant.js';
-import type { StoreTx } from '../ports/store/index.js';
-import { requireWriter } from './authorize.js';
-import type { AppDeps } from './deps.js';
-import type { Outcome, WriteCall } from './idempotent.js';
-import { idempotent } from './idempotent.js';
-import { loadCalendars } from './snapshot.js';
+import type { Availability, DateOverride, WeeklyHours } from '../../domain/availability/availability.js';
+import { validateAvailability, weekdays } from '../../domain/availability/availability.js';
+import type { Money } from '../../domain/booking/money.js';
+import { validateMoney } from '../../domain/booking/money.js';
+import type { Calendar, Principal } from '../../domain/calendar.js';
+import { DomainError, invalidArgument } from '../../domain/errors.js';
+import { isValidTimeZone } from '../../domain/time/instant.js';
+import type { StoreTx } from '../../ports/store/index.js';
+import { requireWriter } from '../authorize.js';
+import type { AppDeps } from '../deps.js';
+import type { Outcome, WriteCall } from '../idempotent.js';
+import { idempotent } from '../idempotent.js';
+import { loadCalendars } from '../booking/snapshot.js';
 
 /** Changes to a calendar made from what it is now (the console's edits), each retry-safe and versioned. */
 

@@ -1,10 +1,10 @@
-import type { BookingStatus } from '../domain/booking/booking.js';
-import type { Principal } from '../domain/calendar.js';
-import { invalidArgument } from '../domain/errors.js';
-import { parseInstant } from '../domain/time/instant.js';
-import { requireScope } from './authorize.js';
-import type { AppDeps } from './deps.js';
-import { decodeCursor, encodeCursor } from './page-cursor.js';
+import type { BookingStatus } from '../../domain/booking/booking.js';
+import type { Principal } from '../../domain/calendar.js';
+import { invalidArgument } from '../../domain/errors.js';
+import { parseInstant } from '../../domain/time/instant.js';
+import { requireScope } from '../authorize.js';
+import type { AppDeps } from '../deps.js';
+import { decodeCursor, encodeCursor } from '../page-cursor.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { loadOwnBooking, snapshotOf } from './snapshot.js';
 

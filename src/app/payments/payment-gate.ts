@@ -1,14 +1,14 @@
-import type { Booking } from '../domain/booking/booking.js';
-import { flagPaidAfterLapse } from '../domain/booking/booking.js';
-import type { Principal } from '../domain/calendar.js';
-import { DomainError } from '../domain/errors.js';
-import type { PaymentVerdict } from '../domain/payment/payment.js';
-import { judgePayment } from '../domain/payment/payment.js';
-import { PaymentUnavailableError } from '../ports/payment-query.js';
-import type { CallContext } from './call-context.js';
-import { refusedWith } from './call-context.js';
-import type { AppDeps } from './deps.js';
-import { loadOwnBooking } from './snapshot.js';
+import type { Booking } from '../../domain/booking/booking.js';
+import { flagPaidAfterLapse } from '../../domain/booking/booking.js';
+import type { Principal } from '../../domain/calendar.js';
+import { DomainError } from '../../domain/errors.js';
+import type { PaymentVerdict } from '../../domain/payment/payment.js';
+import { judgePayment } from '../../domain/payment/payment.js';
+import { PaymentUnavailableError } from '../../ports/payment-query.js';
+import type { CallContext } from '../call-context.js';
+import { refusedWith } from '../call-context.js';
+import type { AppDeps } from '../deps.js';
+import { loadOwnBooking } from '../booking/snapshot.js';
 
 /**
  * The payment side of a confirmation: the provider is asked outside any transaction; a priced

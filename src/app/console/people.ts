@@ -1,14 +1,14 @@
-import { DomainError, invalidArgument } from '../domain/errors.js';
-import type { Person, Role, Tenant, TenantLimits } from '../domain/identity/identity.js';
+import { DomainError, invalidArgument } from '../../domain/errors.js';
+import type { Person, Role, Tenant, TenantLimits } from '../../domain/identity/identity.js';
 import {
   DEFAULT_APPROVAL_WINDOW_MINUTES,
   defaultTenantLimits,
   ROLES,
   WRITE_POLICIES,
-} from '../domain/identity/identity.js';
-import type { StoreTx } from '../ports/store/index.js';
-import type { AppDeps } from './deps.js';
-import { addPerson, newSetupLink, setTenant } from './identity/people.js';
+} from '../../domain/identity/identity.js';
+import type { StoreTx } from '../../ports/store/index.js';
+import type { AppDeps } from '../deps.js';
+import { addPerson, newSetupLink, setTenant } from '../identity/people.js';
 
 /**
  * People and tenant settings in the console: owners only, their own tenant only. The tenant

@@ -1,9 +1,9 @@
-import type { Person } from '../domain/identity/identity.js';
-import { DomainError } from '../domain/errors.js';
-import type { AuditRecord } from '../ports/audit.js';
-import type { AuditChainCheck, AuditChainStatus } from '../ports/audit-chain-status.js';
-import type { AuditFilter } from '../ports/store/audit.js';
-import type { AppDeps } from './deps.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { DomainError } from '../../domain/errors.js';
+import type { AuditRecord } from '../../ports/audit.js';
+import type { AuditChainCheck, AuditChainStatus } from '../../ports/audit-chain-status.js';
+import type { AuditFilter } from '../../ports/store/audit.js';
+import type { AppDeps } from '../deps.js';
 
 export const ACTIVITY_PAGE_SIZE = 50;
 /** Rows an export holds at most, newest first: the page says so, the JSON says when it was cut. */

@@ -1,11 +1,11 @@
-import type { AccessToken, Host, Person, Role, Scope, WritePolicy } from '../domain/identity/identity.js';
-import { SCOPES, scopesOfRole } from '../domain/identity/identity.js';
-import type { OAuthConnection } from '../domain/identity/oauth.js';
-import { policiesOfRole } from '../domain/identity/oauth.js';
-import { DomainError } from '../domain/errors.js';
-import type { AppDeps } from './deps.js';
-import { listConnections, revokeConnection } from './identity/oauth-connections.js';
-import { createToken, listTokens, revokeToken } from './identity/tokens.js';
+import type { AccessToken, Host, Person, Role, Scope, WritePolicy } from '../../domain/identity/identity.js';
+import { SCOPES, scopesOfRole } from '../../domain/identity/identity.js';
+import type { OAuthConnection } from '../../domain/identity/oauth.js';
+import { policiesOfRole } from '../../domain/identity/oauth.js';
+import { DomainError } from '../../domain/errors.js';
+import type { AppDeps } from '../deps.js';
+import { listConnections, revokeConnection } from '../identity/oauth-connections.js';
+import { createToken, listTokens, revokeToken } from '../identity/tokens.js';
 
 /** What the connections page shows: an owner sees the tenant's, everyone else their own. */
 export interface ConnectionsView {

@@ -1,10 +1,10 @@
-import type { RuledCalendar } from '../domain/availability/ruled-slots.js';
-import { ruledSlotStarts, withinStartWindow } from '../domain/availability/ruled-slots.js';
-import type { Calendar } from '../domain/calendar.js';
-import { rulesOf } from '../domain/calendar.js';
-import type { Instant } from '../domain/time/instant.js';
-import type { Interval } from '../domain/time/interval.js';
-import type { StoreTx } from '../ports/store/index.js';
+import type { RuledCalendar } from '../../domain/availability/ruled-slots.js';
+import { ruledSlotStarts, withinStartWindow } from '../../domain/availability/ruled-slots.js';
+import type { Calendar } from '../../domain/calendar.js';
+import { rulesOf } from '../../domain/calendar.js';
+import type { Instant } from '../../domain/time/instant.js';
+import type { Interval } from '../../domain/time/interval.js';
+import type { StoreTx } from '../../ports/store/index.js';
 
 export interface SlotQuery {
   readonly calendars: readonly Calendar[];
