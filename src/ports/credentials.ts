@@ -6,6 +6,10 @@ export interface Credentials {
   hashSecret(secret: string): string;
   /** A memory-hard hash of a password, with its own salt and parameters. */
   hashPassword(password: string): Promise<string>;
+  /**
+   * Whether `password` matches a hash from hashPassword (compared in constant time); false for a hash of
+   * another scheme.
+   */
   verifyPassword(password: string, hash: string): Promise<boolean>;
   /** An Ed25519 key pair for a host: the public key is stored, the private key handed over once. */
   newSigningKeyPair(): { readonly publicKey: string; readonly privateKey: string };

@@ -4,5 +4,6 @@
  * itself ever being stored: the store keeps only its digest, and spends it on the decision.
  */
 export interface PageTokens {
+  /** The approval's page token: the same for the same id every time, on every instance sharing the secret. */
   tokenFor(approvalId: string): string;
 }

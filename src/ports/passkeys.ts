@@ -14,6 +14,10 @@ export interface RegisteredPasskey {
  * to hand to the browser as they are.
  */
 export interface PasskeyCeremonies {
+  /**
+   * Options for the browser to create a passkey for `user` (not again on an authenticator holding one of
+   * `existing`), and the challenge to keep for the answer.
+   */
   registrationOptions(
     rp: RelyingParty,
     user: { readonly id: string; readonly email: string; readonly displayName: string },
@@ -25,6 +29,10 @@ export interface PasskeyCeremonies {
     response: unknown,
     challenge: string,
   ): Promise<RegisteredPasskey | null>;
+  /**
+   * Options for the browser to sign in with any passkey of the site (none named), and the challenge to keep
+   * for the answer.
+   */
   signInOptions(rp: RelyingParty): Promise<{ readonly options: unknown; readonly challenge: string }>;
   /** The credential id and challenge an answer claims, before anything is verified; null when malformed. */
   claimsOf(response: unknown): { readonly credentialId: string; readonly challenge: string } | null;

@@ -7,6 +7,10 @@ export class PaymentUnavailableError extends Error {
 
 /** Read-only view of the payment provider; the booking id is the payment's query id. */
 export interface PaymentQuery {
+  /**
+   * What the provider reports about the booking's payment (status, amount, currency, when paid);
+   * PaymentUnavailableError when it cannot answer.
+   */
   queryPayment(bookingId: string, trace: { readonly traceId: string }): Promise<PaymentReport>;
 }
 
@@ -21,6 +25,10 @@ export interface RefundReceipt {
  * twice for the same booking returns the same refund.
  */
 export interface PaymentRefunds {
+  /**
+   * Asks the provider to give `money` back for the booking; its receipt, or PaymentUnavailableError when it
+   * cannot answer.
+   */
   requestRefund(
     bookingId: string,
     money: { readonly amount: string; readonly currency: string },

@@ -8,7 +8,15 @@ import type { Instant } from '../domain/time/instant.js';
 export interface SlotCache {
   /** A token to take before reading, so a result computed from older data is never stored after an invalidation. */
   generation(tenantId: string): number;
+  /**
+   * The starts stored under `key` for the tenant; undefined when there are none, or they are too old at
+   * `now`.
+   */
   get(tenantId: string, key: string, now: Instant): Instant[] | undefined;
+  /**
+   * Stores starts under `key`, unless the tenant's generation moved since `generation` was taken (then
+   * nothing is kept); `calendarIds` are the calendars whose writes drop it.
+   */
   set(entry: {
     tenantId: string;
     key: string;

@@ -20,6 +20,10 @@ export interface WebhookResponse {
 
 /** Sends signed webhook requests (Standard Webhooks), guarded against private addresses. */
 export interface WebhookSender {
+  /**
+   * POSTs one signed event and reports how it went: a refused address, a timeout or a non-2xx answer
+   * (redirects are not followed) comes back in `error`.
+   */
   send(request: WebhookRequest): Promise<WebhookResponse>;
 }
 

@@ -5,7 +5,7 @@ import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import type { PaymentStatus } from '../../src/domain/payment/payment.js';
 import type { PaymentQuery, PaymentRefunds } from '../../src/ports/payment-query.js';
 import { canRefund, PaymentUnavailableError } from '../../src/ports/payment-query.js';
-import { hold, calendar, insertHold } from '../storage/store-contract.js';
+import { hold, calendar, insertHold } from '../adapters/storage/store-contract.js';
 import { startPaymentStub } from '../support/payment-stub.js';
 import { tempDbPath } from '../support/spawn-server.js';
 import { outboundFetch } from '../../src/adapters/net/outbound-guard.js';

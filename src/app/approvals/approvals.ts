@@ -1,5 +1,10 @@
 import type { Approval } from '../../domain/approval/approval.js';
-import { approvalExpiry, decide, effectiveApprovalStatus, holdKeptFor } from '../../domain/approval/approval.js';
+import {
+  approvalExpiry,
+  decide,
+  effectiveApprovalStatus,
+  holdKeptFor,
+} from '../../domain/approval/approval.js';
 import { DEFAULT_APPROVAL_WINDOW_MINUTES } from '../../domain/identity/identity.js';
 import type { GatedAction, Intent, IntentSummary, MovedFrom } from '../../domain/approval/intent.js';
 import { changesSince, intentOf } from '../../domain/approval/intent.js';

@@ -5,6 +5,7 @@ import type { Instant } from '../../domain/time/instant.js';
 export interface ApprovalStore {
   /** Adds a pending approval with the digest of its one-time page token. */
   insert(approval: Approval, pageTokenHash: string): Promise<void>;
+  /** The tenant's approval with this id; null when there is none in the tenant. */
   get(tenantId: string, id: string): Promise<Approval | null>;
   /** The approval a one-time page token opens, if the token is still unspent. */
   getByPageToken(pageTokenHash: string): Promise<Approval | null>;

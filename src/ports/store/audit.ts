@@ -44,6 +44,7 @@ export interface AuditStore {
   appendAll(entries: readonly SignedAuditEntry[]): Promise<void>;
   /** Written entries not yet in the chain, oldest first. */
   pending(limit: number): Promise<PendingAuditEntry[]>;
+  /** How many written entries wait to be linked into the chain, across every tenant. */
   countPending(): Promise<number>;
   /** The newest sealed record, or null for an empty chain. */
   head(): Promise<AuditHead | null>;

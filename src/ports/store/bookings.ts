@@ -106,6 +106,7 @@ export type HoldPlacement =
 
 /** Bookings and the allocations that make them occupy calendars. */
 export interface BookingStore {
+  /** The tenant's booking with this id; null when there is none in the tenant. */
   get(tenantId: string, id: string): Promise<Booking | null>;
   /** The person's live holds (HELD, not lapsed at `now`), summed up. */
   heldBy(tenantId: string, subject: string, now: Instant): Promise<HeldByPerson>;

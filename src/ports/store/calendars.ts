@@ -25,13 +25,13 @@ export interface CalendarStore {
   get(tenantId: string, ids: readonly string[]): Promise<Calendar[]>;
   /** Adds a calendar; its id is new. */
   insert(calendar: Calendar): Promise<void>;
+  /** Replaces the booking rules and moves the calendar to its next version; false if there is no such calendar. */
+  replaceRules(tenantId: string, calendarId: string, rules: BookingRules): Promise<boolean>;
   /**
    * Replaces the calendar's whole week and every date override and moves it to its next version.
    * With `expectedVersion`, only while the calendar is still at that version (a read-modify-write
    * then loses no concurrent change). False when nothing was changed.
    */
-  /** Replaces the booking rules and moves the calendar to its next version; false if there is no such calendar. */
-  replaceRules(tenantId: string, calendarId: string, rules: BookingRules): Promise<boolean>;
   replaceAvailability(
     tenantId: string,
     calendarId: string,

@@ -18,6 +18,7 @@ export interface FeedStore {
   /** Marks a live link revoked; false when there is no live link of that id in the tenant. */
   revokeLink(tenantId: string, id: string, now: Instant): Promise<boolean>;
 
+  /** Adds a subscription to an external calendar, with the schedule and state it is given; its id is new. */
   insertSubscription(subscription: FeedSubscription): Promise<void>;
   /** The tenant's subscriptions, oldest first, each with the references of the live bookings it overlaps. */
   subscriptions(tenantId: string, now: Instant): Promise<SubscriptionView[]>;

@@ -26,6 +26,7 @@ export interface TaskSubject {
 export interface InboxStore {
   /** False when that provider/channel/external id is already in the tenant (ingestion is idempotent). */
   insertMessage(message: InboxMessage, raw: Uint8Array): Promise<boolean>;
+  /** The tenant's message with exactly this provider, channel and external id; null when there is none. */
   messageByExternal(
     tenantId: string,
     provider: string,
@@ -34,14 +35,23 @@ export interface InboxStore {
   ): Promise<InboxMessage | null>;
   /** Every message with that external id in the tenant, any provider or channel (at most `limit`). */
   messagesWithExternalId(tenantId: string, externalId: string, limit: number): Promise<InboxMessage[]>;
+  /** The tenant's message with this id; null when there is none in the tenant. */
   message(tenantId: string, id: string): Promise<InboxMessage | null>;
   /** The earliest-received message carrying one of these RFC Message-IDs: threading by headers. */
   messageByRfcIds(tenantId: string, rfcIds: readonly string[]): Promise<InboxMessage | null>;
   /** A conversation's messages by received time, then id. */
   messagesOf(tenantId: string, conversationId: string): Promise<InboxMessage[]>;
 
+  /**
+   * Adds a conversation; false when the tenant has one with that provider, channel and external id already.
+   */
   insertConversation(conversation: Conversation): Promise<boolean>;
+  /**
+   * The tenant's conversations with that external id (narrowed by provider and channel when given), oldest
+   * first: at most two, enough to tell an ambiguous key.
+   */
   conversationByKey(tenantId: string, key: ConversationKey): Promise<Conversation[]>;
+  /** The tenant's conversation with this id; null when there is none in the tenant. */
   conversation(tenantId: string, id: string): Promise<Conversation | null>;
   /** Moves the conversation's last-received time forward (never back). */
   touchConversation(tenantId: string, id: string, receivedAt: Instant): Promise<void>;
@@ -51,14 +61,19 @@ export interface InboxStore {
     limit: number,
   ): Promise<{ conversation: Conversation; openTasks: number; messages: number }[]>;
 
+  /** Records who read which message bodies, through what and when (one statement; nothing for none). */
   recordBodyReads(reads: readonly BodyRead[]): Promise<void>;
+  /** Every recorded read of a message's body, in the order they happened. */
   bodyReadsOf(tenantId: string, messageId: string): Promise<BodyRead[]>;
 
   /** False when the message already has a batch (a concurrent submission won). */
   insertBatch(batch: SubmitBatch): Promise<boolean>;
+  /** The batch submitted for a message; null when none was. */
   batchOf(tenantId: string, messageId: string): Promise<SubmitBatch | null>;
 
+  /** Adds the tasks; the case keys in each one's `detail.case_keys` are kept for tasksAbout to find. */
   insertTasks(tasks: readonly InboxTask[]): Promise<void>;
+  /** The tenant's task with this id; null when there is none in the tenant. */
   task(tenantId: string, id: string): Promise<InboxTask | null>;
   /** The task waiting for this approval to be decided, if one is (hotel-ops: a confirmed task's hold). */
   taskAwaitingApproval(tenantId: string, approvalId: string): Promise<InboxTask | null>;
@@ -76,9 +91,12 @@ export interface InboxStore {
   /** Bookings that carry this key (unique kinds: at most one; a group: at most 200). */
   bookingsWithKey(tenantId: string, kind: KeyKind, value: string): Promise<string[]>;
 
+  /** Stores a new ingest token under `digest`, the digest of its secret. */
   insertIngestToken(token: IngestToken, digest: string): Promise<void>;
   /** The live token with this digest, and marks it used. */
   useIngestToken(digest: string, now: Instant): Promise<IngestToken | null>;
+  /** Marks an ingest token revoked; false when there is no such unrevoked token in the tenant. */
   revokeIngestToken(tenantId: string, id: string, now: Instant): Promise<boolean>;
+  /** The tenant's ingest tokens, expired and revoked ones included, oldest first. */
   ingestTokens(tenantId: string): Promise<IngestToken[]>;
 }

@@ -81,5 +81,6 @@ export interface Store {
   writeOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
   /** A read of exactly one store call: one statement without a transaction where that is cheaper. */
   readOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /** Closes the database connections (on SQLite, after stopping the writer); no call may follow. */
   close(): Promise<void>;
 }

@@ -5,7 +5,9 @@ import type { Instant } from '../../domain/time/instant.js';
 export interface PasskeyStore {
   /** False when a passkey with that credential id exists already. */
   insert(passkey: Passkey): Promise<boolean>;
+  /** The passkey with this credential id, whoever's it is (any tenant); null when there is none. */
   get(id: string): Promise<Passkey | null>;
+  /** A person's passkeys, oldest first. */
   listOf(personId: string): Promise<Passkey[]>;
   /**
    * Records a sign-in with the counter the authenticator reported; false when the stored
@@ -16,6 +18,7 @@ export interface PasskeyStore {
   /** False when the person has no such passkey. */
   remove(personId: string, id: string): Promise<boolean>;
 
+  /** Challenges of that purpose stored and not expired at `now`: ceremonies under way, for a cap. */
   countOpenChallenges(purpose: PasskeyChallenge['purpose'], now: Instant): Promise<number>;
   /** Stores a challenge, and forgets the expired ones. */
   insertChallenge(challenge: PasskeyChallenge, now: Instant): Promise<void>;
