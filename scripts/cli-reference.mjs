@@ -2,7 +2,7 @@
 // block instead (test/e2e/cli.test.ts fails when the two drift apart). Needs a build:
 // npm run cli-reference [-- --write].
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cliReference } from '../dist/main/cli-help.js';
+import { cliReference } from '../dist/main/cli/help.js';
 
 const DOC = 'docs/cli.md';
 const reference = cliReference().trimEnd();

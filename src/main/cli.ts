@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Only argument parsing, help and error wording are imported up front: `--version`, `--help`
 // and a mistyped option answer at once. Each command loads its own code when it runs.
-import { explain } from './cli-errors.js';
-import { commandDoc, commandHelp, globalHelp } from './cli-help.js';
-import { readConfig } from './config.js';
-import { UsageError } from './usage-error.js';
-import type { ServerConfig } from './config.js';
-import { holdfastVersion } from './version.js';
+import { explain } from './cli/errors.js';
+import { commandDoc, commandHelp, globalHelp } from './cli/help.js';
+import { readConfig } from './config/config.js';
+import { UsageError } from './config/usage-error.js';
+import type { ServerConfig } from './config/config.js';
+import { holdfastVersion } from './runtime/version.js';
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -18,10 +18,10 @@ async function runServer(config: ServerConfig): Promise<void> {
   const logger = jsonLogger();
   const tracing = await startTracing(process.env, holdfastVersion);
   if (config.command === 'stdio') {
-    const { runStdioServer } = await import('./stdio.js');
+    const { runStdioServer } = await import('./runtime/stdio.js');
     return runStdioServer(config, logger);
   }
-  const { runHttpServer } = await import('./serve.js');
+  const { runHttpServer } = await import('./runtime/serve.js');
   const started = runHttpServer(config, logger);
   // Listening before start-up finished: a signal then waits for it, and stops what it started.
   const shutdown = () =>
@@ -47,7 +47,7 @@ async function main(argv: readonly string[]): Promise<void> {
   if (!commandDoc(config.command))
     throw new UsageError(`unknown command "${config.command}" (see holdfast --help)`);
   if (config.command === 'serve' || config.command === 'stdio') return runServer(config);
-  const { runOperatorCommand } = await import('./operator-commands.js');
+  const { runOperatorCommand } = await import('./cli/operator-commands.js');
   process.exitCode = await runOperatorCommand(config, print);
 }
 

@@ -21,7 +21,7 @@ describe('hexagonal layering', () => {
 
   it('finds every layer', () => {
     expect(new Set(files.map((f) => f.split('/')[0]))).toEqual(
-      new Set(['domain', 'ports', 'app', 'adapters', 'main', 'client']),
+      new Set(['domain', 'ports', 'app', 'adapters', 'main', 'client', 'demo']),
     );
   });
 

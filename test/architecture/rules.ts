@@ -5,7 +5,9 @@ import { posix } from 'node:path';
  * domain <- ports <- app <- adapters <- main; the core (domain, ports, app) does no I/O and reads
  * no clock, environment, randomness or timer; an adapter uses another adapter only through the
  * modules that adapter offers. `client` is the small library agents' code imports
- * (holdfast/client-timing): it stands apart and imports nothing of the server.
+ * (holdfast/client-timing): it stands apart and imports nothing of the server. `demo` is the
+ * scripted agent session of `npm run demo`: it drives the built CLI and the official SDK client
+ * from outside, as a user would, and imports nothing of the server either.
  */
 
 export interface Violation {
@@ -13,7 +15,7 @@ export interface Violation {
   readonly detail: string;
 }
 
-const LAYERS = ['domain', 'ports', 'app', 'adapters', 'main', 'client'] as const;
+const LAYERS = ['domain', 'ports', 'app', 'adapters', 'main', 'client', 'demo'] as const;
 type Layer = (typeof LAYERS)[number];
 
 const allowedLayers: Record<Layer, readonly Layer[]> = {
@@ -23,6 +25,7 @@ const allowedLayers: Record<Layer, readonly Layer[]> = {
   adapters: ['domain', 'ports', 'app', 'adapters'],
   main: ['domain', 'ports', 'app', 'adapters', 'main'],
   client: ['client'],
+  demo: ['demo'],
 };
 
 /** Packages the core may import; adapters and main may import any. */

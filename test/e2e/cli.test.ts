@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commands, cliReference } from '../../src/main/cli-help.js';
+import { commands, cliReference } from '../../src/main/cli/help.js';
 import { spawnCli, runProcess, tempDbPath } from '../support/spawn-server.js';
 
 const db = tempDbPath();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 describe('npm run demo', () => {
   it('walks the whole agent session against a spawned server', async () => {
-    const run = await runProcess(process.execPath, ['dist/main/demo.js']);
+    const run = await runProcess(process.execPath, ['dist/demo/demo.js']);
     expect(run.status, run.stderr).toBe(0);
     for (const step of [
       'list_calendars',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demoCalendars } from '../../src/main/seed.js';
+import { demoCalendars } from '../../src/main/runtime/seed.js';
 import { freshSchema, withClient } from '../support/postgres.js';
 import { spawnServer } from '../support/spawn-server.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../../src/main/config.js';
-import { UsageError } from '../../src/main/usage-error.js';
+import { readConfig } from '../../src/main/config/config.js';
+import { UsageError } from '../../src/main/config/usage-error.js';
 
 describe('readConfig', () => {
   it('--pg-pool-size bounds the PostgreSQL connections of an instance: flag over environment, default 20', () => {

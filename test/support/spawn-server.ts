@@ -163,9 +163,9 @@ export async function runCli(
   options: { env?: NodeJS.ProcessEnv } = {},
 ): Promise<Finished> {
   const [{ readConfig }, { runOperatorCommand }, { explain }] = await Promise.all([
-    import('../../src/main/config.js'),
-    import('../../src/main/operator-commands.js'),
-    import('../../src/main/cli-errors.js'),
+    import('../../src/main/config/config.js'),
+    import('../../src/main/cli/operator-commands.js'),
+    import('../../src/main/cli/errors.js'),
   ]);
   let stdout = '';
   try {

@@ -1,0 +1,428 @@
+import type { ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
+import { mergePositionals, splitDashIds } from './argv-ids.js';
+import type { WritePolicy } from '../../domain/calendar.js';
+import type { ExternalAuthConfig } from './external-auth-config.js';
+import { readExternalAuth } from './external-auth-config.js';
+import type { LoginProviderConfig } from './login-provider-config.js';
+import { refusedUpstream } from './upstream-config.js';
+import { readLoginProvider } from './login-provider-config.js';
+import { UsageError } from './usage-error.js';
+
+export interface ServerConfig {
+  /** serve | stdio | db | approvals | … ; 'help' and 'version' print and exit. */
+  readonly command: string;
+  readonly rest: readonly string[];
+  /** The command whose help page was asked for (`holdfast approvals --help`). */
+  readonly helpFor: string | null;
+  /** A SQLite file path or a postgres:// URL (`--db`, `--database`). */
+  readonly database: string;
+  readonly host: string;
+  readonly port: number;
+  /** stdio: the loopback port of the approval page it serves (0: any free port). */
+  readonly consolePort: number;
+  readonly seed: boolean;
+  readonly holdTtlMs: number;
+  readonly legacy: 'stateless' | 'reject';
+  readonly allowedHosts: readonly string[];
+  readonly tenantId: string;
+  /** stdio: the email of the person the local connection acts for (`--as`). */
+  readonly as: string | null;
+  /** A TLS-terminating proxy forwards to this server (`--trust-proxy`): needed off loopback. */
+  readonly trustProxy: boolean;
+  /** Lifetime of OAuth access tokens (minutes, so a revoked grant never lives long). */
+  readonly oauthAccessTokenTtlSeconds: number;
+  /** Client ID Metadata Documents may be fetched from private and loopback addresses. */
+  readonly oauthAllowPrivateClientMetadata: boolean;
+  /** Calendar feeds may be fetched from private and loopback addresses, over http to loopback (tests). */
+  readonly allowPrivateFeeds: boolean;
+  /** External identity providers whose access tokens /mcp accepts (--auth-issuer …); null: none. */
+  readonly externalAuth: ExternalAuthConfig | null;
+  /** The OpenID Connect provider people may sign in to the pages through (--login-issuer …); null: none. */
+  readonly loginProvider: LoginProviderConfig | null;
+  /** The development payment form (`--dev`); never in production. */
+  readonly dev: boolean;
+  readonly maxBodyBytes: number;
+  /** `hotel-ops`: the reservation-operations contract's tools beside Holdfast's own (`--profile`). */
+  readonly profile: 'standard' | 'hotel-ops';
+  /** `--timing-contract`: /mcp requests must say when they were sent; answers say when they came and left. */
+  readonly timingContract: boolean;
+  /** How agents see the tools (`--tools`): all listed, or the progressive catalog. */
+  readonly toolMode: 'flat' | 'catalog';
+  /** Contract tools switched off on this server (`--disable-tool NAME`, repeatable). */
+  readonly disabledTools: readonly string[];
+  readonly sweepIntervalMs: number;
+  readonly slotCacheMaxAgeMs: number;
+  /** Overrides the transport's default write policy (stdio: attested, HTTP: draft). */
+  readonly writePolicy: WritePolicy | null;
+  readonly payments: 'simulator' | 'http';
+  readonly paymentQueryBaseUrl: string | null;
+  readonly publicBaseUrl: string | null;
+  readonly paymentUrlBase: string | null;
+  readonly production: boolean;
+  /** HMAC key for MRTR request state; random per process when unset. */
+  readonly stateKey: string | null;
+  readonly json: boolean;
+  readonly debug: boolean;
+  /** The audit key itself (HOLDFAST_AUDIT_KEY); otherwise read from `auditKeyFile` or its default place. */
+  readonly auditKey: string | null;
+  readonly auditKeyFile: string | null;
+  /** The server logs an audit checkpoint after this many sealed records, or this long. */
+  readonly checkpointEvery: { readonly records: number; readonly ms: number };
+  readonly maxCalendarsPerTenant: number;
+  readonly maxOpenApprovalsPerTenant: number;
+  /** `--allow-private-webhooks`: receivers on loopback and private addresses (and http to loopback), for tests. */
+  readonly allowPrivateWebhooks: boolean;
+  /** `--allow-private-upstreams`: identity and payment providers on this host or a private network. */
+  readonly allowPrivateUpstreams: boolean;
+  /** How long one webhook delivery may take (`--webhook-timeout`, seconds). */
+  readonly webhookTimeoutMs: number;
+  /** PostgreSQL: the most connections this instance holds (`--pg-pool-size`). */
+  readonly pgPoolSize: number;
+  /** Options of the operator commands (payments set, audit tail). */
+  readonly options: {
+    readonly amount?: string;
+    readonly currency?: string;
+    readonly lines?: string;
+    /** audit verify --checkpoint FILE */
+    readonly checkpoint?: string;
+    /** audit checkpoint --out FILE */
+    readonly out?: string;
+    /** audit verify --allow-unkeyed: accept the unkeyed records of a database older than keyed audit. */
+    readonly allowUnkeyed?: boolean;
+    /** oauth rotate-keys --purge-retired: retired signing keys go now (a key leaked). */
+    readonly purgeRetired?: boolean;
+    /** users reset-password --keep-tokens: the person's tokens and OAuth connections stay. */
+    readonly keepTokens?: boolean;
+    /** users add --role, --name; tokens create --name, --scopes, --expires (days). */
+    readonly role?: string;
+    readonly name?: string;
+    readonly scopes?: string;
+    readonly expires?: string;
+    /** inbox import --provider, --channel: where imported mail says it came from. */
+    readonly provider?: string;
+    /** tenants set --tool-profile inherit|hotel-ops|standard */
+    readonly toolProfile?: string;
+    /** tenants set --tools inherit|flat|catalog */
+    readonly tools?: string;
+    readonly channel?: string;
+    /** tenants add|set: limits. */
+    readonly callsPerMinute?: string;
+    readonly maxActiveHolds?: string;
+    readonly maxHeldHours?: string;
+    readonly maxHoldsPerConnection?: string;
+    readonly maxOpenApprovalsPerPerson?: string;
+    readonly approvalWindow?: string;
+    /** webhooks add --events all|TYPE,… and --include-contact */
+    readonly events?: string;
+    readonly includeContact?: boolean;
+    /** feeds subscribe --every 15m */
+    readonly every?: string;
+  };
+}
+
+/** Commands that may create a database; every other one refuses a missing one. */
+export const CREATING_COMMANDS = new Set(['serve', 'stdio', 'db']);
+
+function whole(value: string | undefined, name: string, fallback: number, range: [number, number]): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < range[0] || n > range[1])
+    throw new UsageError(`--${name} must be a whole number from ${range[0]} to ${range[1]}, got "${value}"`);
+  return n;
+}
+
+function oneOf<T extends string>(value: string, name: string, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T))
+    throw new UsageError(`--${name} must be ${allowed.join(', ')}; got "${value}"`);
+  return value as T;
+}
+
+const OPTIONS = {
+  db: { type: 'string' },
+  database: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'console-port': { type: 'string' },
+  'no-seed': { type: 'boolean' },
+  'timing-contract': { type: 'boolean' },
+  'hold-ttl': { type: 'string' },
+  legacy: { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  tenant: { type: 'string' },
+  as: { type: 'string' },
+  'trust-proxy': { type: 'boolean' },
+  'oauth-token-ttl': { type: 'string' },
+  'oauth-allow-private-metadata': { type: 'boolean' },
+  'allow-private-feeds': { type: 'boolean' },
+  every: { type: 'string' },
+  'auth-issuer': { type: 'string', multiple: true },
+  'auth-jwks-url': { type: 'string' },
+  'auth-audience': { type: 'string', multiple: true },
+  'auth-person-claim': { type: 'string' },
+  'auth-tenant-claim': { type: 'string' },
+  'auth-scope-claim': { type: 'string' },
+  'auth-algorithms': { type: 'string' },
+  'auth-write-policy': { type: 'string' },
+  'auth-jwks-cooldown': { type: 'string' },
+  'login-issuer': { type: 'string' },
+  'login-client-id': { type: 'string' },
+  'login-name': { type: 'string' },
+  dev: { type: 'boolean' },
+  role: { type: 'string' },
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+  expires: { type: 'string' },
+  'calls-per-minute': { type: 'string' },
+  'max-active-holds': { type: 'string' },
+  'max-held-hours': { type: 'string' },
+  'max-holds-per-connection': { type: 'string' },
+  'max-open-approvals-per-person': { type: 'string' },
+  'approval-window': { type: 'string' },
+  'write-policy': { type: 'string' },
+  payments: { type: 'string' },
+  'public-url': { type: 'string' },
+  'payment-url-base': { type: 'string' },
+  production: { type: 'boolean' },
+  json: { type: 'boolean' },
+  amount: { type: 'string' },
+  currency: { type: 'string' },
+  lines: { type: 'string', short: 'n' },
+  'audit-key-file': { type: 'string' },
+  'max-calendars': { type: 'string' },
+  'max-open-approvals': { type: 'string' },
+  checkpoint: { type: 'string' },
+  'allow-unkeyed': { type: 'boolean' },
+  'purge-retired': { type: 'boolean' },
+  'keep-tokens': { type: 'boolean' },
+  out: { type: 'string' },
+  'checkpoint-every': { type: 'string' },
+  profile: { type: 'string' },
+  'tool-profile': { type: 'string' },
+  tools: { type: 'string' },
+  'disable-tool': { type: 'string', multiple: true },
+  'max-body-mb': { type: 'string' },
+  provider: { type: 'string' },
+  channel: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+  debug: { type: 'boolean' },
+  events: { type: 'string' },
+  'include-contact': { type: 'boolean' },
+  'allow-private-webhooks': { type: 'boolean' },
+  'allow-private-upstreams': { type: 'boolean' },
+  'webhook-timeout': { type: 'string' },
+  'pg-pool-size': { type: 'string' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+function parse(argv: readonly string[]) {
+  const split = splitDashIds(
+    argv,
+    (name) => Object.hasOwn(OPTIONS, name) && OPTIONS[name as keyof typeof OPTIONS].type === 'string',
+  );
+  try {
+    const { values, tokens } = parseArgs({
+      args: split.parseable,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+      options: OPTIONS,
+    });
+    return { values, positionals: mergePositionals(split, tokens) };
+  } catch (error) {
+    // Node's parser words its errors for programmers; say the same thing plainly.
+    const message = error instanceof Error ? error.message : String(error);
+    const unknown = /Unknown option '([^']+)'/.exec(message)?.[1];
+    if (unknown) throw new UsageError(`unknown option ${unknown} (see holdfast --help)`);
+    const missing = /Option '([^']+)' argument (?:missing|is ambiguous)/.exec(message)?.[1];
+    if (missing)
+      throw new UsageError(`${missing.replace(/^-\w, /, '').replace(/ <value>$/, '')} needs a value`);
+    throw new UsageError(message.split('\n')[0]!);
+  }
+}
+
+function url(value: string | null, name: string): string | null {
+  if (value === null) return null;
+  try {
+    const parsed = new URL(value);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+    return value;
+  } catch {
+    throw new UsageError(`${name} must be an http(s) URL, got "${value}"`);
+  }
+}
+
+/**
+ * The only place that reads argv and the environment. Precedence, highest first: the
+ * command line, HOLDFAST_* variables, then the conventional PORT and DATABASE_URL. A generic
+ * HOST (set by many shells) is never read.
+ */
+export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServerConfig {
+  const { values, positionals } = parse(argv);
+  const first = positionals[0];
+  const command = values.version ? 'version' : values.help || first === 'help' ? 'help' : (first ?? 'serve');
+  const helpFor = command === 'help' ? ((first === 'help' ? positionals[1] : first) ?? null) : null;
+  const legacy = oneOf(values.legacy ?? 'stateless', 'legacy', ['stateless', 'reject'] as const);
+  const policy = values['write-policy'] ?? env.HOLDFAST_WRITE_POLICY ?? null;
+  const writePolicy =
+    policy === null
+      ? null
+      : oneOf(policy, 'write-policy', ['readonly', 'draft', 'attested', 'direct'] as const);
+  const paymentQueryBaseUrl = url(
+    env.HOLDFAST_PAYMENT_QUERY_BASE_URL ?? env.PAYMENT_QUERY_BASE_URL ?? null,
+    'HOLDFAST_PAYMENT_QUERY_BASE_URL',
+  );
+  const payments = oneOf(values.payments ?? (paymentQueryBaseUrl ? 'http' : 'simulator'), 'payments', [
+    'simulator',
+    'http',
+  ] as const);
+  if (payments === 'http' && !paymentQueryBaseUrl)
+    throw new UsageError('--payments http needs HOLDFAST_PAYMENT_QUERY_BASE_URL (the provider’s base URL)');
+  if (values.db !== undefined && values.database !== undefined)
+    throw new UsageError('give either --db (SQLite) or --database (PostgreSQL), not both');
+  const database =
+    values.database ??
+    values.db ??
+    env.HOLDFAST_DATABASE_URL ??
+    env.HOLDFAST_DB ??
+    env.DATABASE_URL ??
+    'data/holdfast.db';
+  if (database.trim() === '') throw new UsageError('--db needs a path');
+  const profile = oneOf(values.profile ?? env.HOLDFAST_PROFILE ?? 'standard', 'profile', [
+    'standard',
+    'hotel-ops',
+  ] as const);
+  // `tenants set --tools` also takes `inherit`; it is checked there.
+  const toolMode =
+    command === 'tenants'
+      ? 'flat'
+      : oneOf(values.tools ?? env.HOLDFAST_TOOLS ?? 'flat', 'tools', ['flat', 'catalog'] as const);
+  const production = values.production ?? (env.HOLDFAST_PRODUCTION === '1' || env.NODE_ENV === 'production');
+  const dev = values.dev ?? false;
+  if (dev && production)
+    throw new UsageError('--dev (the development payment form) cannot run in production');
+  const config: ServerConfig = {
+    command,
+    rest: positionals.slice(1),
+    helpFor,
+    database,
+    host: values.host ?? env.HOLDFAST_HOST ?? '127.0.0.1',
+    port: whole(values.port ?? env.HOLDFAST_PORT ?? env.PORT, 'port', 3000, [0, 65535]),
+    consolePort: whole(values['console-port'] ?? env.HOLDFAST_CONSOLE_PORT, 'console-port', 0, [0, 65535]),
+    seed: !values['no-seed'],
+    timingContract: values['timing-contract'] ?? env.HOLDFAST_TIMING_CONTRACT === '1',
+    holdTtlMs:
+      whole(values['hold-ttl'] ?? env.HOLDFAST_HOLD_TTL_SECONDS, 'hold-ttl', 300, [1, 7 * 24 * 3600]) * 1000,
+    legacy,
+    allowedHosts: values['allowed-host'] ?? [],
+    tenantId: values.tenant ?? 'local',
+    as: values.as ?? env.HOLDFAST_AS ?? null,
+    trustProxy: values['trust-proxy'] ?? false,
+    oauthAccessTokenTtlSeconds: whole(
+      values['oauth-token-ttl'] ?? env.HOLDFAST_OAUTH_TOKEN_TTL_SECONDS,
+      'oauth-token-ttl',
+      600,
+      [5, 3600],
+    ),
+    oauthAllowPrivateClientMetadata: values['oauth-allow-private-metadata'] ?? false,
+    allowPrivateFeeds: values['allow-private-feeds'] ?? false,
+    externalAuth: readExternalAuth(
+      {
+        'auth-issuer': values['auth-issuer'],
+        'auth-jwks-url': values['auth-jwks-url'],
+        'auth-audience': values['auth-audience'],
+        'auth-person-claim': values['auth-person-claim'],
+        'auth-tenant-claim': values['auth-tenant-claim'],
+        'auth-scope-claim': values['auth-scope-claim'],
+        'auth-algorithms': values['auth-algorithms'],
+        'auth-write-policy': values['auth-write-policy'],
+        'auth-jwks-cooldown': values['auth-jwks-cooldown'],
+      },
+      env,
+    ),
+    loginProvider: readLoginProvider(
+      {
+        'login-issuer': values['login-issuer'],
+        'login-client-id': values['login-client-id'],
+        'login-name': values['login-name'],
+      },
+      env,
+    ),
+    dev,
+    profile,
+    toolMode,
+    disabledTools: values['disable-tool'] ?? [],
+    // The contract allows 10 MB requests (a thread of mail as evidence); Holdfast's own tools need far less.
+    maxBodyBytes:
+      whole(
+        values['max-body-mb'] ?? env.HOLDFAST_MAX_BODY_MB,
+        'max-body-mb',
+        profile === 'hotel-ops' ? 10 : 0,
+        [0, 64],
+      ) *
+        1024 *
+        1024 || 256 * 1024,
+    sweepIntervalMs: 15_000,
+    slotCacheMaxAgeMs: 2_000,
+    writePolicy,
+    payments,
+    paymentQueryBaseUrl,
+    publicBaseUrl: url(values['public-url'] ?? env.HOLDFAST_PUBLIC_URL ?? null, '--public-url'),
+    paymentUrlBase: url(
+      values['payment-url-base'] ?? env.HOLDFAST_PAYMENT_URL_BASE ?? null,
+      '--payment-url-base',
+    ),
+    production,
+    stateKey: env.HOLDFAST_STATE_KEY ?? null,
+    json: values.json ?? false,
+    debug: values.debug ?? false,
+    auditKey: env.HOLDFAST_AUDIT_KEY ?? null,
+    auditKeyFile: values['audit-key-file'] ?? env.HOLDFAST_AUDIT_KEY_FILE ?? null,
+    checkpointEvery: {
+      records: whole(values['checkpoint-every'], 'checkpoint-every', 1000, [1, 10_000_000]),
+      ms: 10 * 60_000,
+    },
+    maxCalendarsPerTenant: whole(values['max-calendars'], 'max-calendars', 1000, [1, 1_000_000]),
+    maxOpenApprovalsPerTenant: whole(values['max-open-approvals'], 'max-open-approvals', 200, [1, 1_000_000]),
+    allowPrivateWebhooks: values['allow-private-webhooks'] ?? false,
+    allowPrivateUpstreams: values['allow-private-upstreams'] ?? env.HOLDFAST_ALLOW_PRIVATE_UPSTREAMS === '1',
+    webhookTimeoutMs:
+      whole(
+        values['webhook-timeout'] ?? env.HOLDFAST_WEBHOOK_TIMEOUT_SECONDS,
+        'webhook-timeout',
+        10,
+        [1, 30],
+      ) * 1000,
+    pgPoolSize: whole(values['pg-pool-size'] ?? env.HOLDFAST_PG_POOL_SIZE, 'pg-pool-size', 20, [1, 500]),
+    options: {
+      events: values.events,
+      includeContact: values['include-contact'],
+      amount: values.amount,
+      currency: values.currency,
+      lines: values.lines,
+      checkpoint: values.checkpoint,
+      out: values.out,
+      allowUnkeyed: values['allow-unkeyed'],
+      purgeRetired: values['purge-retired'],
+      keepTokens: values['keep-tokens'],
+      role: values.role,
+      name: values.name,
+      scopes: values.scopes,
+      expires: values.expires,
+      provider: values.provider,
+      toolProfile: values['tool-profile'],
+      tools: values.tools,
+      channel: values.channel,
+      callsPerMinute: values['calls-per-minute'],
+      maxActiveHolds: values['max-active-holds'],
+      maxHeldHours: values['max-held-hours'],
+      maxHoldsPerConnection: values['max-holds-per-connection'],
+      maxOpenApprovalsPerPerson: values['max-open-approvals-per-person'],
+      approvalWindow: values['approval-window'],
+      every: values.every,
+    },
+  };
+  const refused = config.allowPrivateUpstreams ? null : refusedUpstream(config);
+  if (refused && command !== 'help' && command !== 'version') throw new UsageError(refused);
+  return config;
+}

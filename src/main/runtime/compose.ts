@@ -1,0 +1,189 @@
+import { randomBytes } from 'node:crypto';
+import type { AppDeps } from '../../app/deps.js';
+import { defaultAppConfig } from '../../app/deps.js';
+import { StoreAuditLog } from '../../adapters/audit/audit-chain.js';
+import type { AuditKey } from '../../adapters/audit/audit-key.js';
+import { CheckpointLog } from '../../adapters/audit/checkpoint-log.js';
+import { meteredPayments } from '../../adapters/telemetry/metered-payments.js';
+import { operationalCounts } from '../../app/operational-counts.js';
+import type { HoldfastMetrics } from '../../adapters/telemetry/metrics.js';
+import type { OpenedStore } from '../../adapters/storage/index.js';
+import { openStore as openEngine } from '../../adapters/storage/index.js';
+import type { Store } from '../../ports/store/index.js';
+import { cliDatabaseArgs } from '../config/database-url.js';
+import { MemorySlotCache } from '../../adapters/cache/memory-slot-cache.js';
+import { systemClock } from '../../adapters/clock/system-clock.js';
+import { jcsDigest } from '../../adapters/ids/jcs-digest.js';
+import { KeyedDigest } from '../../adapters/ids/keyed-digest.js';
+import { KeyedPageTokens } from '../../adapters/ids/keyed-page-tokens.js';
+import { randomIds } from '../../adapters/ids/random-ids.js';
+import type { Logger } from '../../adapters/log/json-logger.js';
+import type { ProfileSettings } from '../../adapters/mcp/tool-kit.js';
+import { SimulatedPayments } from '../../adapters/payment/simulated-payments.js';
+import { nodeCredentials } from '../../adapters/ids/node-credentials.js';
+import { webAuthnCeremonies } from '../../adapters/ids/webauthn-ceremonies.js';
+import { FlexibleRateLimits } from '../../adapters/limits/flexible-rate-limits.js';
+import type { SlotCache } from '../../ports/slot-cache.js';
+import type { ServerConfig } from '../config/config.js';
+import { CREATING_COMMANDS } from '../config/config.js';
+import { loadAuditKey } from './audit-key-file.js';
+import { CalendarCache } from '../../app/calendars/calendar-cache.js';
+import type { Links } from '../../adapters/mcp/links.js';
+import { linksFor } from '../../adapters/mcp/links.js';
+
+export interface Runtime {
+  /** Seals what is pending, then releases connections and listeners. */
+  close(): Promise<void>;
+  readonly deps: AppDeps;
+  readonly store: Store;
+  readonly simulator: SimulatedPayments;
+  readonly audit: StoreAuditLog;
+  readonly auditKey: AuditKey;
+  /** HMAC key for MRTR request state. */
+  readonly stateKey: string;
+  /** Where people act on what agents are told (approval page, CLI line, payment page). */
+  readonly links: Links;
+  /** Where this process's pages are reachable by a person. */
+  readonly publicBaseUrl: string;
+  /** Which tool contracts this server offers, and which of their tools are off. */
+  readonly profile: ProfileSettings;
+  /** Prometheus metrics, for the processes that serve /metrics (`holdfast serve`). */
+  readonly metrics: HoldfastMetrics | null;
+}
+
+export interface RuntimeOptions {
+  /** Where this process was reached once bound (http://127.0.0.1:4110, http://[::1]:4110), for approval links. */
+  readonly boundOrigin?: string;
+  /** serve and stdio create the audit key on first start; operator commands only read it. */
+  readonly createAuditKey?: boolean;
+  /** serve measures (GET /metrics); stdio and operator commands do not. */
+  readonly metrics?: boolean;
+}
+
+export { describeDatabase, isPostgresUrl } from '../config/database-url.js';
+
+/** serve and stdio run until stopped; every other command does one thing and exits. */
+const isServer = (config: ServerConfig) => config.command === 'serve' || config.command === 'stdio';
+
+/**
+ * SQLite by default; PostgreSQL when the database is a postgres:// URL. Only serve, stdio and
+ * db migrate may create a database; every other command refuses a missing one.
+ */
+export function openStore(config: ServerConfig): Promise<OpenedStore> {
+  return openEngine(config.database, {
+    create: CREATING_COMMANDS.has(config.command),
+    longRunning: isServer(config),
+    maxConnections: config.pgPoolSize,
+  });
+}
+
+/** Several instances on PostgreSQL tell each other about writes; one SQLite process needs no bus. */
+async function slotCacheFor(
+  opened: OpenedStore,
+  config: ServerConfig,
+  logger: Logger,
+): Promise<SlotCache & { close?: () => Promise<void> }> {
+  const local = new MemorySlotCache(config.slotCacheMaxAgeMs);
+  if (!opened.shared) return local;
+  const { PgNotifySlotCache } = await import('../../adapters/cache/pg-notify-slot-cache.js');
+  const { pool, connectionString, schema } = opened.shared;
+  return PgNotifySlotCache.start(local, pool, connectionString, schema, logger);
+}
+
+export async function buildRuntime(
+  config: ServerConfig,
+  logger: Logger,
+  options: RuntimeOptions = {},
+): Promise<Runtime> {
+  const opened = await openStore(config);
+  const { store } = opened;
+  let auditKey: AuditKey;
+  try {
+    auditKey = loadAuditKey(config, options.createAuditKey ?? false, logger);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const slotCache = await slotCacheFor(opened, config, logger);
+  const simulator = new SimulatedPayments(store, config.tenantId);
+  // A command's links (setup links, feed addresses) point where the installation's server said it
+  // serves people, unless --public-url says otherwise.
+  const recorded =
+    config.publicBaseUrl ??
+    options.boundOrigin ??
+    (await store.read((tx) => tx.identity.publicUrl()).catch(() => null));
+  const publicBaseUrl = recorded ?? `http://127.0.0.1:${config.port}`;
+  // Servers trace their store transactions; a one-off command has no span to hang them on.
+  const traced = isServer(config)
+    ? new (await import('../../adapters/telemetry/traced-store.js')).TracedStore(store, opened.engine)
+    : store;
+  // The gauges read the database at scrape time, through the same (traced) store.
+  const metrics = options.metrics
+    ? new (await import('../../adapters/telemetry/metrics.js')).HoldfastMetrics(() =>
+        operationalCounts({ ...deps, store: traced }),
+      )
+    : null;
+  const payments = config.payments === 'http' ? await httpPayments(config) : simulator;
+  const deps: AppDeps = {
+    store: traced,
+    clock: systemClock,
+    ids: randomIds,
+    digest: jcsDigest,
+    requestDigest: new KeyedDigest(auditKey.derive('request')),
+    pageTokens: new KeyedPageTokens(auditKey.derive('approval-page')),
+    payments: metrics ? meteredPayments(payments, metrics) : payments,
+    // Writes invalidate at once (on every instance); the age bound covers holds lapsing meanwhile.
+    slotCache,
+    calendarCache: new CalendarCache(),
+    credentials: nodeCredentials,
+    webAuthn: webAuthnCeremonies,
+    rateLimits: opened.shared
+      ? FlexibleRateLimits.postgres(opened.shared.pool, opened.shared.schema)
+      : FlexibleRateLimits.memory(),
+    config: {
+      ...defaultAppConfig,
+      holdTtlMs: config.holdTtlMs,
+      maxCalendarsPerTenant: config.maxCalendarsPerTenant,
+      maxOpenApprovalsPerTenant: config.maxOpenApprovalsPerTenant,
+    },
+  };
+  const checkpoints = new CheckpointLog(auditKey, logger, config.checkpointEvery);
+  const audit = new StoreAuditLog(store, auditKey, {
+    onSealed: (records) => checkpoints.sealed(records),
+    onError: (message, error) => logger.error(message, { error: String(error) }),
+  });
+  return {
+    async close() {
+      await audit.flush().catch(() => undefined);
+      await slotCache.close?.();
+      await store.close();
+    },
+    deps,
+    store,
+    simulator,
+    audit,
+    auditKey,
+    // One key per process unless configured: MRTR rounds must come back to a process that knows it.
+    stateKey: config.stateKey ?? randomBytes(32).toString('base64url'),
+    metrics,
+    publicBaseUrl,
+    profile: { profile: config.profile, disabledTools: config.disabledTools, toolMode: config.toolMode },
+    links: linksFor({
+      publicBaseUrl,
+      paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl.replace(/\/+$/, '')}/pay/`,
+      cliDatabaseArgs: cliDatabaseArgs(config),
+    }),
+  };
+}
+
+/** The provider's adapter and the outbound guard load only when payments go over HTTP. */
+async function httpPayments(config: ServerConfig) {
+  const [{ HttpPayments }, { outboundFetch }] = await Promise.all([
+    import('../../adapters/payment/http-payments.js'),
+    import('../../adapters/net/outbound-guard.js'),
+  ]);
+  return new HttpPayments(
+    config.paymentQueryBaseUrl!,
+    outboundFetch({ allowPrivate: config.allowPrivateUpstreams }),
+  );
+}

@@ -1,0 +1,92 @@
+import type { PageApp } from '../../adapters/http/http-app.js';
+import type { HumanSessions } from '../../adapters/http/human-session.js';
+import { ChainWatch } from '../../adapters/audit/chain-watch.js';
+import { chainViewFor } from '../../app/console/activity.js';
+import { mountConsoleAssets } from '../../adapters/http/console/console-assets.js';
+import { consoleApp } from '../../adapters/http/console/console-app.js';
+import type { ConsoleContext } from '../../adapters/http/console/console-page.js';
+import { consolePage } from '../../adapters/http/console/console-page.js';
+import { showDevSections } from '../../adapters/http/console/shell.js';
+import type { Runtime } from './compose.js';
+import { setupUrl } from './first-owner.js';
+import { operatorCall } from '../cli/operator-audit.js';
+
+/** The console under /console: every action audited as the signed-in person's. */
+export function mountConsole(
+  app: PageApp,
+  runtime: Runtime,
+  sessions: HumanSessions,
+  options: {
+    readonly simulatedPayments: boolean;
+    /** The tenant `holdfast serve --tenant` runs for: its owners are the installation's operators. */
+    readonly operatorTenant: string;
+  },
+): void {
+  const { deps } = runtime;
+  const page = consolePage(sessions, (path) =>
+    operatorCall(runtime, {
+      tool: 'console_post',
+      kind: 'admin',
+      tenantId: 'unknown',
+      transport: 'http',
+      args: { path },
+      subject: 'anonymous-page',
+      clientId: 'no session',
+    }).finish({ outcome: 'error', code: 'FORBIDDEN', message: 'no session' }),
+  );
+  const ctx: ConsoleContext = {
+    page,
+    deps,
+    audit: (tool, signed, args, kind) =>
+      operatorCall(runtime, {
+        tool,
+        kind,
+        tenantId: signed.person.tenantId,
+        transport: 'http',
+        args,
+        subject: signed.person.id,
+        clientId: `session (${signed.session.method})`,
+      }),
+    // A console form's outcome, in the trail as the signed-in person's action.
+    async record({ tool, ok, code, personId }) {
+      const person = await deps.store.read((tx) => tx.identity.getPerson(personId));
+      const call = operatorCall(runtime, {
+        tool,
+        kind: 'admin',
+        tenantId: person?.tenantId ?? 'unknown',
+        transport: 'http',
+        args: { ok },
+        subject: personId,
+        clientId: 'console',
+      });
+      await call.finish(ok ? undefined : { outcome: 'error', code: code ?? 'FORBIDDEN', message: '' });
+    },
+  };
+  const chain = new ChainWatch(runtime.store, runtime.auditKey, { now: () => deps.clock.now() });
+
+  mountConsoleAssets(app);
+  showDevSections(options.simulatedPayments);
+  app.route(
+    '/console',
+    consoleApp(ctx, {
+      chain: (person) => chainViewFor(chain, person, options.operatorTenant),
+      setupUrl: (secret) => setupUrl(runtime, secret),
+      ...(options.simulatedPayments
+        ? {
+            async simulate(id, status, signed) {
+              const call = ctx.audit('console_payment_simulate', signed, { bookingId: id, status }, 'admin');
+              await runtime.simulator.set(
+                id,
+                status,
+                deps.clock.now(),
+                undefined,
+                call,
+                signed.person.tenantId,
+              );
+              await call.finish();
+            },
+          }
+        : {}),
+    }),
+  );
+}

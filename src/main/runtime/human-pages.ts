@@ -1,0 +1,167 @@
+import { setOwnTimeZone } from '../../app/identity/people.js';
+import type { PageApp } from '../../adapters/http/http-app.js';
+import { approvalForPage } from '../../app/approvals/approvals.js';
+import {
+  beginPasskeyRegistration,
+  beginPasskeySignIn,
+  finishPasskeyRegistration,
+  finishPasskeySignIn,
+  passkeysOf,
+  removePasskey,
+} from '../../app/identity/passkeys.js';
+import { completeSetup, setupLinkTarget } from '../../app/identity/people.js';
+import type { SignedIn } from '../../app/identity/sessions.js';
+import {
+  endOtherSessions,
+  endSession,
+  sessionOf,
+  sessionsOf,
+  signIn,
+  signOut,
+} from '../../app/identity/sessions.js';
+import { liveTokensOf } from '../../app/identity/tokens.js';
+import { mountLegacyApprovalLinks } from '../../adapters/http/approval-links.js';
+import type { HumanSessions } from '../../adapters/http/human-session.js';
+import { sessionCookieName } from '../../adapters/http/human-session.js';
+import { mountPasskeyPages } from '../../adapters/http/passkey-pages.js';
+import { mountDevPaymentForm } from '../../adapters/http/payment-form.js';
+import { mountSignInPages } from '../../adapters/http/sign-in-pages.js';
+import { mayApprove } from '../../domain/identity/identity.js';
+import type { Runtime } from './compose.js';
+import type { ServerConfig } from '../config/config.js';
+import { operatorCall } from '../cli/operator-audit.js';
+import type { OAuthServer } from './oauth-server.js';
+import { mountConsentPages } from '../../adapters/http/consent-pages.js';
+import { mountConsole } from './console-pages.js';
+import { mountProviderSignInPages } from '../../adapters/http/provider-sign-in-pages.js';
+import type { Logger } from '../../adapters/log/json-logger.js';
+import { countProviderFailure, signInThroughProvider } from '../../app/identity/provider-sign-in.js';
+import { loginProviderFor } from './login-provider.js';
+
+interface PageEvent {
+  readonly tool: string;
+  readonly ok: boolean;
+  readonly code?: string;
+  readonly personId?: string;
+  /** Why a sign-in was refused, one word (kept in the audit record's preview as its status). */
+  readonly reason?: string;
+}
+
+/**
+ * The pages a person uses: sign-in and setup links, the approval page, and the simulated
+ * checkout with --dev. Every page action leaves an audit record naming the person.
+ */
+export function mountHumanPages(
+  app: PageApp,
+  runtime: Runtime,
+  config: ServerConfig,
+  logger: Logger,
+  oauth?: OAuthServer,
+): void {
+  const { deps } = runtime;
+  const secure = runtime.publicBaseUrl.startsWith('https://');
+  const sessions: HumanSessions = {
+    cookieName: sessionCookieName(secure),
+    secure,
+    trustProxy: config.trustProxy,
+    publicUrl: config.publicBaseUrl,
+    current: (secret) => sessionOf(deps, secret),
+    now: () => deps.clock.now(),
+  };
+  const pageCall = (tool: string, signed: SignedIn | null, args: unknown, tenantId?: string) =>
+    operatorCall(runtime, {
+      tool,
+      kind: tool === 'dev_payment_form' ? 'admin' : 'approval',
+      tenantId: tenantId ?? signed?.person.tenantId ?? config.tenantId,
+      transport: 'http',
+      args,
+      subject: signed?.person.id ?? 'anonymous-page',
+      clientId: signed ? `session (${signed.session.method})` : 'no session',
+    });
+
+  // A person's page events belong to their own tenant's trail; events with nobody, to the default tenant's.
+  const tenantOf = async (personId: string | undefined) =>
+    (personId && (await deps.store.read((tx) => tx.identity.getPerson(personId)))?.tenantId) ||
+    config.tenantId;
+  const record = async ({ tool, ok, code, personId, reason }: PageEvent) => {
+    const audit = operatorCall(runtime, {
+      tool,
+      kind: 'admin',
+      tenantId: await tenantOf(personId),
+      transport: 'http',
+      args: reason === undefined ? { ok } : { ok, status: reason },
+      subject: personId ?? 'anonymous-page',
+      clientId: 'human page',
+    });
+    await audit.finish(ok ? undefined : { outcome: 'error', code: code ?? 'FORBIDDEN', message: '' });
+  };
+
+  const provider = loginProviderFor(runtime, config, logger);
+  mountSignInPages(app, {
+    sessions,
+    provider: provider ?? undefined,
+    signIn: (input) => signIn(deps, input),
+    signOut: (secret) => signOut(deps, secret),
+    setupTarget: (secret) => setupLinkTarget(deps, secret),
+    completeSetup: (secret, password, owner) => completeSetup(deps, secret, password, owner),
+    record,
+  });
+
+  if (provider)
+    mountProviderSignInPages(app, {
+      sessions,
+      provider,
+      signIn: (identity, address) => signInThroughProvider(deps, { identity, address }),
+      countFailure: (address) => countProviderFailure(deps, address),
+      record,
+      log: (message, fields) => logger.warn(message, fields),
+    });
+
+  mountPasskeyPages(app, {
+    sessions,
+    beginRegistration: (signed, rp) => beginPasskeyRegistration(deps, signed, rp),
+    finishRegistration: (signed, rp, input) => finishPasskeyRegistration(deps, signed, rp, input),
+    beginSignIn: (rp, address) => beginPasskeySignIn(deps, rp, address),
+    finishSignIn: (rp, input) => finishPasskeySignIn(deps, rp, input),
+    list: (personId) => passkeysOf(deps, personId),
+    remove: (signed, id) => removePasskey(deps, signed, id),
+    setTimeZone: async (signed, zone) => void (await setOwnTimeZone(deps, signed.person, zone)),
+    liveSessions: (signed) => sessionsOf(deps, signed),
+    endSession: (signed, handle) => endSession(deps, signed, handle),
+    endOtherSessions: (signed) => endOtherSessions(deps, signed),
+    tokens: (signed) => liveTokensOf(deps, signed.person),
+    record,
+  });
+
+  if (oauth) mountConsentPages(app, { sessions, endpoints: oauth.endpoints, ...oauth.consent });
+
+  mountConsole(app, runtime, sessions, {
+    simulatedPayments: config.dev && config.payments === 'simulator',
+    operatorTenant: config.tenantId,
+  });
+
+  mountLegacyApprovalLinks(app, {
+    sessions,
+    approvalOf: async (token, person) => (await approvalForPage(deps, token, person))?.approval.id ?? null,
+  });
+
+  if (config.dev && config.payments === 'simulator') {
+    mountDevPaymentForm(app, {
+      sessions,
+      // Only the people who may run the console's simulator (owners, approvers) pay here.
+      describe: (id, signed) =>
+        deps.store.read(async (tx) => {
+          if (!mayApprove(signed.person)) return null;
+          const booking = await tx.bookings.get(signed.person.tenantId, id);
+          return (
+            booking && { amount: booking.price?.amount ?? null, currency: booking.price?.currency ?? null }
+          );
+        }),
+      set: async (id, status, signed) => {
+        const audit = pageCall('dev_payment_form', signed, { bookingId: id, status });
+        await runtime.simulator.set(id, status, deps.clock.now(), undefined, audit, signed.person.tenantId);
+        await audit.finish();
+      },
+    });
+  }
+}

@@ -1,0 +1,162 @@
+import { isLoopbackAddress, serverNames } from '../../adapters/http/request-guards.js';
+import { bearerGate } from '../../adapters/http/bearer-gate.js';
+import { createHttpApp } from '../../adapters/http/http-app.js';
+import type { Logger } from '../../adapters/log/json-logger.js';
+import { pooledServerFactory, SERVER_VERSION } from '../../adapters/mcp/server-factory.js';
+import { hasPeople } from '../../app/identity/people.js';
+import { authenticateToken, TOKEN_PREFIX } from '../../app/identity/tokens.js';
+import { mountAuthorizationRoutes } from '../../adapters/http/authorization-routes.js';
+import { SCOPES } from '../../domain/identity/identity.js';
+import { startOAuthServer } from './oauth-server.js';
+import { startExternalIssuers } from './external-issuers.js';
+import type { ServerConfig } from '../config/config.js';
+import { buildRuntime, describeDatabase } from './compose.js';
+import { mcpGateWiring } from './mcp-gate-record.js';
+import { toolContext } from './tool-context.js';
+import { firstOwnerLink } from './first-owner.js';
+import { mountHumanPages } from './human-pages.js';
+import { listen } from './listen.js';
+import { seedIfEmpty } from './seed.js';
+import { StartupError } from './startup-error.js';
+import { startSweeper } from './sweeper.js';
+import { startWebhookWorker } from './webhook-worker.js';
+import { inboxIngestOptions } from './inbox-wiring.js';
+import { mountInboxIngest } from '../../adapters/http/inbox-ingest.js';
+import { mountCalendarFeeds } from '../../adapters/http/calendar-feed-route.js';
+import { icsBusyReader, renderIcs } from '../../adapters/feeds/index.js';
+import { calendarFeed } from '../../app/feeds/feed-links.js';
+import { startFeedRefresher } from './feed-refresher.js';
+
+/** Off loopback only behind TLS, said explicitly: a proxy terminates https and forwards here. */
+function checkExposure(config: ServerConfig): void {
+  if (isLoopbackAddress(config.host)) return;
+  const https = config.publicBaseUrl?.startsWith('https://') ?? false;
+  if (!https || !config.trustProxy)
+    throw new StartupError(
+      `Refusing to bind ${config.host}: plain HTTP off loopback would send tokens and passwords in the clear. ` +
+        'Put a TLS-terminating proxy in front and say so with --public-url https://… and --trust-proxy, or bind 127.0.0.1.',
+    );
+}
+
+/** holdfast serve: MCP over Streamable HTTP at /mcp, with the human pages. Resolves with a stop function. */
+export async function runHttpServer(config: ServerConfig, logger: Logger): Promise<() => Promise<void>> {
+  checkExposure(config);
+  if (config.writePolicy !== null)
+    throw new StartupError(
+      'Over HTTP the write policy is each token’s, not the server’s: holdfast tokens create EMAIL --write-policy P ' +
+        '(unset --write-policy / HOLDFAST_WRITE_POLICY for serve).',
+    );
+  const bound = await listen(config.host, config.port);
+  const runtime = await buildRuntime(config, logger, {
+    boundOrigin: bound.origin,
+    createAuditKey: true,
+    metrics: true,
+  }).catch(async (error: unknown) => {
+    await bound.close();
+    throw error;
+  });
+  const { deps } = runtime;
+  // Where people reach this server: the command line's links use it (users add, feeds create).
+  await deps.store.write((tx) => tx.identity.recordPublicUrl(runtime.publicBaseUrl, deps.clock.now()));
+  // Entries a crash left unlinked join the chain before anything new.
+  await runtime.audit.flush();
+  if (config.seed) {
+    const created = await seedIfEmpty(deps, config.tenantId);
+    if (created > 0) logger.info('seeded demo calendars', { tenantId: config.tenantId, created });
+  }
+  if (!isLoopbackAddress(config.host) && !(await hasPeople(deps, config.tenantId))) {
+    await bound.close();
+    await runtime.close();
+    throw new StartupError(
+      `Refusing to bind ${config.host}: nobody can sign in yet. Create the first owner on loopback first ` +
+        '(holdfast serve prints a setup link, or holdfast users add EMAIL --role owner).',
+    );
+  }
+  const oauth = await startOAuthServer(runtime, config, logger);
+  const external = startExternalIssuers(runtime, config, logger, oauth);
+  const ctx = toolContext(runtime, logger, 'http');
+  const app = createHttpApp({
+    mcp: {
+      factory: pooledServerFactory(ctx),
+      authenticate: bearerGate({
+        resource: oauth.resource,
+        resourceMetadataUrl: oauth.resourceMetadataUrl,
+        authenticate: async (secret) => {
+          if (secret.startsWith(TOKEN_PREFIX)) {
+            const found = await authenticateToken(deps, secret);
+            return (
+              found && {
+                principal: found.principal,
+                clientId: found.token.id,
+                expiresAt: found.token.expiresAt,
+              }
+            );
+          }
+          // Routed by the token's own (unverified) iss: each verifier then checks it in full.
+          const issuer = external?.issuerOf(secret);
+          if (external && issuer) return external.authenticate(secret, issuer);
+          return oauth.authenticate(secret);
+        },
+      }),
+      legacy: config.legacy,
+      maxBodyBytes: config.maxBodyBytes,
+      contractCodes: config.profile === 'hotel-ops',
+      ...(config.timingContract ? { timingContract: () => deps.clock.now() } : {}),
+      gate: mcpGateWiring(runtime, ctx, logger, config.tenantId),
+      trustProxy: config.trustProxy,
+    },
+    names: serverNames(bound.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
+    logger,
+    version: SERVER_VERSION,
+    ...(runtime.metrics
+      ? {
+          metrics: {
+            registry: runtime.metrics.registry,
+            operatorTenant: config.tenantId,
+            trustProxy: config.trustProxy,
+          },
+        }
+      : {}),
+    health: () =>
+      deps.store.read(async (tx) => (await tx.calendars.count(config.tenantId), true)).catch(() => false),
+    mountBeforeForms: (hono) => {
+      mountAuthorizationRoutes(hono, {
+        endpoints: oauth.endpoints,
+        issuer: oauth.issuer,
+        resource: oauth.resource,
+        scopes: SCOPES,
+        trustProxy: config.trustProxy,
+      });
+      mountInboxIngest(hono, inboxIngestOptions(runtime, config));
+      mountCalendarFeeds(hono, {
+        render: async (secret) => {
+          const feed = await calendarFeed(deps, secret);
+          return feed && renderIcs(feed, deps.clock.now());
+        },
+      });
+    },
+    mountPages: (hono) => mountHumanPages(hono, runtime, config, logger, oauth),
+  });
+  bound.serve(app.fetch);
+  const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
+  const stopWebhooks = startWebhookWorker(runtime, config, logger);
+  const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
+  const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
+  logger.info('holdfast listening', {
+    url: `${bound.origin}/mcp`,
+    approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/console/approvals`,
+    database: describeDatabase(config.database),
+    legacy: config.legacy,
+    payments: config.payments,
+    devPaymentForm: config.dev,
+  });
+  await firstOwnerLink(runtime, config);
+  return async () => {
+    stopSweeper();
+    await stopWebhooks();
+    stopFeeds();
+    await bound.close();
+    await app.close();
+    await runtime.close();
+  };
+}

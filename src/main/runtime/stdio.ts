@@ -1,0 +1,92 @@
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { createHttpApp } from '../../adapters/http/http-app.js';
+import { serverNames } from '../../adapters/http/request-guards.js';
+import type { Logger } from '../../adapters/log/json-logger.js';
+import { createHoldfastServer, SERVER_VERSION } from '../../adapters/mcp/server-factory.js';
+import { LineLimit, oversizeError } from '../../adapters/mcp/stdio-line-limit.js';
+import type { ServerConfig } from '../config/config.js';
+import type { Runtime } from './compose.js';
+import { buildRuntime, describeDatabase } from './compose.js';
+import { toolContext } from './tool-context.js';
+import { localConnection } from '../../app/identity/tokens.js';
+import type { Principal } from '../../domain/calendar.js';
+import { StartupError } from './startup-error.js';
+import { mountHumanPages } from './human-pages.js';
+import { listen } from './listen.js';
+import { seedIfEmpty } from './seed.js';
+import { startSweeper } from './sweeper.js';
+import { startWebhookWorker } from './webhook-worker.js';
+import { startFeedRefresher } from './feed-refresher.js';
+import { icsBusyReader } from '../../adapters/feeds/index.js';
+
+/**
+ * The person the local connection acts for: `--as EMAIL`, or the tenant's only person. Nobody
+ * else can reach this process (it speaks only to the host that started it), so that choice is
+ * the operator's; approvals still need that person signed in on the page (policy draft).
+ */
+async function stdioPrincipal(runtime: Runtime, config: ServerConfig): Promise<Principal> {
+  const { deps } = runtime;
+  const policy = config.writePolicy ?? 'draft';
+  if (config.as !== null) return localConnection(deps, config.as, policy);
+  const people = await deps.store.read((tx) => tx.identity.listPeople(config.tenantId));
+  if (people.length === 1) return localConnection(deps, people[0]!.email, policy);
+  throw new StartupError(
+    people.length === 0
+      ? 'holdfast stdio acts for a person, and there is none yet: holdfast users add EMAIL --role owner, then --as EMAIL'
+      : `holdfast stdio acts for one person: say which with --as EMAIL (${people.length} people in tenant ${config.tenantId})`,
+  );
+}
+
+/**
+ * holdfast stdio: one MCP connection on stdin/stdout (protocol only; logs go to stderr), and
+ * the approval page on a loopback port of its own, so a desktop host's user can open
+ * approveUrl with nothing else running.
+ */
+export async function runStdioServer(config: ServerConfig, logger: Logger): Promise<void> {
+  const pages = await listen('127.0.0.1', config.consolePort);
+  const runtime = await buildRuntime(config, logger, { boundOrigin: pages.origin, createAuditKey: true });
+  const { deps } = runtime;
+  await runtime.audit.flush();
+  if (config.seed) await seedIfEmpty(deps, config.tenantId);
+  const principal = await stdioPrincipal(runtime, config).catch(async (error: unknown) => {
+    await pages.close();
+    await runtime.close();
+    throw error;
+  });
+  const ctx = toolContext(runtime, logger, 'stdio', principal);
+  const app = createHttpApp({
+    names: serverNames(pages.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
+    logger,
+    version: SERVER_VERSION,
+    health: async () => true,
+    mountPages: (hono) => mountHumanPages(hono, runtime, config, logger),
+  });
+  pages.serve(app.fetch);
+  const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
+  const stopWebhooks = startWebhookWorker(runtime, config, logger);
+  const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
+  const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
+  // Oversize lines are answered with an error and skipped; the connection stays up.
+  const input = process.stdin.pipe(
+    new LineLimit(config.maxBodyBytes, (line) => {
+      logger.warn('stdio request too large', { maxBytes: config.maxBodyBytes });
+      process.stdout.write(oversizeError(line, config.maxBodyBytes));
+    }),
+  );
+  serveStdio(() => createHoldfastServer(ctx, 'connection', principal.toolMode ?? config.toolMode), {
+    legacy: config.legacy === 'reject' ? 'reject' : 'serve',
+    transport: new StdioServerTransport(input, process.stdout),
+    onerror: (error) => logger.warn('stdio transport error', { error: error.message }),
+  });
+  process.stdin.once('end', () => {
+    stopSweeper();
+    stopFeeds();
+    void stopWebhooks()
+      .then(() => pages.close())
+      .then(() => runtime.close());
+  });
+  logger.info('holdfast serving on stdio', {
+    database: describeDatabase(config.database),
+    approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/console/approvals`,
+  });
+}

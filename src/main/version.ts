@@ -1,1 +1,0 @@
-export { SERVER_VERSION as holdfastVersion } from '../adapters/mcp/server-version.js';
