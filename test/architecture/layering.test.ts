@@ -71,6 +71,7 @@ describe('the layering rules catch what they are for (one violating fixture per 
         'adapter internals',
         'package in the core',
         'fetch outside the guard',
+        'engine test in shared SQL',
       ]),
     );
   });

@@ -139,6 +139,11 @@ export function violationsOf(path: string, source: string): Violation[] {
       found.push({ rule: 'adapter internals', detail: `${adapterOf(path)} reaches into ${target}` });
     }
   }
+  if (/^adapters\/storage\/sql\//.test(path) && /\bengine\s*[!=]==?/.test(text))
+    found.push({
+      rule: 'engine test in shared SQL',
+      detail: `${path} asks which engine instead of the dialect`,
+    });
   if (layer === 'adapters' && GLOBAL_FETCH.test(text) && !fetchesThroughTheGuard.some((p) => p.test(path)))
     found.push({ rule: 'fetch outside the guard', detail: `${path} calls fetch() itself` });
   if (layer === 'domain' || layer === 'ports' || layer === 'app') {

@@ -70,6 +70,8 @@ export const pgDialect: SqlDialect = {
   TRUE: 'true',
   FALSE: 'false',
   skipLocked: ' FOR UPDATE SKIP LOCKED',
+  recordWebhookEvent:
+    'SELECT holdfast_webhook_record(?::text, ?::text, ?::text, ?::text, ?::bigint, ?::text) AS written',
   jsonFlag: (column, field) => `coalesce((${column}::jsonb ->> '${field}')::boolean, false)`,
   jsonText: (column, field) => `(${column}::jsonb #>> '{${field.split('.').join(',')}}')`,
   // A transaction-scoped advisory lock, per schema, released at COMMIT or ROLLBACK.

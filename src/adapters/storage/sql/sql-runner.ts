@@ -16,6 +16,12 @@ export interface SqlDialect {
   readonly FALSE: string;
   /** A row lock that skips rows another transaction holds (PostgreSQL), or nothing (SQLite: one writer). */
   readonly skipLocked: string;
+  /**
+   * One statement that records a webhook event and fans it out to its deliveries (PostgreSQL: the
+   * function its booking triggers call, so both paths write alike), answering `written`; null
+   * where the shared statements do it.
+   */
+  readonly recordWebhookEvent: string | null;
   /** SQL testing a boolean field of a JSON text column. */
   jsonFlag(column: string, field: string): string;
   /** SQL reading a text field (`a` or nested `a.b`) of a JSON text column (NULL when absent). */

@@ -65,10 +65,10 @@ function subscriptionFromRow(row: SubscriptionRow): WebhookSubscription {
   };
 }
 
-/** Subscriptions, outbox and deliveries, in the SQL both engines share. */
 /** Deliveries of one subscription claimed per round: a slow receiver sends about that many per lease anyway. */
 const PER_SUBSCRIPTION = 5;
 
+/** Subscriptions, outbox and deliveries, in the SQL both engines share. */
 export class WebhooksSql implements WebhookStore {
   constructor(
     private readonly db: SqlRunner,
@@ -78,12 +78,8 @@ export class WebhooksSql implements WebhookStore {
   async record(event: WebhookEvent): Promise<boolean> {
     const snapshot = JSON.stringify(bookingToRow(event.booking));
     const args = [event.tenantId, event.id, event.type, event.booking.id, event.createdAt, snapshot];
-    // PostgreSQL: the same function its triggers call.
-    if (this.dialect.engine === 'postgres') {
-      const [row] = await this.db.all<{ written: boolean }>(
-        'SELECT holdfast_webhook_record(?::text, ?::text, ?::text, ?::text, ?::bigint, ?::text) AS written',
-        args,
-      );
+    if (this.dialect.recordWebhookEvent) {
+      const [row] = await this.db.all<{ written: boolean }>(this.dialect.recordWebhookEvent, args);
       return row?.written === true;
     }
     const inserted = await this.db.run(

@@ -44,6 +44,8 @@ export const sqliteDialect: SqlDialect = {
   FALSE: '0',
   // One writer at a time: there is nothing to skip.
   skipLocked: '',
+  // Two shared statements, in the writer's transaction.
+  recordWebhookEvent: null,
   jsonFlag: (column, field) => `json_extract(${column}, '$.${field}') = 1`,
   jsonText: (column, field) => `json_extract(${column}, '$.${field}')`,
   // The single writer connection already serialises every write transaction.
