@@ -4,6 +4,7 @@ import type { Store, StoreTx } from '../../../ports/store/index.js';
 import { SqlStoreTx } from '../sql/sql-store-tx.js';
 import { singleCall } from '../sql/single-call.js';
 import type { Migration } from '../migration.js';
+import { pendingMigrations } from '../migration.js';
 import { mapPgError, RETRYABLE_SQLSTATES, sqlStateOf } from './pg-errors.js';
 import { DatabaseMissingError } from '../database-missing.js';
 import { pgMigrations } from './pg-migrations.js';
@@ -167,13 +168,10 @@ async function migrate(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)',
     );
     const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
-    const applied = new Set(rows.map((r) => r.version));
-    const known = Math.max(0, ...migrations.map((m) => m.version));
-    const newest = Math.max(0, ...applied);
-    if (newest > known)
-      throw new Error(`Database schema version ${newest} is newer than this Holdfast (${known})`);
-    for (const migration of migrations) {
-      if (applied.has(migration.version)) continue;
+    for (const migration of pendingMigrations(
+      rows.map((r) => r.version),
+      migrations,
+    )) {
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);

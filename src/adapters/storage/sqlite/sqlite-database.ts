@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Migration } from './migrations.js';
+import type { Migration } from '../migration.js';
+import { pendingMigrations } from '../migration.js';
 import { sqliteMigrations } from './migrations.js';
 
 export type SqliteDb = Database.Database;
@@ -65,14 +66,11 @@ export function migrate(db: SqliteDb, migrations: readonly Migration[] = sqliteM
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const rows = db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
-  const applied = new Set(rows.map((r) => r.version));
-  const known = Math.max(0, ...migrations.map((m) => m.version));
-  const newest = Math.max(0, ...applied);
-  if (newest > known)
-    throw new Error(`Database schema version ${newest} is newer than this Holdfast (${known})`);
   const done: number[] = [];
-  for (const migration of migrations) {
-    if (applied.has(migration.version)) continue;
+  for (const migration of pendingMigrations(
+    rows.map((r) => r.version),
+    migrations,
+  )) {
     db.transaction(() => {
       // Another process may have applied it since we looked: check again under the write lock.
       const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
