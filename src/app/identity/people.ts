@@ -214,10 +214,21 @@ export async function completeSetup(
   });
 }
 
+/**
+ * The person as the write transaction sees them: a change made since they were looked up (a
+ * role changed in the console) is kept, not overwritten with the older copy.
+ */
+async function current(tx: StoreTx, found: Person): Promise<Person> {
+  const person = await tx.identity.getPerson(found.id);
+  if (!person) throw new DomainError('NOT_FOUND', 'No such person.', {});
+  return person;
+}
+
 /** Disables a person: their sessions end and their tokens stop working (checked on every call). */
 export async function disablePerson(deps: AppDeps, email: string): Promise<Person> {
-  const person = await personByEmail(deps, email);
+  const found = await personByEmail(deps, email);
   return deps.store.write(async (tx) => {
+    const person = await current(tx, found);
     const next = { ...person, disabledAt: person.disabledAt ?? deps.clock.now() };
     await tx.identity.updatePerson(next);
     await tx.identity.deleteSessionsOf(person.id);
@@ -232,12 +243,13 @@ export async function disablePerson(deps: AppDeps, email: string): Promise<Perso
  * Returns a fresh setup link to set a new password, and what was ended.
  */
 export async function resetPassword(deps: AppDeps, email: string, options: { keepTokens?: boolean } = {}) {
-  const person = await personByEmail(deps, email);
+  const found = await personByEmail(deps, email);
   const now = deps.clock.now();
-  const ended = await deps.store.write(async (tx) => {
+  const { person, ended } = await deps.store.write(async (tx) => {
+    const person = await current(tx, found);
     await tx.identity.updatePerson({ ...person, passwordHash: null });
     await tx.identity.deleteSessionsOf(person.id);
-    if (options.keepTokens) return { tokens: 0, connections: 0 };
+    if (options.keepTokens) return { person, ended: { tokens: 0, connections: 0 } };
     let tokens = 0;
     for (const token of await tx.identity.listTokens(person.tenantId))
       if (token.personId === person.id && token.revokedAt === null)
@@ -251,7 +263,7 @@ export async function resetPassword(deps: AppDeps, email: string, options: { kee
         await tx.oauth.revokeGrant(connection.grantId, now);
         connections++;
       }
-    return { tokens, connections };
+    return { person, ended: { tokens, connections } };
   });
   return { person, ended, link: await newSetupLink(deps, person.tenantId, person.id) };
 }

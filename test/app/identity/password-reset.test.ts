@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addPerson, resetPassword } from '../../../src/app/identity/people.js';
+import { addPerson, disablePerson, resetPassword } from '../../../src/app/identity/people.js';
 import { authenticateToken, createToken } from '../../../src/app/identity/tokens.js';
 import type { OAuthConnection } from '../../../src/domain/identity/oauth.js';
 import { appHarnessOn, operator } from '../../support/app-harness.js';
@@ -60,5 +60,41 @@ describe.each(['sqlite', 'postgres'] as const)('a password reset on %s', (engine
     expect(ended).toEqual({ tokens: 0, connections: 0 });
     expect(await authenticateToken(h.deps, olgas.secret)).not.toBeNull();
     expect(await live('gr-olga')).toBe(true);
+  });
+
+  it('a reset or a disable keeps a change made between looking the person up and writing (no lost update)', async () => {
+    const { olga } = await setUp();
+    for (const act of [
+      (deps: typeof h.deps) => resetPassword(deps, 'olga@example.com', { keepTokens: true }),
+      (deps: typeof h.deps) => disablePerson(deps, 'olga@example.com'),
+    ]) {
+      // Someone changes Olga's role after the lookup, before the write: the write must see it.
+      const role =
+        (await h.deps.store.read((tx) => tx.identity.getPerson(olga.id)))!.role === 'viewer'
+          ? 'approver'
+          : 'viewer';
+      let raced = false;
+      const store = h.deps.store;
+      const racing = new Proxy(store, {
+        get(target, property) {
+          if (property === 'write')
+            return async (work: Parameters<typeof store.write>[0]) => {
+              if (!raced) {
+                raced = true;
+                await target.write(async (tx) => {
+                  const now = (await tx.identity.getPerson(olga.id))!;
+                  await tx.identity.updatePerson({ ...now, role });
+                });
+              }
+              return target.write(work);
+            };
+          const value = Reflect.get(target, property) as unknown;
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      await act({ ...h.deps, store: racing });
+      expect(raced).toBe(true);
+      expect((await h.deps.store.read((tx) => tx.identity.getPerson(olga.id)))!.role).toBe(role);
+    }
   });
 });
