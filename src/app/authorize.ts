@@ -1,5 +1,6 @@
 import { DomainError } from '../domain/errors.js';
-import type { Principal, Scope } from '../domain/calendar.js';
+import type { Scope } from '../domain/calendar.js';
+import type { Principal } from '../domain/identity/principal.js';
 
 export function requireScope(principal: Principal, scope: Scope): void {
   if (!principal.scopes.includes(scope)) {

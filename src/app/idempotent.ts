@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.js';
-import type { Principal } from '../domain/calendar.js';
+import type { Principal } from '../domain/identity/principal.js';
 import type { CallEnd, EffectAudit } from '../ports/audit.js';
 import type { IdempotencyRecord, StoreTx } from '../ports/store/index.js';
 import type { AppDeps } from './deps.js';

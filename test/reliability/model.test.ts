@@ -18,7 +18,7 @@ import { defaultAppConfig } from '../../src/app/deps.js';
 import { gatedBookingChange } from '../../src/app/booking/gated-booking.js';
 import { holdSlot } from '../../src/app/booking/hold-slot.js';
 import { getBooking } from '../../src/app/booking/read-bookings.js';
-import type { Principal } from '../../src/domain/calendar.js';
+import type { Principal } from '../../src/domain/identity/principal.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Store } from '../../src/ports/store/index.js';
 import { freshSchema } from '../support/postgres.js';

@@ -9,7 +9,7 @@ import type { AppConfig, AppDeps } from '../../src/app/deps.js';
 import { defaultAppConfig } from '../../src/app/deps.js';
 import type { PaymentReport } from '../../src/domain/payment/payment.js';
 import type { Availability } from '../../src/domain/availability/availability.js';
-import type { Principal } from '../../src/domain/calendar.js';
+import type { Principal } from '../../src/domain/identity/principal.js';
 import { tempDbPath } from './spawn-server.js';
 import { freshSchema } from './postgres.js';
 import { openStore } from '../../src/adapters/storage/index.js';

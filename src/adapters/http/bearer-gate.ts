@@ -1,10 +1,12 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { OAuthError, OAuthErrorCode, requireBearerAuth } from '@modelcontextprotocol/server';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 
 /** What a verified bearer credential stands for. */
 export interface BearerIdentity {
   readonly principal: Principal;
+  /** The tool surface the tenant chose for its connections (undefined: the server's). */
+  readonly toolMode?: 'flat' | 'catalog';
   /** The token or OAuth client the audit names. */
   readonly clientId: string;
   readonly expiresAt: number;
@@ -42,7 +44,7 @@ export function bearerGate(options: BearerGateOptions): (request: Request) => Pr
           scopes: [...found.principal.scopes],
           expiresAt: Math.floor(found.expiresAt / 1000),
           resource: new URL(options.resource),
-          extra: { principal: found.principal },
+          extra: { principal: found.principal, toolMode: found.toolMode },
         };
       },
     },

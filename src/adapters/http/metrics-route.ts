@@ -2,7 +2,7 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import type { Registry } from 'prom-client';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import type { PageApp } from './page-app.js';
 
 export interface MetricsMount {

@@ -1,6 +1,5 @@
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/server';
-import type { Principal } from '../../domain/calendar.js';
 import { SERVER_NAME, SERVER_VERSION } from './server-version.js';
 import { registerCatalog } from './catalog/catalog-tools.js';
 import { registerPrompts } from './resources/prompts.js';
@@ -131,8 +130,8 @@ export function pooledServerFactory(ctx: ToolContext): McpServerFactory {
   };
   return ({ era, authInfo }) => {
     // The tenant's choice came with the credential (no read per request); else the server's.
-    const principal = authInfo?.extra?.principal as Principal | undefined;
-    const surface = principal?.toolMode ?? ctx.profile.toolMode;
+    const chosen = authInfo?.extra?.toolMode as ToolSurface | undefined;
+    const surface = chosen ?? ctx.profile.toolMode;
     return era === 'modern'
       ? (idle[surface].pop() ?? fresh(surface))
       : createHoldfastServer(ctx, 'connection', surface);

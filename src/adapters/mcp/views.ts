@@ -1,7 +1,7 @@
 import { maskContact } from '../../domain/booking/contact-mask.js';
 import type { PendingApproval } from '../../app/approvals/approvals.js';
 import type { Customer } from '../../domain/booking/booking.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { rulesOf } from '../../domain/calendar.js';
 import type { FindSlotsResult } from '../../app/booking/find-slots.js';
 import type { BookingSnapshot, CalendarRef } from '../../app/booking/snapshot.js';

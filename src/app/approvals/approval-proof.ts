@@ -9,7 +9,7 @@ import {
 } from '../../domain/approval/approval.js';
 import type { GatedAction, Intent } from '../../domain/approval/intent.js';
 import type { Booking } from '../../domain/booking/booking.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import { parseInstant } from '../../domain/time/instant.js';
 import type { StoreTx } from '../../ports/store/index.js';

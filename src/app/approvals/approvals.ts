@@ -9,7 +9,7 @@ import { DEFAULT_APPROVAL_WINDOW_MINUTES } from '../../domain/identity/identity.
 import type { GatedAction, Intent, IntentSummary, MovedFrom } from '../../domain/approval/intent.js';
 import { changesSince, intentOf } from '../../domain/approval/intent.js';
 import type { Booking } from '../../domain/booking/booking.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import type { Person } from '../../domain/identity/identity.js';
 import { isLimited, mayApprove } from '../../domain/identity/identity.js';
 import { DomainError } from '../../domain/errors.js';

@@ -1,5 +1,5 @@
 import { invalidArgument } from '../../domain/errors.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import type { Instant } from '../../domain/time/instant.js';
 import { MINUTE_MS, parseInstant } from '../../domain/time/instant.js';
 import { requireScope } from '../authorize.js';

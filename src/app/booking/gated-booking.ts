@@ -10,7 +10,7 @@ import {
   markPaid,
   owesRefund,
 } from '../../domain/booking/booking.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import type { CallEnd } from '../../ports/audit.js';
 import type { ProofRequest } from '../approvals/approval-proof.js';

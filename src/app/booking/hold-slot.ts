@@ -1,7 +1,8 @@
 import { openIntervals } from '../../domain/availability/availability.js';
 import type { Booking, Customer } from '../../domain/booking/booking.js';
 import { sumPrices } from '../../domain/booking/money.js';
-import type { Calendar, Principal } from '../../domain/calendar.js';
+import type { Calendar } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { rulesOf } from '../../domain/calendar.js';
 import { DomainError, invalidArgument, isDomainError } from '../../domain/errors.js';
 import { MINUTE_MS, parseInstant } from '../../domain/time/instant.js';

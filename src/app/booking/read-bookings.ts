@@ -1,5 +1,5 @@
 import type { BookingStatus } from '../../domain/booking/booking.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { invalidArgument } from '../../domain/errors.js';
 import { parseInstant } from '../../domain/time/instant.js';
 import { requireScope } from '../authorize.js';

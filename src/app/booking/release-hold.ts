@@ -1,5 +1,5 @@
 import { releaseHold as releaseDomain } from '../../domain/booking/booking.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { requireWriter } from '../authorize.js';
 import type { AppDeps } from '../deps.js';
 import type { Outcome, WriteCall } from '../idempotent.js';

@@ -1,7 +1,7 @@
 import type { Booking } from '../../domain/booking/booking.js';
 import { effectiveStatus } from '../../domain/booking/booking.js';
 import { samePrice, sumPrices } from '../../domain/booking/money.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError, invalidArgument } from '../../domain/errors.js';
 import type { Customer } from '../../domain/booking/booking.js';
 import { requireWriter } from '../authorize.js';

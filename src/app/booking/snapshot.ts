@@ -1,6 +1,7 @@
 import { DomainError } from '../../domain/errors.js';
 import type { Booking } from '../../domain/booking/booking.js';
-import type { Calendar, Principal } from '../../domain/calendar.js';
+import type { Calendar } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import type { StoreTx } from '../../ports/store/index.js';
 import type { ResultStorage } from '../idempotent.js';
 

@@ -2,7 +2,8 @@ import type { Availability, DateOverride, WeeklyHours } from '../../domain/avail
 import { validateAvailability, weekdays } from '../../domain/availability/availability.js';
 import type { Money } from '../../domain/booking/money.js';
 import { validateMoney } from '../../domain/booking/money.js';
-import type { Calendar, Principal } from '../../domain/calendar.js';
+import type { Calendar } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError, invalidArgument } from '../../domain/errors.js';
 import { isValidTimeZone } from '../../domain/time/instant.js';
 import type { StoreTx } from '../../ports/store/index.js';

@@ -2,7 +2,8 @@ import type { DateOverride, WeeklyHours } from '../../domain/availability/availa
 import { openIntervals } from '../../domain/availability/availability.js';
 import type { BookingRules } from '../../domain/availability/booking-rules.js';
 import type { Money } from '../../domain/booking/money.js';
-import type { Calendar, Principal } from '../../domain/calendar.js';
+import type { Calendar } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { rulesOf } from '../../domain/calendar.js';
 import { DomainError, isDomainError } from '../../domain/errors.js';
 import type { Person } from '../../domain/identity/identity.js';

@@ -1,14 +1,20 @@
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import type { ExternalClaims } from '../../domain/identity/external-claims.js';
 import { externalWritePolicy } from '../../domain/identity/external-claims.js';
 import type { WritePolicy } from '../../domain/identity/identity.js';
 import { normalEmail, scopesOfRole } from '../../domain/identity/identity.js';
 import type { AppDeps } from '../deps.js';
-import { principalFor } from './tokens.js';
+import type { ChosenToolMode } from './tokens.js';
+import { chosenToolMode, principalFor } from './tokens.js';
 
 export type ExternalAuthentication =
-  | { readonly ok: true; readonly principal: Principal; readonly clientId: string }
+  | {
+      readonly ok: true;
+      readonly principal: Principal;
+      readonly toolMode: ChosenToolMode;
+      readonly clientId: string;
+    }
   | { readonly ok: false; readonly reason: string };
 
 /**
@@ -51,5 +57,5 @@ export async function authenticateExternal(
     scopes,
     writePolicy: externalWritePolicy(person.role, options.writePolicy),
   });
-  return { ok: true, clientId, principal: { ...principal, clientId } };
+  return { ok: true, clientId, toolMode: chosenToolMode(tenant), principal: { ...principal, clientId } };
 }

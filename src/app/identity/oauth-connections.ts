@@ -3,9 +3,10 @@ import type { Person, Scope, WritePolicy } from '../../domain/identity/identity.
 import { SCOPES, scopesOfRole } from '../../domain/identity/identity.js';
 import type { OAuthConnection } from '../../domain/identity/oauth.js';
 import { policiesOffered } from '../../domain/identity/oauth.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import type { AppDeps } from '../deps.js';
-import { principalFor } from './tokens.js';
+import type { ChosenToolMode } from './tokens.js';
+import { chosenToolMode, principalFor } from './tokens.js';
 
 /** What a consent page offers: the scopes asked for that the person may give, and those they may not. */
 export function consentOffer(
@@ -81,7 +82,7 @@ const TOUCH_EVERY_MS = 60_000;
 export async function authenticateGrant(
   deps: AppDeps,
   claims: { readonly grantId: string; readonly subject: string; readonly scopes: readonly string[] },
-): Promise<{ principal: Principal; connection: OAuthConnection } | null> {
+): Promise<{ principal: Principal; toolMode: ChosenToolMode; connection: OAuthConnection } | null> {
   const now = deps.clock.now();
   const found = await deps.store.read(async (tx) => {
     const connection = await tx.oauth.getConnection(claims.grantId);
@@ -104,6 +105,7 @@ export async function authenticateGrant(
   const scopes = connection.scopes.filter((s) => claims.scopes.includes(s) && role.includes(s));
   return {
     connection,
+    toolMode: chosenToolMode(tenant),
     principal: principalFor(tenant, person, {
       connectionId: connection.grantId,
       name: connection.clientName,

@@ -1,4 +1,4 @@
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import type { AccessToken, Person, Scope, Tenant, WritePolicy } from '../../domain/identity/identity.js';
 import {
@@ -67,6 +67,8 @@ const TOUCH_EVERY_MS = 60_000;
 
 export interface Authenticated {
   readonly principal: Principal;
+  /** Presentation, not authority: which tool surface this connection is served. */
+  readonly toolMode: ChosenToolMode;
   readonly token: AccessToken;
   readonly person: Person;
 }
@@ -96,6 +98,7 @@ export async function authenticateToken(deps: AppDeps, secret: string): Promise<
   return {
     token,
     person,
+    toolMode: chosenToolMode(tenant),
     principal: principalFor(tenant, person, {
       connectionId: token.id,
       name: token.name,
@@ -122,8 +125,19 @@ export function principalFor(tenant: Tenant, person: Person, connection: Connect
     scopes: connection.scopes,
     writePolicy: connection.writePolicy,
     limits: tenant.limits,
-    ...(tenant.toolMode === 'inherit' ? {} : { toolMode: tenant.toolMode }),
   };
+}
+
+/** The tool surface a tenant chose for its connections; undefined: the server's `--tools`. */
+export type ChosenToolMode = 'flat' | 'catalog' | undefined;
+
+export const chosenToolMode = (tenant: Tenant): ChosenToolMode =>
+  tenant.toolMode === 'inherit' ? undefined : tenant.toolMode;
+
+/** The tool surface the tenant chose, read once (the stdio connection has no credential to carry it). */
+export async function tenantToolMode(deps: AppDeps, tenantId: string): Promise<ChosenToolMode> {
+  const tenant = await deps.store.read((tx) => tx.identity.getTenant(tenantId));
+  return tenant ? chosenToolMode(tenant) : undefined;
 }
 
 /** The local stdio connection: whoever starts the process acts for the person named with --as. */

@@ -2,7 +2,7 @@ import type { Booking } from '../../domain/booking/booking.js';
 import { effectiveStatus } from '../../domain/booking/booking.js';
 import type { KeyKind, KeyRow } from '../../domain/booking/business-keys.js';
 import { keyRowsOf } from '../../domain/booking/business-keys.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import type { InboxTask, TaskStatus } from '../../domain/inbox/inbox.js';
 import { TASK_STATUSES } from '../../domain/inbox/inbox.js';
 import { InboxError } from '../../domain/inbox/inbox-errors.js';

@@ -1,4 +1,4 @@
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import type { Conversation, InboxMessage, InboxTask } from '../../domain/inbox/inbox.js';
 import { InboxError } from '../../domain/inbox/inbox-errors.js';
 import type { StoreTx } from '../../ports/store/index.js';

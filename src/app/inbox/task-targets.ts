@@ -1,6 +1,6 @@
 import type { Booking } from '../../domain/booking/booking.js';
 import { keyRowsOf } from '../../domain/booking/business-keys.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import type { Transition } from '../../domain/inbox/submit-payload.js';
 import type { StoreTx } from '../../ports/store/index.js';
 

@@ -1,5 +1,5 @@
 import type { Customer } from '../../domain/booking/booking.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError, isDomainError } from '../../domain/errors.js';
 import type { Person, Tenant } from '../../domain/identity/identity.js';
 import { mayApprove, scopesOfRole } from '../../domain/identity/identity.js';

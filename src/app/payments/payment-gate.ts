@@ -1,6 +1,6 @@
 import type { Booking } from '../../domain/booking/booking.js';
 import { flagPaidAfterLapse } from '../../domain/booking/booking.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import type { PaymentVerdict } from '../../domain/payment/payment.js';
 import { judgePayment } from '../../domain/payment/payment.js';

@@ -75,7 +75,12 @@ export function startExternalIssuers(
         writePolicy: auth.writePolicy,
       });
       if (!found.ok) return refused(issuer, found.reason);
-      return { principal: found.principal, clientId: found.clientId, expiresAt: read.claims.expiresAt };
+      return {
+        principal: found.principal,
+        toolMode: found.toolMode,
+        clientId: found.clientId,
+        expiresAt: read.claims.expiresAt,
+      };
     },
   };
 }

@@ -104,6 +104,7 @@ export async function startOAuthServer(
       if (!claims || !found) return null;
       return {
         principal: found.principal,
+        toolMode: found.toolMode,
         clientId: `oauth:${found.connection.clientId}`,
         expiresAt: claims.expiresAt,
       };

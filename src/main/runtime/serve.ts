@@ -87,6 +87,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
             return (
               found && {
                 principal: found.principal,
+                toolMode: found.toolMode,
                 clientId: found.token.id,
                 expiresAt: found.token.expiresAt,
               }

@@ -8,8 +8,8 @@ import type { ServerConfig } from '../config/config.js';
 import type { Runtime } from './compose.js';
 import { buildRuntime, describeDatabase } from './compose.js';
 import { toolContext } from './tool-context.js';
-import { localConnection } from '../../app/identity/tokens.js';
-import type { Principal } from '../../domain/calendar.js';
+import { localConnection, tenantToolMode } from '../../app/identity/tokens.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import { StartupError } from './startup-error.js';
 import { mountHumanPages } from './human-pages.js';
 import { listen } from './listen.js';
@@ -73,7 +73,8 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
       process.stdout.write(oversizeError(line, config.maxBodyBytes));
     }),
   );
-  serveStdio(() => createHoldfastServer(ctx, 'connection', principal.toolMode ?? config.toolMode), {
+  const surface = (await tenantToolMode(runtime.deps, principal.tenantId)) ?? config.toolMode;
+  serveStdio(() => createHoldfastServer(ctx, 'connection', surface), {
     legacy: config.legacy === 'reject' ? 'reject' : 'serve',
     transport: new StdioServerTransport(input, process.stdout),
     onerror: (error) => logger.warn('stdio transport error', { error: error.message }),

@@ -4,7 +4,7 @@ import { boundedDigest } from '../../adapters/ids/bounded-digest.js';
 import type { Logger } from '../../adapters/log/json-logger.js';
 import type { ApprovalState, ToolContext } from '../../adapters/mcp/tool-kit.js';
 import { noMetrics } from '../../adapters/telemetry/call-metrics.js';
-import type { Principal } from '../../domain/calendar.js';
+import type { Principal } from '../../domain/identity/principal.js';
 import type { Runtime } from './compose.js';
 
 /** Who a request acts for, as the authentication gate left it on the request (HTTP). */

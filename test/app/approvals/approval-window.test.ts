@@ -10,7 +10,7 @@ import { setTenant } from '../../../src/app/identity/people.js';
 import { getBooking } from '../../../src/app/booking/read-bookings.js';
 import { releaseHold } from '../../../src/app/booking/release-hold.js';
 import { sweep } from '../../../src/app/booking/sweep.js';
-import type { Principal } from '../../../src/domain/calendar.js';
+import type { Principal } from '../../../src/domain/identity/principal.js';
 import type { DomainError } from '../../../src/domain/errors.js';
 import type { Person } from '../../../src/domain/identity/identity.js';
 import { appHarnessOn, operator } from '../../support/app-harness.js';

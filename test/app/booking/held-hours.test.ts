@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCalendar } from '../../../src/app/calendars/calendars.js';
 import { holdSlot } from '../../../src/app/booking/hold-slot.js';
-import type { Principal } from '../../../src/domain/calendar.js';
+import type { Principal } from '../../../src/domain/identity/principal.js';
 import type { DomainError } from '../../../src/domain/errors.js';
 import { NO_LIMITS } from '../../../src/domain/identity/identity.js';
 import { appHarnessOn, operator } from '../../support/app-harness.js';

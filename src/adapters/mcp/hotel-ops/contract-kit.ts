@@ -5,7 +5,8 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import type { Principal, Scope } from '../../../domain/calendar.js';
+import type { Scope } from '../../../domain/calendar.js';
+import type { Principal } from '../../../domain/identity/principal.js';
 import { formatInstant } from '../../../domain/time/instant.js';
 import type { AuditEntry } from '../../../ports/audit.js';
 import { CallAudit } from '../../audit/call-audit.js';

@@ -1,7 +1,7 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { listCalendars } from '../../../app/calendars/calendars.js';
 import { listBookings } from '../../../app/booking/read-bookings.js';
-import type { Principal } from '../../../domain/calendar.js';
+import type { Principal } from '../../../domain/identity/principal.js';
 import type { ToolContext } from '../tool-kit.js';
 import { guarded } from './guarded.js';
 import { BOOKING_TEMPLATE, CALENDAR_TEMPLATE } from './resource-names.js';

@@ -1,6 +1,6 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
-import type { Principal } from '../../../domain/calendar.js';
+import type { Principal } from '../../../domain/identity/principal.js';
 import { DomainError } from '../../../domain/errors.js';
 import { CallAudit } from '../../audit/call-audit.js';
 import type { ToolContext } from '../tool-kit.js';

@@ -2,7 +2,7 @@ import type { McpServer, ReadResourceResult } from '@modelcontextprotocol/server
 import { ResourceTemplate } from '@modelcontextprotocol/server';
 import { getCalendar, listCalendars } from '../../../app/calendars/calendars.js';
 import { getBooking, listBookings } from '../../../app/booking/read-bookings.js';
-import type { Principal } from '../../../domain/calendar.js';
+import type { Principal } from '../../../domain/identity/principal.js';
 import type { ToolContext } from '../tool-kit.js';
 import { stepUpTo } from '../tool-kit.js';
 import { bookingView, calendarView } from '../views.js';
