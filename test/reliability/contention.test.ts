@@ -79,7 +79,9 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('contention on %s', (kind
   it(
     `${CLIENTS} MCP clients x ${ATTEMPTS} holds on 20 slots: no double booking, one winner per slot`,
     async () => {
-      const backend = await startBackend(kind);
+      // Holds outlive the run: a lapsed hold frees its slot for a later, legitimate winner, which
+      // "one winner per slot" would miscount (the full run takes longer than the default 5 minutes).
+      const backend = await startBackend(kind, { serverArgs: ['--hold-ttl', String(24 * 3600)] });
       try {
         const started = performance.now();
         const f = await contention(backend, ATTEMPTS);
