@@ -26,7 +26,7 @@ async function seed(dbPath, personId, { bookings, auditRecords }) {
   const { AuditKey } = await import('../dist/adapters/audit/audit-key.js');
   const { StoreAuditLog } = await import('../dist/adapters/audit/audit-chain.js');
   const { randomIds } = await import('../dist/adapters/ids/random-ids.js');
-  const store = SqliteStore.open(dbPath);
+  const store = await SqliteStore.open(dbPath);
   const now = Date.now();
   const start = Math.floor((now - 30 * DAY) / HOUR) * HOUR;
   const calendars = Array.from({ length: 10 }, (_, i) => ({

@@ -142,10 +142,10 @@ async function holdfastSide(store, offset) {
 
 async function sqliteSides(dir) {
   mkdirSync(dir, { recursive: true });
-  const store = SqliteStore.open(join(dir, 'holdfast.db'));
+  const store = await SqliteStore.open(join(dir, 'holdfast.db'));
   const hold = await holdfastSide(store, 0);
   const raw = openSqlite(join(dir, 'raw.db'));
-  migrate(raw);
+  await migrate(raw);
   raw
     .prepare(
       "INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version) VALUES ('bench', 'cal_raw', 'c', 'UTC', NULL, NULL, '{}', 0, 1)",

@@ -28,7 +28,7 @@ interface PaymentHarness {
 const adapters: Record<string, () => Promise<PaymentHarness>> = {
   'simulator (in the database)': async () => {
     const db = tempDbPath();
-    const store = SqliteStore.open(db.path);
+    const store = await SqliteStore.open(db.path);
     const booking = hold(['cal_a'], PAID_AT, PAID_AT + 60_000, { tenantId: 't1' });
     await store.write(async (tx) => {
       await tx.calendars.insert(calendar('cal_a'));

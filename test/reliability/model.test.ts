@@ -175,7 +175,7 @@ const backends: { name: string; open: () => Promise<{ store: Store; close: () =>
     name: 'SQLite',
     open: async () => {
       const db = tempDbPath();
-      const store = SqliteStore.open(db.path);
+      const store = await SqliteStore.open(db.path);
       return { store, close: async () => (await store.close(), db.cleanup()) };
     },
   },

@@ -49,7 +49,7 @@ export async function appHarnessOn(
   return appHarness(start, config, { store, cleanup: () => schema.drop() });
 }
 
-export function appHarness(
+export async function appHarness(
   start: number,
   config: Partial<AppConfig> = {},
   engine?: { readonly store: Store; cleanup(): void | Promise<void> },
@@ -59,7 +59,7 @@ export function appHarness(
   // What the fake provider reports per booking id; PENDING when unset.
   const payments = new Map<string, PaymentReport>();
   const deps: AppDeps = {
-    store: engine?.store ?? SqliteStore.open((db as { path: string }).path),
+    store: engine?.store ?? (await SqliteStore.open((db as { path: string }).path)),
     clock,
     ids: randomIds,
     digest: jcsDigest,

@@ -27,7 +27,7 @@ export interface Agent {
 export async function identityDeps(database: string): Promise<{ deps: AppDeps; close(): Promise<void> }> {
   const store: Store = database.startsWith('postgres')
     ? await PgStore.open(database, { create: true })
-    : SqliteStore.open(database, { create: true });
+    : await SqliteStore.open(database, { create: true });
   const deps = {
     store,
     clock: { now: () => Date.now() },

@@ -39,7 +39,7 @@ export async function openStore(
   if (!isPostgresUrl(database)) {
     const { SqliteStore } = await import('./sqlite/sqlite-store.js');
     const writer = options.longRunning ? 'thread' : 'inline';
-    return { store: SqliteStore.open(database, { create, writer }), engine: 'sqlite', shared: null };
+    return { store: await SqliteStore.open(database, { create, writer }), engine: 'sqlite', shared: null };
   }
   const { PgStore } = await import('./postgres/pg-store.js');
   const store = await PgStore.open(database, { create, maxConnections: options.maxConnections });

@@ -42,8 +42,12 @@ export type {
   WebhookSubscription,
 } from './webhooks.js';
 
-/** One transaction over every aggregate: what a use case reads and writes commits together. */
-export interface StoreTx {
+/**
+ * Every aggregate of the store, declared here once: the SQL adapter's registry must name an
+ * implementation for each (its type is derived from this interface), and the transaction, the
+ * single-call view and the SQLite writer's protocol are all built from that registry.
+ */
+export interface Aggregates {
   readonly calendars: CalendarStore;
   readonly bookings: BookingStore;
   readonly idempotency: IdempotencyStore;
@@ -57,6 +61,13 @@ export interface StoreTx {
   /** Webhook subscriptions, the outbox of booking events and its deliveries. */
   readonly webhooks: WebhookStore;
   readonly feeds: FeedStore;
+}
+
+/** The name of one aggregate on a transaction (`tx.bookings`, `tx.identity`, ...). */
+export type AggregateName = keyof Aggregates;
+
+/** One transaction over every aggregate: what a use case reads and writes commits together. */
+export interface StoreTx extends Aggregates {
   /** Runs `callback` once this transaction has committed; never if it rolls back. */
   afterCommit(callback: () => void): void;
   /**

@@ -15,9 +15,9 @@ const key = new AuditKey('k'.repeat(40));
 
 let db: ReturnType<typeof tempDbPath>;
 let store: SqliteStore;
-beforeEach(() => {
+beforeEach(async () => {
   db = tempDbPath();
-  store = SqliteStore.open(db.path);
+  store = await SqliteStore.open(db.path);
 });
 afterEach(async () => {
   await store.close();

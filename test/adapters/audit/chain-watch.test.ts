@@ -21,9 +21,9 @@ let store: SqliteStore;
 let clock = 1_800_000_000_000;
 const watch = () => new ChainWatch(store, key, { now: () => clock });
 
-beforeEach(() => {
+beforeEach(async () => {
   db = tempDbPath();
-  store = SqliteStore.open(db.path);
+  store = await SqliteStore.open(db.path);
 });
 afterEach(async () => {
   await store.close();

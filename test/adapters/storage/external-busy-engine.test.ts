@@ -29,7 +29,7 @@ interface Engine {
 
 async function sqliteEngine(): Promise<Engine> {
   const db = tempDbPath();
-  const store = SqliteStore.open(db.path);
+  const store = await SqliteStore.open(db.path);
   const raw = new Database(db.path);
   raw.pragma('busy_timeout = 5000');
   return {

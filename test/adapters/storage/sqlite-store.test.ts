@@ -12,7 +12,7 @@ import { storeContract } from './store-contract.js';
 
 storeContract('SQLite', async () => {
   const db = tempDbPath();
-  let store: Store = SqliteStore.open(db.path);
+  let store: Store = await SqliteStore.open(db.path);
   return {
     get store() {
       return store;
@@ -42,7 +42,7 @@ storeContract('SQLite', async () => {
     },
     async reopen() {
       await store.close();
-      store = SqliteStore.open(db.path);
+      store = await SqliteStore.open(db.path);
       return store;
     },
     async close() {
@@ -54,7 +54,7 @@ storeContract('SQLite', async () => {
 
 inboxStoreContract('SQLite', async () => {
   const db = tempDbPath();
-  const store = SqliteStore.open(db.path);
+  const store = await SqliteStore.open(db.path);
   return {
     store,
     async rawBody(messageId: string) {
@@ -108,13 +108,13 @@ describe('SQLite durability settings', () => {
     db.cleanup();
   });
 
-  it('refuses a database from a newer Holdfast', () => {
+  it('refuses a database from a newer Holdfast', async () => {
     const db = tempDbPath();
-    SqliteStore.open(db.path).close();
+    await (await SqliteStore.open(db.path)).close();
     const raw = new Database(db.path);
     raw.prepare("INSERT INTO schema_migrations VALUES (99, 'future', '2099-01-01')").run();
     raw.close();
-    expect(() => SqliteStore.open(db.path)).toThrow(/newer than this Holdfast/);
+    await expect(SqliteStore.open(db.path)).rejects.toThrow(/newer than this Holdfast/);
     db.cleanup();
   });
 });

@@ -12,7 +12,7 @@ import { openAllWeek } from '../../support/fixtures.js';
 
 describe('webhook delivery is fair across receivers', () => {
   it("tenant B's one event goes out in the first round, beside tenant A's slow backlog of 60", async () => {
-    const h = appHarness(Date.now());
+    const h = await appHarness(Date.now());
     (h.deps as { clock: unknown }).clock = { now: () => Date.now() };
     const box = new WebhookSecretBox(Buffer.alloc(32, 7));
     const tenantB = { ...operator, tenantId: 't2', subject: 'b-person' };

@@ -28,7 +28,7 @@ const everyDay = {
  * delivery worker needs (a sender allowed to reach the loopback receiver).
  */
 export async function webhookApp(engine: Engine) {
-  const base = appHarness(T0);
+  const base = await appHarness(T0);
   const schema = engine === 'postgres' ? freshSchema() : null;
   let store: Store = base.deps.store;
   if (schema) {

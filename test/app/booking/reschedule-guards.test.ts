@@ -13,11 +13,11 @@ import { openAllWeek } from '../../support/fixtures.js';
 const H = 3_600_000;
 const MONDAY = Date.parse('2030-01-07T00:00:00Z');
 const iso = (t: number) => new Date(t).toISOString();
-let harness: ReturnType<typeof appHarness>;
+let harness: Awaited<ReturnType<typeof appHarness>>;
 afterEach(async () => harness?.close());
 
 async function setup(rules: Record<string, unknown> = {}) {
-  harness = appHarness(MONDAY - 2 * 24 * H);
+  harness = await appHarness(MONDAY - 2 * 24 * H);
   const calendarId = await harness.calendar('Room', 'UTC', openAllWeek);
   if (Object.keys(rules).length > 0)
     await setBookingRules(harness.deps, operator, { calendarId, rules, idempotencyKey: randomUUID() });

@@ -10,10 +10,10 @@ const T0 = Date.UTC(2030, 0, 7, 8);
 const allDay = [{ start: '00:00', end: '24:00' }];
 const open = { weekly: { mon: allDay, tue: allDay }, overrides: [] };
 
-let h: ReturnType<typeof appHarness>;
+let h: Awaited<ReturnType<typeof appHarness>>;
 let room: string;
 beforeEach(async () => {
-  h = appHarness(T0);
+  h = await appHarness(T0);
   room = await h.calendar('Room', 'UTC', open);
 });
 afterEach(() => h.close());

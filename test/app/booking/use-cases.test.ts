@@ -27,10 +27,10 @@ async function failure(promise: Promise<unknown>): Promise<DomainError> {
   throw new Error('expected a DomainError');
 }
 
-let h: ReturnType<typeof appHarness>;
+let h: Awaited<ReturnType<typeof appHarness>>;
 let berlin: string;
 beforeEach(async () => {
-  h = appHarness(T0);
+  h = await appHarness(T0);
   berlin = await h.calendar('Berlin desk', 'Europe/Berlin', weekdays('09:00', '17:00'));
 });
 afterEach(() => h.close());
@@ -213,7 +213,7 @@ describe('server-side approvals with an injected clock', () => {
     const { requestApproval, decideById } = await import('../../../src/app/approvals/approvals.js');
     const drafter = { ...operator, writePolicy: 'draft' as const };
     await h.close();
-    h = appHarness(T0, { holdTtlMs: 60 * 60_000 });
+    h = await appHarness(T0, { holdTtlMs: 60 * 60_000 });
     const york = await h.calendar('Unpriced desk', 'UTC', {
       weekly: { mon: [{ start: '00:00', end: '24:00' }] },
       overrides: [],

@@ -10,14 +10,14 @@ import { appHarness } from '../../support/app-harness.js';
 // only within the holder's role, only one's own (an owner: the tenant's), and a connection
 // only narrows what the person consented to. Every refused try leaves the stored access as it was.
 
-let h: ReturnType<typeof appHarness>;
+let h: Awaited<ReturnType<typeof appHarness>>;
 let owner: Person;
 let approver: Person;
 let viewer: Person;
 let outsider: Person;
 
 beforeEach(async () => {
-  h = appHarness(Date.UTC(2030, 0, 7));
+  h = await appHarness(Date.UTC(2030, 0, 7));
   owner = await addPerson(h.deps, { tenantId: 't1', email: 'o@t1.example', role: 'owner' });
   approver = await addPerson(h.deps, { tenantId: 't1', email: 'a@t1.example', role: 'approver' });
   viewer = await addPerson(h.deps, { tenantId: 't1', email: 'v@t1.example', role: 'viewer' });

@@ -24,12 +24,12 @@ const HOUR = 3_600_000;
 const nineToFive = [{ start: '09:00', end: '17:00' }];
 const weekdays = { mon: nineToFive, tue: nineToFive, wed: nineToFive, thu: nineToFive, fri: nineToFive };
 
-let h: ReturnType<typeof appHarness>;
+let h: Awaited<ReturnType<typeof appHarness>>;
 let berlin: string;
 const people = {} as Record<Role, Person>;
 
 beforeEach(async () => {
-  h = appHarness(T0);
+  h = await appHarness(T0);
   berlin = await h.calendar('Berlin desk', 'Europe/Berlin', { weekly: weekdays, overrides: [] });
   for (const role of ['owner', 'approver', 'viewer'] as const)
     people[role] = await addPerson(h.deps, { tenantId: 't1', email: `${role}@example.com`, role });

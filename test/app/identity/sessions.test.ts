@@ -15,7 +15,7 @@ import { appHarness } from '../../support/app-harness.js';
 
 const T0 = Date.parse('2026-12-01T09:00:00Z');
 const PASSWORD = 'twelve chars or more';
-let harness: ReturnType<typeof appHarness>;
+let harness: Awaited<ReturnType<typeof appHarness>>;
 afterEach(() => harness?.close());
 
 async function person(email = 'ana@example.com') {
@@ -29,7 +29,7 @@ const address = '203.0.113.7';
 
 describe('sessions (injected clock)', () => {
   it('rotate: every sign-in is a new session id, and signing out ends it', async () => {
-    harness = appHarness(T0);
+    harness = await appHarness(T0);
     await person();
     const first = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });
     const second = await signIn(harness.deps, { email: 'ANA@example.com ', password: PASSWORD, address });
@@ -42,7 +42,7 @@ describe('sessions (injected clock)', () => {
   });
 
   it('end after the idle timeout, and after the absolute timeout however busy', async () => {
-    harness = appHarness(T0);
+    harness = await appHarness(T0);
     await person();
     const idle = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });
     harness.clock.advance(SESSION_IDLE_MS - 1);
@@ -59,7 +59,7 @@ describe('sessions (injected clock)', () => {
   });
 
   it('limit guessing from one address; even the right password waits there, but not the person elsewhere', async () => {
-    harness = appHarness(T0);
+    harness = await appHarness(T0);
     await person();
     const attempt = (password: string, from = address) =>
       signIn(harness.deps, { email: 'ana@example.com', password, address: from }).then(
@@ -77,7 +77,7 @@ describe('sessions (injected clock)', () => {
   });
 
   it('guessing one account from many addresses is bounded too', async () => {
-    harness = appHarness(T0);
+    harness = await appHarness(T0);
     await person();
     const codes = new Set<string>();
     for (let i = 0; i < LOGIN_LIMITS.perAccount + 1; i++) {
@@ -91,7 +91,7 @@ describe('sessions (injected clock)', () => {
   });
 
   it('one address guessing across many accounts is limited too', async () => {
-    harness = appHarness(T0);
+    harness = await appHarness(T0);
     const codes = new Set<string>();
     for (let i = 0; i < LOGIN_LIMITS.perAddress + 1; i++) {
       await signIn(harness.deps, { email: `nobody${i}@example.com`, password: 'guess', address }).catch(
@@ -102,7 +102,7 @@ describe('sessions (injected clock)', () => {
   });
 
   it('setup links work once, and never for a disabled or unknown secret', async () => {
-    harness = appHarness(T0);
+    harness = await appHarness(T0);
     const p = await addPerson(harness.deps, { tenantId: 't1', email: 'bo@example.com', role: 'viewer' });
     const { secret } = await newSetupLink(harness.deps, 't1', p.id);
     expect((await setupLinkTarget(harness.deps, secret))?.kind).toBe('person');
@@ -116,7 +116,7 @@ describe('sessions (injected clock)', () => {
   });
 
   it('checks a password hash even for an unknown email, so timing does not tell which accounts exist', async () => {
-    harness = appHarness(T0);
+    harness = await appHarness(T0);
     await person();
     let checks = 0;
     const real = harness.deps.credentials;
@@ -141,7 +141,7 @@ describe('a person’s own sessions (the account page)', () => {
     );
 
   it('lists the live ones, this one first, and never their digest or CSRF secret', async () => {
-    harness = appHarness(T0);
+    harness = await appHarness(T0);
     await person();
     await person('bo@example.com');
     const old = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });
@@ -171,7 +171,7 @@ describe('a person’s own sessions (the account page)', () => {
   });
 
   it('ends one other session by its handle, and refuses another person’s, a made-up one and this one', async () => {
-    harness = appHarness(T0);
+    harness = await appHarness(T0);
     await person();
     await person('bo@example.com');
     const here = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });
@@ -190,7 +190,7 @@ describe('a person’s own sessions (the account page)', () => {
   });
 
   it('signs out everywhere else: every other session of the person, none of anyone else', async () => {
-    harness = appHarness(T0);
+    harness = await appHarness(T0);
     await person();
     await person('bo@example.com');
     const here = await signIn(harness.deps, { email: 'ana@example.com', password: PASSWORD, address });

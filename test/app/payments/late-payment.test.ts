@@ -14,10 +14,10 @@ const TTL = 5 * 60_000;
 const allDay = [{ start: '00:00', end: '24:00' }];
 const open = { weekly: { mon: allDay, tue: allDay, wed: allDay, thu: allDay, fri: allDay }, overrides: [] };
 
-let h: ReturnType<typeof appHarness>;
+let h: Awaited<ReturnType<typeof appHarness>>;
 let room: string;
 beforeEach(async () => {
-  h = appHarness(T0);
+  h = await appHarness(T0);
   room = (
     await createCalendar(h.deps, operator, {
       name: 'Jade Room',

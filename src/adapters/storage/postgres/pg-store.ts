@@ -1,10 +1,11 @@
 import pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { Store, StoreTx } from '../../../ports/store/index.js';
-import { SqlStoreTx } from '../sql/sql-store-tx.js';
+import type { SqlStoreTx } from '../sql/sql-store-tx.js';
+import { sqlStoreTx } from '../sql/sql-store-tx.js';
 import { singleCall } from '../sql/single-call.js';
-import type { Migration } from '../migration.js';
-import { pendingMigrations } from '../migration.js';
+import type { Migration, MigrationTarget } from '../migration.js';
+import { runMigrations } from '../migration.js';
 import { mapPgError, RETRYABLE_SQLSTATES, sqlStateOf } from './pg-errors.js';
 import { DatabaseMissingError } from '../database-missing.js';
 import { pgMigrations } from './pg-migrations.js';
@@ -106,10 +107,7 @@ export class PgStore implements Store {
   }
 
   private tx(runner: PgRunner): SqlStoreTx {
-    return new SqlStoreTx(runner, pgDialect, {
-      bookings: (db, dialect) => new PgBookings(db, dialect),
-      feeds: (db, dialect) => new PgFeeds(db, dialect),
-    });
+    return sqlStoreTx(runner, pgDialect, PG_AGGREGATES);
   }
 
   private transaction<T>(begin: string, work: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -154,7 +152,13 @@ export class PgStore implements Store {
   }
 }
 
-/** Applies pending migrations under an advisory lock, so instances starting together do not race. */
+/** PostgreSQL's own SQL for a hold in one statement and for busy time under a lock. */
+const PG_AGGREGATES = { bookings: PgBookings, feeds: PgFeeds } as const;
+
+/**
+ * Applies pending migrations under an advisory lock, so instances starting together do not race
+ * (the lock also makes each `apply` the only one: none can find its version taken).
+ */
 async function migrate(
   client: PoolClient,
   schema: string,
@@ -164,14 +168,22 @@ async function migrate(
   try {
     await client.query('CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public');
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)',
-    );
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
-    for (const migration of pendingMigrations(
-      rows.map((r) => r.version),
-      migrations,
-    )) {
+    await runMigrations(pgMigrationTarget(client), migrations);
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`holdfast-migrate:${schema}`]);
+  }
+}
+
+function pgMigrationTarget(client: PoolClient): MigrationTarget {
+  return {
+    async appliedVersions() {
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)',
+      );
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+      return rows.map((r) => r.version);
+    },
+    async apply(migration) {
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);
@@ -180,12 +192,11 @@ async function migrate(
           [migration.version, migration.name],
         );
         await client.query('COMMIT');
+        return true;
       } catch (error) {
         await client.query('ROLLBACK');
         throw error;
       }
-    }
-  } finally {
-    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`holdfast-migrate:${schema}`]);
-  }
+    },
+  };
 }

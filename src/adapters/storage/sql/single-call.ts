@@ -1,4 +1,5 @@
 import type { StoreTx } from '../../../ports/store/index.js';
+import { eachAggregate } from './aggregates.js';
 
 /** Thrown when a `writeOne` unit makes a second store call: it would not be atomic. */
 export class NotSingleCallError extends Error {
@@ -23,18 +24,7 @@ export function singleCall(tx: StoreTx): StoreTx {
       },
     });
   return {
-    calendars: guard(tx.calendars),
-    bookings: guard(tx.bookings),
-    idempotency: guard(tx.idempotency),
-    approvals: guard(tx.approvals),
-    simulatedPayments: guard(tx.simulatedPayments),
-    audit: guard(tx.audit),
-    identity: guard(tx.identity),
-    passkeys: guard(tx.passkeys),
-    oauth: guard(tx.oauth),
-    inbox: guard(tx.inbox),
-    webhooks: guard(tx.webhooks),
-    feeds: guard(tx.feeds),
+    ...eachAggregate((name) => guard(tx[name])),
     afterCommit: (callback) => tx.afterCommit(callback),
     serialize: () =>
       Promise.reject(new NotSingleCallError('writeOne cannot serialise: it has no transaction')),

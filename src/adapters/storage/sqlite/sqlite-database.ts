@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Migration } from '../migration.js';
-import { pendingMigrations } from '../migration.js';
+import type { Migration, MigrationTarget } from '../migration.js';
+import { runMigrations } from '../migration.js';
 import { sqliteMigrations } from './migrations.js';
 
 export type SqliteDb = Database.Database;
@@ -62,27 +62,38 @@ function sleepSync(ms: number): void {
 }
 
 /** Applies pending migrations in order, each in its own transaction; refuses a newer schema. */
-export function migrate(db: SqliteDb, migrations: readonly Migration[] = sqliteMigrations): number[] {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const rows = db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
-  const done: number[] = [];
-  for (const migration of pendingMigrations(
-    rows.map((r) => r.version),
-    migrations,
-  )) {
-    db.transaction(() => {
-      // Another process may have applied it since we looked: check again under the write lock.
-      const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version);
-      if (done) return;
-      db.exec(migration.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-        migration.version,
-        migration.name,
-        new Date().toISOString(),
-      );
-    }).immediate();
-    done.push(migration.version);
-  }
-  return done;
+export function migrate(
+  db: SqliteDb,
+  migrations: readonly Migration[] = sqliteMigrations,
+): Promise<number[]> {
+  return runMigrations(sqliteMigrationTarget(db), migrations);
+}
+
+/** Each migration in an immediate transaction: SQLite's write lock is the migration lock. */
+function sqliteMigrationTarget(db: SqliteDb): MigrationTarget {
+  return {
+    appliedVersions: () => {
+      db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+      const rows = db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
+      return Promise.resolve(rows.map((r) => r.version));
+    },
+    apply: (migration) =>
+      Promise.resolve(
+        db
+          .transaction(() => {
+            // Another process may have applied it since we looked: check again under the write lock.
+            if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version))
+              return false;
+            db.exec(migration.sql);
+            db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+              migration.version,
+              migration.name,
+              new Date().toISOString(),
+            );
+            return true;
+          })
+          .immediate(),
+      ),
+  };
 }

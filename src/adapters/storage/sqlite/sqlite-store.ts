@@ -2,28 +2,16 @@ import { existsSync } from 'node:fs';
 import type { Store, StoreTx } from '../../../ports/store/index.js';
 import { DatabaseMissingError } from '../database-missing.js';
 import { Mutex } from '../mutex.js';
-import { ApprovalsSql } from '../sql/approvals-sql.js';
-import { AuditSql } from '../sql/audit-sql.js';
-import { BookingsSql } from '../sql/bookings-sql.js';
-import { CalendarsSql } from '../sql/calendars-sql.js';
-import { IdempotencySql } from '../sql/idempotency-sql.js';
-import { SimulatedPaymentsSql } from '../sql/simulated-payments-sql.js';
 import { singleCall } from '../sql/single-call.js';
-import { SqlStoreTx } from '../sql/sql-store-tx.js';
+import { sqlStoreTx } from '../sql/sql-store-tx.js';
 import type { SqliteDb } from './sqlite-database.js';
 import { migrate, openSqlite } from './sqlite-database.js';
 import { mapSqliteError } from './sqlite-errors.js';
 import { SqliteRunner, sqliteDialect } from './sqlite-sql.js';
 import type { WriterPlacement } from './writer-client.js';
 import { callingAggregates, WriterClient } from './writer-client.js';
-import type { AggregateName, StoreCall } from './writer-protocol.js';
-import { AGGREGATES } from './writer-protocol.js';
-import { IdentitySql } from '../sql/identity-sql.js';
-import { OAuthSql } from '../sql/oauth-sql.js';
-import { PasskeysSql } from '../sql/passkeys-sql.js';
-import { InboxSql } from '../sql/inbox-sql.js';
-import { WebhooksSql } from '../sql/webhooks-sql.js';
-import { FeedsSql } from '../sql/feeds-sql.js';
+import type { StoreCall } from './writer-protocol.js';
+import { AGGREGATE_NAMES, methodsOf } from '../sql/aggregates.js';
 
 export interface SqliteStoreOptions {
   /** false: a missing file is an error, not a new database (operator commands). */
@@ -32,29 +20,8 @@ export interface SqliteStoreOptions {
   readonly writer?: WriterPlacement;
 }
 
-const prototypes: Record<AggregateName, object> = {
-  calendars: CalendarsSql.prototype,
-  bookings: BookingsSql.prototype,
-  idempotency: IdempotencySql.prototype,
-  approvals: ApprovalsSql.prototype,
-  simulatedPayments: SimulatedPaymentsSql.prototype,
-  audit: AuditSql.prototype,
-  identity: IdentitySql.prototype,
-  passkeys: PasskeysSql.prototype,
-  oauth: OAuthSql.prototype,
-  inbox: InboxSql.prototype,
-  webhooks: WebhooksSql.prototype,
-  feeds: FeedsSql.prototype,
-};
-const methods = new Map(
-  AGGREGATES.map((name) => [
-    name,
-    Object.getOwnPropertyNames(prototypes[name]).filter((m) => m !== 'constructor'),
-  ]),
-);
-
 const remoteAggregates = (send: (call: StoreCall) => Promise<unknown>) =>
-  callingAggregates(send, AGGREGATES, (name) => methods.get(name) ?? []) as unknown as Omit<
+  callingAggregates(send, AGGREGATE_NAMES, methodsOf) as unknown as Omit<
     StoreTx,
     'afterCommit' | 'serialize'
   >;
@@ -84,7 +51,7 @@ export class SqliteStore implements Store {
   }
 
   /** Opens (and migrates) the database file. */
-  static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
+  static async open(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
     if (path === ':memory:')
       throw new Error(
         'The SQLite store needs a file: its writer and its readers use connections of their own.',
@@ -92,7 +59,7 @@ export class SqliteStore implements Store {
     if (options.create === false && !existsSync(path)) throw new DatabaseMissingError(path);
     const reader = openSqlite(path);
     try {
-      migrate(reader);
+      await migrate(reader);
     } catch (error) {
       reader.close();
       throw error;
@@ -102,7 +69,7 @@ export class SqliteStore implements Store {
 
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
     return this.readerLock.run(async () => {
-      const tx = new SqlStoreTx(this.readerSql, sqliteDialect);
+      const tx = sqlStoreTx(this.readerSql, sqliteDialect);
       this.reader.exec('BEGIN');
       let value: T;
       try {

@@ -1,11 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type {
-  AggregateName,
-  StoreCall,
-  WriterFailure,
-  WriterReply,
-  WriterRequest,
-} from './writer-protocol.js';
+import type { AggregateName } from '../../../ports/store/index.js';
+import type { StoreCall, WriterFailure, WriterReply, WriterRequest } from './writer-protocol.js';
 import { fromWire } from './writer-protocol.js';
 import { openSqlite } from './sqlite-database.js';
 import { WriterCore } from './writer-core.js';

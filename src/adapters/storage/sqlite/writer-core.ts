@@ -1,10 +1,11 @@
 import type { StoreTx } from '../../../ports/store/index.js';
-import { SqlStoreTx } from '../sql/sql-store-tx.js';
+import { sqlStoreTx } from '../sql/sql-store-tx.js';
 import type { SqliteDb } from './sqlite-database.js';
 import { mapSqliteError } from './sqlite-errors.js';
 import { SqliteRunner, sqliteDialect } from './sqlite-sql.js';
 import type { StoreCall, WriterReply, WriterRequest } from './writer-protocol.js';
-import { AGGREGATES, toWire } from './writer-protocol.js';
+import { toWire } from './writer-protocol.js';
+import { AGGREGATE_NAMES } from '../sql/aggregates.js';
 
 const lost = () => new Error('SQLite abandoned the transaction; nothing in it was kept');
 
@@ -34,7 +35,7 @@ export class WriterCore {
     /** A batch that is already waiting, taken at once so it joins this COMMIT instead of the next. */
     private readonly pull: () => readonly WriterRequest[] | undefined = () => undefined,
   ) {
-    this.tx = new SqlStoreTx(new SqliteRunner(db), sqliteDialect);
+    this.tx = sqlStoreTx(new SqliteRunner(db), sqliteDialect);
   }
 
   /**
@@ -180,7 +181,7 @@ export class WriterCore {
   }
 
   private invoke(call: StoreCall): Promise<unknown> {
-    if (!(AGGREGATES as readonly string[]).includes(call.aggregate))
+    if (!(AGGREGATE_NAMES as readonly string[]).includes(call.aggregate))
       throw new Error(`no aggregate ${call.aggregate}`);
     const aggregate = this.tx[call.aggregate] as unknown as Record<string, unknown>;
     const method = aggregate[call.method];

@@ -1,5 +1,6 @@
 import { DomainError } from '../../../domain/errors.js';
 import type { ErrorCode, ErrorDetails } from '../../../domain/errors.js';
+import type { AggregateName } from '../../../ports/store/index.js';
 import { ReferenceTakenError } from '../../../ports/store/index.js';
 import { NotSingleCallError } from '../sql/single-call.js';
 
@@ -9,22 +10,6 @@ import { NotSingleCallError } from '../sql/single-call.js';
  * a write travels here as data, so the writer's BEGIN, savepoints and the COMMIT with its fsync
  * never block request handling.
  */
-
-export const AGGREGATES = [
-  'calendars',
-  'bookings',
-  'idempotency',
-  'approvals',
-  'simulatedPayments',
-  'audit',
-  'identity',
-  'passkeys',
-  'oauth',
-  'inbox',
-  'webhooks',
-  'feeds',
-] as const;
-export type AggregateName = (typeof AGGREGATES)[number];
 
 export interface StoreCall {
   readonly aggregate: AggregateName;
