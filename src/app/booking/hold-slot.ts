@@ -1,31 +1,24 @@
-import { openIntervals } from '../../domain/availability/availability.js';
 import type { Booking, Customer } from '../../domain/booking/booking.js';
 import { sumPrices } from '../../domain/booking/money.js';
 import type { Calendar } from '../../domain/calendar.js';
 import type { Principal } from '../../domain/identity/principal.js';
-import { rulesOf } from '../../domain/calendar.js';
 import { DomainError, invalidArgument, isDomainError } from '../../domain/errors.js';
 import { MINUTE_MS, parseInstant } from '../../domain/time/instant.js';
 import type { Instant } from '../../domain/time/instant.js';
-import { overlaps } from '../../domain/time/interval.js';
 import type { Interval } from '../../domain/time/interval.js';
-import type { CalendarSpan, HoldPlacement, HoldPlan, LimitCheck } from '../../ports/store/index.js';
+import type { HoldPlacement, HoldPlan } from '../../ports/store/index.js';
 import { ReferenceTakenError } from '../../ports/store/index.js';
 import { isLimited } from '../../domain/identity/identity.js';
 import { requireWriter } from '../authorize.js';
 import type { AppDeps } from '../deps.js';
 import type { IdempotentCall, Outcome, WriteCall } from '../idempotent.js';
 import { findReplay, idempotencyRecord, replayOfRecord } from '../idempotent.js';
+import { nearestFree, slotTakenWithAlternatives } from './alternatives.js';
+import type { Move } from './occupancy.js';
+import { MAX_BOOKING_MINUTES, occupancy } from './occupancy.js';
+import { holdCapReached, limitReached, requireOpen, requireRules } from './refusals.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { calendarRef, loadCalendars, snapshotStorage } from './snapshot.js';
-import { searchSlotStarts, servable } from './slot-search.js';
-import type { BookingRuleName } from '../../domain/availability/booking-rules.js';
-import {
-  countWindows,
-  customerKey,
-  paddedInterval,
-  timingBreach,
-} from '../../domain/availability/booking-rules.js';
 
 export interface HoldSlotInput {
   readonly calendarIds: readonly string[];
@@ -34,22 +27,6 @@ export interface HoldSlotInput {
   readonly customer?: Customer;
   readonly label?: string;
   readonly idempotencyKey: string;
-}
-
-export const MAX_BOOKING_MINUTES = 7 * 24 * 60;
-
-/** A move (reschedule_booking): the confirmed booking, and the time its allocations occupy now. */
-export interface Move {
-  readonly booking: Booking;
-  readonly held: readonly Omit<CalendarSpan, 'capacity'>[];
-}
-const ALTERNATIVES = 3;
-const ALTERNATIVE_HORIZON_MS = 14 * 24 * 60 * MINUTE_MS;
-
-export interface Alternative {
-  readonly start: Instant;
-  readonly end: Instant;
-  readonly reserved: false;
 }
 
 function parseRange(input: HoldSlotInput, now: Instant): Interval {
@@ -101,10 +78,10 @@ export async function holdSlot(
     return outcome;
   } catch (error) {
     if (error instanceof DomainError && error.code === 'SLOT_UNAVAILABLE') {
-      throw await withAlternatives(deps, principal, input, range, now);
+      throw await slotTakenWithAlternatives(deps, principal, input.calendarIds, range, now);
     }
     if (isDomainError(error, 'OUTSIDE_BOOKING_RULES')) {
-      const { alternatives } = await nearestFree(deps, principal, input, range, now);
+      const { alternatives } = await nearestFree(deps, principal, input.calendarIds, range, now);
       throw new DomainError('OUTSIDE_BOOKING_RULES', error.message, { ...error.details, alternatives });
     }
     throw error;
@@ -164,50 +141,6 @@ async function placeHold(
   });
 }
 
-const HOUR_MS = 3_600_000;
-const hoursOf = (ms: number) => Math.round((ms / HOUR_MS) * 100) / 100;
-
-/** A refused hold in words: which cap was reached, what is held, and when the first hold frees. */
-async function holdCapReached(
-  deps: AppDeps,
-  principal: Principal,
-  input: { readonly start: string; readonly end: string },
-  calendarCount: number,
-): Promise<DomainError<'RATE_LIMITED'>> {
-  const { activeHoldsPerPerson, activeHoldsPerConnection, heldCalendarHoursPerPerson } = principal.limits;
-  const now = deps.clock.now();
-  const held = await deps.store.read((tx) => tx.bookings.heldBy(principal.tenantId, principal.subject, now));
-  const asked = (Date.parse(input.end) - Date.parse(input.start)) * calendarCount;
-  if (
-    isLimited(heldCalendarHoursPerPerson) &&
-    held.holds < activeHoldsPerPerson &&
-    held.calendarMs + asked > heldCalendarHoursPerPerson * HOUR_MS
-  ) {
-    const retryAfterMs = Math.max(1_000, (held.firstExpiry ?? now + deps.config.holdTtlMs) - now);
-    return new DomainError(
-      'RATE_LIMITED',
-      `At most ${heldCalendarHoursPerPerson} calendar-hours held at once per person (a hold counts its hours × its calendars): you hold ${hoursOf(held.calendarMs)} in ${held.holds} hold(s) and this one adds ${hoursOf(asked)}. Release a hold you no longer need, or wait: the first of yours lapses in ${Math.ceil(retryAfterMs / 60_000)} min.`,
-      {
-        limit: 'held_calendar_hours',
-        max: heldCalendarHoursPerPerson,
-        heldCalendarHours: hoursOf(held.calendarMs),
-        askedCalendarHours: hoursOf(asked),
-        retryAfterMs,
-      },
-    );
-  }
-  return new DomainError(
-    'RATE_LIMITED',
-    `At most ${activeHoldsPerPerson} active holds per person and ${activeHoldsPerConnection} per connection; release one or let one lapse.`,
-    {
-      limit: 'active_holds',
-      max: Math.min(activeHoldsPerPerson, activeHoldsPerConnection),
-      // The oldest hold lapses within one hold lifetime at the latest.
-      retryAfterMs: deps.config.holdTtlMs,
-    },
-  );
-}
-
 async function calendarsToPlanWith(
   deps: AppDeps,
   tenantId: string,
@@ -219,116 +152,6 @@ async function calendarsToPlanWith(
   const calendars = await deps.store.read((tx) => loadCalendars(tx, tenantId, ids));
   deps.calendarCache.remember(calendars);
   return calendars;
-}
-
-function requireOpen(calendars: readonly Calendar[], range: Interval): void {
-  for (const calendar of calendars) {
-    const open = openIntervals(calendar.availability, calendar.timeZone, range);
-    if (!open.some((o) => o.start <= range.start && o.end >= range.end)) {
-      throw new DomainError(
-        'OUTSIDE_AVAILABILITY',
-        `${calendar.name} is not open for the whole requested time.`,
-        {
-          calendarId: calendar.id,
-        },
-      );
-    }
-  }
-}
-
-/** Notice, horizon, allowed lengths and step grids: the rules a hold breaks on its own. */
-function requireRules(calendars: readonly Calendar[], range: Interval, now: Instant): void {
-  for (const calendar of calendars) {
-    const rules = rulesOf(calendar);
-    const breach = timingBreach(rules, calendar.timeZone, range, now);
-    if (breach)
-      throw new DomainError('OUTSIDE_BOOKING_RULES', `${calendar.name}: ${RULE_WORDS[breach.rule]}`, {
-        calendarId: calendar.id,
-        rule: breach.rule,
-        ...breach.detail,
-      });
-    const padded = paddedInterval(rules, range);
-    if (padded.end - padded.start > MAX_BOOKING_MINUTES * MINUTE_MS)
-      throw invalidArgument('end', `with ${calendar.name}'s buffers a booking may last at most 7 days`);
-  }
-}
-
-const RULE_WORDS: Record<BookingRuleName, string> = {
-  minimumNotice: 'bookings need more notice than that.',
-  maximumHorizon: 'that is further ahead than bookings may be made.',
-  slotStep: 'bookings start on its step grid only.',
-  allowedDurations: 'bookings of that length are not offered.',
-  maxBookingsPerDay: 'that day is fully booked.',
-  maxBookingsPerWeek: 'that week is fully booked.',
-  maxBookingsPerCustomerPerDay: 'this customer has as many bookings that day as allowed.',
-  maxBookingsPerCustomerPerWeek: 'this customer has as many bookings that week as allowed.',
-};
-
-export function limitReached(
-  calendars: readonly Calendar[],
-  check: LimitCheck,
-): DomainError<'OUTSIDE_BOOKING_RULES'> {
-  const calendar = calendars.find((c) => c.id === check.calendarId)!;
-  return new DomainError('OUTSIDE_BOOKING_RULES', `${calendar.name}: ${RULE_WORDS[check.rule]}`, {
-    calendarId: calendar.id,
-    rule: check.rule,
-    [check.rule]: check.max,
-    countedFrom: check.from,
-    countedTo: check.to,
-  });
-}
-
-/**
- * What each calendar's allocation occupies, and the limits to count before it is written. A move
- * holds only the part of its new time the booking it moves does not already occupy (that part is
- * handed over when the move is confirmed), and its limits do not count the booking it moves.
- */
-export function occupancy(
-  calendars: readonly Calendar[],
-  range: Interval,
-  customer: Customer | null,
-  move?: Move,
-): Pick<HoldPlan, 'occupies' | 'limits'> {
-  const key = customerKey(customer);
-  const sorted = [...calendars].sort((a, b) => (a.id < b.id ? -1 : 1));
-  return {
-    occupies: sorted.flatMap((c) => {
-      const rules = rulesOf(c);
-      const span = paddedInterval(rules, range);
-      // What the booking being moved really occupies (made under the buffers of its day).
-      const held = move?.held.find((h) => h.calendarId === c.id) ?? null;
-      const part = held ? uncovered(span, held, c) : span;
-      return part ? [{ calendarId: c.id, ...part, capacity: rules.capacity }] : [];
-    }),
-    limits: sorted.flatMap((c) =>
-      countWindows(rulesOf(c), c.timeZone, range.start)
-        .filter((w) => !w.perCustomer || key !== null)
-        .map((w) => ({
-          rule: w.rule,
-          calendarId: c.id,
-          from: w.from,
-          to: w.to,
-          max: w.max,
-          customerKey: w.perCustomer ? key : null,
-          excludeBookingId: move?.booking.id ?? null,
-        })),
-    ),
-  };
-}
-
-/** The part of `span` outside `held`: all of it, one piece, or none; two pieces cannot be held as one. */
-function uncovered(span: Interval, held: Interval, calendar: Calendar): Interval | null {
-  if (held.end <= span.start || held.start >= span.end) return span;
-  const before = held.start > span.start;
-  const after = held.end < span.end;
-  if (before && after)
-    throw invalidArgument(
-      'end',
-      `on ${calendar.name} a move may not start earlier and end later than the booking at once; move it in two steps`,
-    );
-  if (before) return { start: span.start, end: held.start };
-  if (after) return { start: held.end, end: span.end };
-  return null;
 }
 
 /** Short references are random; on the rare clash inside a tenant, draw again. */
@@ -401,60 +224,4 @@ async function placeWithFreshReference(
       if (!(error instanceof ReferenceTakenError) || attempt >= 5) throw error;
     }
   }
-}
-
-/** Up to three free ranges of the same length nearest the one asked for; nothing is reserved. */
-async function withAlternatives(
-  deps: AppDeps,
-  principal: Principal,
-  input: HoldSlotInput,
-  range: Interval,
-  now: Instant,
-): Promise<DomainError> {
-  const { alternatives, busyCalendarIds } = await nearestFree(deps, principal, input, range, now);
-  return new DomainError(
-    'SLOT_UNAVAILABLE',
-    'The requested time is already taken on at least one calendar.',
-    { calendarIds: busyCalendarIds, alternatives },
-  );
-}
-
-async function nearestFree(
-  deps: AppDeps,
-  principal: Principal,
-  input: HoldSlotInput,
-  range: Interval,
-  now: Instant,
-): Promise<{ alternatives: Alternative[]; busyCalendarIds: string[] }> {
-  const durationMs = range.end - range.start;
-  const { starts, busyCalendarIds } = await deps.store.read(async (tx) => {
-    const calendars = await loadCalendars(tx, principal.tenantId, input.calendarIds);
-    const busy = await tx.bookings.busyIntervals(principal.tenantId, input.calendarIds, range, now);
-    const found = await searchSlotStarts(
-      tx,
-      principal.tenantId,
-      {
-        calendars,
-        range: {
-          start: Math.max(now, range.start - ALTERNATIVE_HORIZON_MS / 2),
-          end: range.end + ALTERNATIVE_HORIZON_MS,
-        },
-        durationMinutes: durationMs / MINUTE_MS,
-        stepMinutes: 15,
-      },
-      now,
-    );
-    return {
-      // Only the calendars that are actually taken then, so the agent can offer to drop one.
-      busyCalendarIds: input.calendarIds.filter((id) => (busy.get(id) ?? []).some((b) => overlaps(b, range))),
-      starts: servable(found, calendars, now)
-        .sort((a, b) => Math.abs(a - range.start) - Math.abs(b - range.start) || a - b)
-        .slice(0, ALTERNATIVES)
-        .sort((a, b) => a - b),
-    };
-  });
-  return {
-    busyCalendarIds,
-    alternatives: starts.map((start) => ({ start, end: start + durationMs, reserved: false as const })),
-  };
 }

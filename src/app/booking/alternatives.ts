@@ -1,0 +1,74 @@
+import { DomainError } from '../../domain/errors.js';
+import type { Principal } from '../../domain/identity/principal.js';
+import { MINUTE_MS } from '../../domain/time/instant.js';
+import type { Instant } from '../../domain/time/instant.js';
+import { overlaps } from '../../domain/time/interval.js';
+import type { Interval } from '../../domain/time/interval.js';
+import type { AppDeps } from '../deps.js';
+import { loadCalendars } from './snapshot.js';
+import { searchSlotStarts, servable } from './slot-search.js';
+
+const ALTERNATIVES = 3;
+const ALTERNATIVE_HORIZON_MS = 14 * 24 * 60 * MINUTE_MS;
+
+export interface Alternative {
+  readonly start: Instant;
+  readonly end: Instant;
+  readonly reserved: false;
+}
+
+/** Up to three free ranges of the same length nearest the one asked for; nothing is reserved. */
+export async function slotTakenWithAlternatives(
+  deps: AppDeps,
+  principal: Principal,
+  calendarIds: readonly string[],
+  range: Interval,
+  now: Instant,
+): Promise<DomainError> {
+  const { alternatives, busyCalendarIds } = await nearestFree(deps, principal, calendarIds, range, now);
+  return new DomainError(
+    'SLOT_UNAVAILABLE',
+    'The requested time is already taken on at least one calendar.',
+    { calendarIds: busyCalendarIds, alternatives },
+  );
+}
+
+export async function nearestFree(
+  deps: AppDeps,
+  principal: Principal,
+  calendarIds: readonly string[],
+  range: Interval,
+  now: Instant,
+): Promise<{ alternatives: Alternative[]; busyCalendarIds: string[] }> {
+  const durationMs = range.end - range.start;
+  const { starts, busyCalendarIds } = await deps.store.read(async (tx) => {
+    const calendars = await loadCalendars(tx, principal.tenantId, calendarIds);
+    const busy = await tx.bookings.busyIntervals(principal.tenantId, calendarIds, range, now);
+    const found = await searchSlotStarts(
+      tx,
+      principal.tenantId,
+      {
+        calendars,
+        range: {
+          start: Math.max(now, range.start - ALTERNATIVE_HORIZON_MS / 2),
+          end: range.end + ALTERNATIVE_HORIZON_MS,
+        },
+        durationMinutes: durationMs / MINUTE_MS,
+        stepMinutes: 15,
+      },
+      now,
+    );
+    return {
+      // Only the calendars that are actually taken then, so the agent can offer to drop one.
+      busyCalendarIds: calendarIds.filter((id) => (busy.get(id) ?? []).some((b) => overlaps(b, range))),
+      starts: servable(found, calendars, now)
+        .sort((a, b) => Math.abs(a - range.start) - Math.abs(b - range.start) || a - b)
+        .slice(0, ALTERNATIVES)
+        .sort((a, b) => a - b),
+    };
+  });
+  return {
+    busyCalendarIds,
+    alternatives: starts.map((start) => ({ start, end: start + durationMs, reserved: false as const })),
+  };
+}
