@@ -8,7 +8,7 @@ export async function operationalCounts(
   return deps.store.read(async (tx) => {
     let holdsActive = 0;
     let approvalsPending = 0;
-    for (const tenant of await tx.identity.listTenants()) {
+    for (const tenant of await tx.tenants.listTenants()) {
       const held = await tx.bookings.list(tenant.id, { status: 'HELD', now, offset: 0, limit: 1 });
       holdsActive += held.total;
       approvalsPending += await tx.approvals.countOpen(tenant.id, now);

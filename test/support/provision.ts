@@ -80,7 +80,7 @@ export async function provision(
   try {
     const tenant = options.tenant ?? 'local';
     await setTenant(deps, tenant, { limits: { ...UNLIMITED, ...options.limits } });
-    const existing = await deps.store.read((tx) => tx.identity.listPeople(tenant));
+    const existing = await deps.store.read((tx) => tx.people.listPeople(tenant));
     const email = `owner${existing.length || ''}@${tenant}.example`;
     const agent = await addAgent(deps, {
       email,

@@ -120,7 +120,7 @@ export async function spend(
 
 /** Signed by a host registered in this tenant and not revoked; nothing else attests. */
 async function requireHostSignature(deps: AppDeps, principal: Principal, attestation: HostAttestation) {
-  const host = await deps.store.read((tx) => tx.identity.getHost(principal.tenantId, attestation.hostId));
+  const host = await deps.store.read((tx) => tx.hosts.getHost(principal.tenantId, attestation.hostId));
   const signed =
     host !== null &&
     host.revokedAt === null &&

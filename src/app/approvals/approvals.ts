@@ -150,7 +150,7 @@ export async function openApproval(
       : undefined;
   const intent = intentOf(action, booking, moved);
   const intentHash = deps.digest.ofJson(intent);
-  const tenant = await tx.identity.getTenant(principal.tenantId);
+  const tenant = await tx.tenants.getTenant(principal.tenantId);
   const windowMs = (tenant?.approvalWindowMinutes ?? DEFAULT_APPROVAL_WINDOW_MINUTES) * MINUTE_MS;
   const holdExpiresAt =
     action === 'confirm_booking' ? await keepHoldForPerson(deps, tx, booking, windowMs, now) : null;

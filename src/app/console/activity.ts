@@ -52,7 +52,7 @@ interface Scope {
 
 /** Owners see the tenant's trail; anyone else their own entries, a narrowing no filter can undo. */
 async function scopeOf(deps: AppDeps, person: Person, filter: AuditFilter): Promise<Scope> {
-  const everyone = await deps.store.read((tx) => tx.identity.listPeople(person.tenantId));
+  const everyone = await deps.store.read((tx) => tx.people.listPeople(person.tenantId));
   const people = everyone.map((p) => ({ id: p.id, email: p.email }));
   const emails = new Map(people.map((p) => [p.id, p.email]));
   if (seesWholeTenant(person)) {

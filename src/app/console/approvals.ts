@@ -33,7 +33,7 @@ export async function deciderOf(tx: StoreTx, decidedBy: string | null): Promise<
   const person = /^(\S+) (\S+@\S+) \(([^)]+)\)$/.exec(decidedBy);
   if (!person) return decidedBy === 'operator-cli' ? 'an operator, on the command line' : decidedBy;
   const [, id, email, method] = person;
-  const known = await tx.identity.getPerson(id!);
+  const known = await tx.people.getPerson(id!);
   const name = known?.displayName || email!;
   const role = known ? ` (${known.role})` : '';
   return `${name}${role}, ${METHOD_WORDS[method!] ?? `signed in with ${method}`}`;
@@ -65,7 +65,7 @@ export function connectionWords(clientId: string): string {
 
 /** Who asked for an approval, in words, as the CLI and the pages say it. */
 export async function askerOfApproval(deps: AppDeps, approval: Approval): Promise<string> {
-  const person = await deps.store.read((tx) => tx.identity.getPerson(approval.subject));
+  const person = await deps.store.read((tx) => tx.people.getPerson(approval.subject));
   return askerOf(approval.clientId, person && person.tenantId === approval.tenantId ? person : null);
 }
 
@@ -73,7 +73,7 @@ const RECENT = 20;
 
 async function cardOf(deps: AppDeps, tx: StoreTx, approval: Approval, viewer: Person): Promise<ApprovalCard> {
   const booking = await loadBooking(tx, approval.tenantId, approval.bookingId);
-  const person = await tx.identity.getPerson(approval.subject);
+  const person = await tx.people.getPerson(approval.subject);
   const summary = await describeIntent(tx, approval.tenantId, approval.intent, booking);
   return {
     approval,

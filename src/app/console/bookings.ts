@@ -104,7 +104,7 @@ export async function consoleBooking(
     const booking = await tx.bookings.get(person.tenantId, id);
     if (!booking) return null;
     const [line] = await linesOf(deps, tx, person, [booking]);
-    const maker = await tx.identity.getPerson(booking.owner.subject);
+    const maker = await tx.people.getPerson(booking.owner.subject);
     return {
       ...line!,
       madeBy: {
@@ -220,7 +220,7 @@ export async function bookingHistory(
     );
     const emails = new Map<string, string>();
     for (const subject of new Set(records.map((r) => r.subject))) {
-      const someone = await tx.identity.getPerson(subject);
+      const someone = await tx.people.getPerson(subject);
       if (someone?.tenantId === person.tenantId) emails.set(subject, someone.email);
     }
     const story: BookingHistoryEntry[] = records.map((r) => ({

@@ -40,7 +40,7 @@ function requireOwner(person: Person): void {
 
 /** The person acting through the console, with their role's reach (what their own agent could get at most). */
 async function principalOf(deps: AppDeps, person: Person): Promise<Principal> {
-  const tenant = await deps.store.read((tx) => tx.identity.getTenant(person.tenantId));
+  const tenant = await deps.store.read((tx) => tx.tenants.getTenant(person.tenantId));
   if (!tenant) throw new DomainError('FORBIDDEN', 'This person has no tenant.');
   return principalFor(tenant, person, {
     connectionId: `console:${person.id}`,

@@ -28,9 +28,9 @@ export async function connectionsOf(deps: AppDeps, person: Person): Promise<Conn
   const [tokens, oauth, hosts, people, tenant] = await Promise.all([
     listTokens(deps, person.tenantId),
     listConnections(deps, person.tenantId),
-    deps.store.read((tx) => tx.identity.listHosts(person.tenantId)),
-    deps.store.read((tx) => tx.identity.listPeople(person.tenantId)),
-    deps.store.read((tx) => tx.identity.getTenant(person.tenantId)),
+    deps.store.read((tx) => tx.hosts.listHosts(person.tenantId)),
+    deps.store.read((tx) => tx.people.listPeople(person.tenantId)),
+    deps.store.read((tx) => tx.tenants.getTenant(person.tenantId)),
   ]);
   return {
     tokens: mine(tokens),
@@ -115,7 +115,7 @@ export async function changeAccessAs(
     rows.find((r) => ('grantId' in r ? r.grantId : r.id) === id),
     kind,
   );
-  const holder = await deps.store.read((tx) => tx.identity.getPerson(row.personId));
+  const holder = await deps.store.read((tx) => tx.people.getPerson(row.personId));
   if (!holder) throw new DomainError('NOT_FOUND', `No ${kind} like that.`);
   const reachable = kind === 'token' ? scopesOfRole(holder.role) : row.scopes;
   const scopes = SCOPES.filter((s) => input.scopes.includes(s));
@@ -147,7 +147,7 @@ export async function changeAccessAs(
   const access = { scopes, writePolicy };
   const changed = await deps.store.write((tx) =>
     kind === 'token'
-      ? tx.identity.updateTokenAccess(editor.tenantId, id, access)
+      ? tx.tokens.updateTokenAccess(editor.tenantId, id, access)
       : tx.oauth.updateConnectionAccess(editor.tenantId, id, access),
   );
   if (!changed) throw new DomainError('INVALID_STATE', `This ${kind} is revoked; make a new one instead.`);

@@ -21,7 +21,7 @@ function requireOwner(person: Person): void {
 }
 
 async function colleague(tx: StoreTx, owner: Person, personId: string): Promise<Person> {
-  const person = await tx.identity.getPerson(personId);
+  const person = await tx.people.getPerson(personId);
   if (!person || person.tenantId !== owner.tenantId)
     throw new DomainError('NOT_FOUND', `No person ${personId}.`);
   return person;
@@ -31,7 +31,7 @@ const activeOwner = (p: Person) => p.role === 'owner' && p.disabledAt === null;
 
 /** Refuses a change that would leave the tenant without an active owner. */
 async function keepAnOwner(tx: StoreTx, tenantId: string, changed: Person): Promise<void> {
-  const people = await tx.identity.listPeople(tenantId);
+  const people = await tx.people.listPeople(tenantId);
   const after = people.map((p) => (p.id === changed.id ? changed : p));
   if (!after.some(activeOwner))
     throw new DomainError(
@@ -48,7 +48,7 @@ export interface PeopleView {
 export async function peopleOf(deps: AppDeps, owner: Person): Promise<PeopleView> {
   requireOwner(owner);
   return deps.store.read(async (tx) => ({
-    tenant: (await tx.identity.getTenant(owner.tenantId)) ?? {
+    tenant: (await tx.tenants.getTenant(owner.tenantId)) ?? {
       id: owner.tenantId,
       name: owner.tenantId,
       limits: defaultTenantLimits,
@@ -59,7 +59,7 @@ export async function peopleOf(deps: AppDeps, owner: Person): Promise<PeopleView
       approvalWindowMinutes: DEFAULT_APPROVAL_WINDOW_MINUTES,
       createdAt: 0,
     },
-    people: await tx.identity.listPeople(owner.tenantId),
+    people: await tx.people.listPeople(owner.tenantId),
   }));
 }
 
@@ -111,7 +111,7 @@ export async function changeRole(
     await tx.serialize(`tenant:${owner.tenantId}`);
     const next = { ...(await colleague(tx, owner, personId)), role };
     await keepAnOwner(tx, owner.tenantId, next);
-    await tx.identity.updatePerson(next);
+    await tx.people.updatePerson(next);
     return next;
   });
 }
@@ -129,8 +129,8 @@ export async function setDisabled(
     const person = await colleague(tx, owner, personId);
     const next = { ...person, disabledAt: disabled ? (person.disabledAt ?? deps.clock.now()) : null };
     await keepAnOwner(tx, owner.tenantId, next);
-    await tx.identity.updatePerson(next);
-    if (disabled) await tx.identity.deleteSessionsOf(person.id);
+    await tx.people.updatePerson(next);
+    if (disabled) await tx.sessions.deleteSessionsOf(person.id);
     return next;
   });
 }

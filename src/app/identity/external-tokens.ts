@@ -37,8 +37,8 @@ export async function authenticateExternal(
     throw error;
   }
   const found = await deps.store.read(async (tx) => {
-    const person = await tx.identity.getPersonByEmail(email);
-    const tenant = person && (await tx.identity.getTenant(person.tenantId));
+    const person = await tx.people.getPersonByEmail(email);
+    const tenant = person && (await tx.tenants.getTenant(person.tenantId));
     return person && tenant ? { person, tenant } : null;
   });
   if (!found) return { ok: false, reason: 'no Holdfast person has the token’s email' };

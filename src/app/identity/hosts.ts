@@ -19,16 +19,16 @@ export async function addHost(deps: AppDeps, tenantId: string, name: string) {
   };
   await deps.store.write(async (tx) => {
     await ensureTenant(deps, tx, tenantId);
-    await tx.identity.insertHost(host);
+    await tx.hosts.insertHost(host);
   });
   return { host, privateKey: keys.privateKey };
 }
 
 export async function listHosts(deps: AppDeps, tenantId: string): Promise<Host[]> {
-  return deps.store.read((tx) => tx.identity.listHosts(tenantId));
+  return deps.store.read((tx) => tx.hosts.listHosts(tenantId));
 }
 
 export async function revokeHost(deps: AppDeps, tenantId: string, id: string): Promise<void> {
-  const revoked = await deps.store.write((tx) => tx.identity.revokeHost(tenantId, id, deps.clock.now()));
+  const revoked = await deps.store.write((tx) => tx.hosts.revokeHost(tenantId, id, deps.clock.now()));
   if (!revoked) throw new DomainError('NOT_FOUND', `No live host ${id} in tenant ${tenantId}.`);
 }

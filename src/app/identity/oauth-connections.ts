@@ -86,8 +86,8 @@ export async function authenticateGrant(
   const now = deps.clock.now();
   const found = await deps.store.read(async (tx) => {
     const connection = await tx.oauth.getConnection(claims.grantId);
-    const person = connection && (await tx.identity.getPerson(connection.personId));
-    const tenant = person && (await tx.identity.getTenant(person.tenantId));
+    const person = connection && (await tx.people.getPerson(connection.personId));
+    const tenant = person && (await tx.tenants.getTenant(person.tenantId));
     return connection && person && tenant ? { connection, person, tenant } : null;
   });
   if (!found) return null;

@@ -136,7 +136,7 @@ export async function finishPasskeySignIn(
     (await deps.store.write(async (tx) => {
       const challenge = await tx.passkeys.spendChallenge(claimed.challenge, 'sign-in', now);
       const passkey = challenge && (await tx.passkeys.get(claimed.credentialId));
-      const person = passkey && (await tx.identity.getPerson(passkey.personId));
+      const person = passkey && (await tx.people.getPerson(passkey.personId));
       return challenge && passkey && person ? { challenge, passkey, person } : null;
     }));
   const verified =

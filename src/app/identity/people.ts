@@ -30,7 +30,7 @@ export function checkTenantId(id: string): string {
 
 /** The tenant, created with default limits the first time it is named. */
 export async function ensureTenant(deps: AppDeps, tx: StoreTx, id: string): Promise<Tenant> {
-  const existing = await tx.identity.getTenant(id);
+  const existing = await tx.tenants.getTenant(id);
   if (existing) return existing;
   const tenant: Tenant = {
     id: checkTenantId(id),
@@ -43,7 +43,7 @@ export async function ensureTenant(deps: AppDeps, tx: StoreTx, id: string): Prom
     approvalWindowMinutes: DEFAULT_APPROVAL_WINDOW_MINUTES,
     createdAt: deps.clock.now(),
   };
-  await tx.identity.putTenant(tenant);
+  await tx.tenants.putTenant(tenant);
   return tenant;
 }
 
@@ -83,7 +83,7 @@ export async function setTenant(
       disabledTools: change.disabledTools ?? current.disabledTools,
       approvalWindowMinutes: window ?? current.approvalWindowMinutes,
     };
-    await tx.identity.putTenant(next);
+    await tx.tenants.putTenant(next);
     return next;
   });
 }
@@ -119,7 +119,7 @@ async function insertNewPerson(
     disabledAt: null,
     createdAt: deps.clock.now(),
   };
-  if (!(await tx.identity.insertPerson(person)))
+  if (!(await tx.people.insertPerson(person)))
     throw new DomainError('INVALID_ARGUMENTS', `email: ${input.email} already has an account`, {
       field: 'email',
     });
@@ -128,7 +128,7 @@ async function insertNewPerson(
 
 export async function personByEmail(deps: AppDeps, email: string): Promise<Person> {
   const address = normalEmail(email);
-  const person = await deps.store.read((tx) => tx.identity.getPersonByEmail(address));
+  const person = await deps.store.read((tx) => tx.people.getPersonByEmail(address));
   if (!person) throw new DomainError('NOT_FOUND', `No person with email ${address}.`, { field: 'email' });
   return person;
 }
@@ -146,7 +146,7 @@ export async function newSetupLink(
   const expiresAt = deps.clock.now() + SETUP_LINK_TTL_MS;
   await deps.store.write(async (tx) => {
     await ensureTenant(deps, tx, tenantId);
-    await tx.identity.insertSetupLink({
+    await tx.people.insertSetupLink({
       secretHash: deps.credentials.hashSecret(secret),
       tenantId,
       personId,
@@ -164,14 +164,14 @@ export type SetupTarget =
 export async function setupLinkTarget(deps: AppDeps, secret: string): Promise<SetupTarget | null> {
   if (!secret.startsWith('hf_setup_') || secret.length > 100) return null;
   return deps.store.read(async (tx) => {
-    const link = await tx.identity.peekSetupLink(deps.credentials.hashSecret(secret), deps.clock.now());
+    const link = await tx.people.peekSetupLink(deps.credentials.hashSecret(secret), deps.clock.now());
     if (!link) return null;
     if (link.personId === null) {
       // A first-owner link is void once the tenant has anybody.
-      const people = await tx.identity.listPeople(link.tenantId);
+      const people = await tx.people.listPeople(link.tenantId);
       return people.length === 0 ? { kind: 'first-owner' as const, tenantId: link.tenantId } : null;
     }
-    const person = await tx.identity.getPerson(link.personId);
+    const person = await tx.people.getPerson(link.personId);
     return person && person.disabledAt === null ? { kind: 'person' as const, person } : null;
   });
 }
@@ -191,12 +191,12 @@ export async function completeSetup(
   const passwordHash = await deps.credentials.hashPassword(password);
   const unusable = () => new DomainError('NOT_FOUND', 'This setup link is unknown, used or expired.');
   return deps.store.write(async (tx) => {
-    const link = await tx.identity.spendSetupLink(deps.credentials.hashSecret(secret), deps.clock.now());
+    const link = await tx.people.spendSetupLink(deps.credentials.hashSecret(secret), deps.clock.now());
     if (!link) throw unusable();
     if (link.personId === null) {
       await tx.serialize(`tenant:${link.tenantId}`);
       if (!email) throw new DomainError('INVALID_ARGUMENTS', 'email: required', { field: 'email' });
-      if ((await tx.identity.listPeople(link.tenantId)).length > 0) throw unusable();
+      if ((await tx.people.listPeople(link.tenantId)).length > 0) throw unusable();
       return insertNewPerson(deps, tx, {
         tenantId: link.tenantId,
         email,
@@ -205,11 +205,11 @@ export async function completeSetup(
         passwordHash,
       });
     }
-    const person = await tx.identity.getPerson(link.personId);
+    const person = await tx.people.getPerson(link.personId);
     if (!person || person.disabledAt !== null) throw unusable();
     const next = { ...person, passwordHash };
-    await tx.identity.updatePerson(next);
-    await tx.identity.deleteSessionsOf(person.id);
+    await tx.people.updatePerson(next);
+    await tx.sessions.deleteSessionsOf(person.id);
     return next;
   });
 }
@@ -219,7 +219,7 @@ export async function completeSetup(
  * role changed in the console) is kept, not overwritten with the older copy.
  */
 async function current(tx: StoreTx, found: Person): Promise<Person> {
-  const person = await tx.identity.getPerson(found.id);
+  const person = await tx.people.getPerson(found.id);
   if (!person) throw new DomainError('NOT_FOUND', 'No such person.', {});
   return person;
 }
@@ -230,8 +230,8 @@ export async function disablePerson(deps: AppDeps, email: string): Promise<Perso
   return deps.store.write(async (tx) => {
     const person = await current(tx, found);
     const next = { ...person, disabledAt: person.disabledAt ?? deps.clock.now() };
-    await tx.identity.updatePerson(next);
-    await tx.identity.deleteSessionsOf(person.id);
+    await tx.people.updatePerson(next);
+    await tx.sessions.deleteSessionsOf(person.id);
     return next;
   });
 }
@@ -247,13 +247,13 @@ export async function resetPassword(deps: AppDeps, email: string, options: { kee
   const now = deps.clock.now();
   const { person, ended } = await deps.store.write(async (tx) => {
     const person = await current(tx, found);
-    await tx.identity.updatePerson({ ...person, passwordHash: null });
-    await tx.identity.deleteSessionsOf(person.id);
+    await tx.people.updatePerson({ ...person, passwordHash: null });
+    await tx.sessions.deleteSessionsOf(person.id);
     if (options.keepTokens) return { person, ended: { tokens: 0, connections: 0 } };
     let tokens = 0;
-    for (const token of await tx.identity.listTokens(person.tenantId))
+    for (const token of await tx.tokens.listTokens(person.tenantId))
       if (token.personId === person.id && token.revokedAt === null)
-        if (await tx.identity.revokeToken(person.tenantId, token.id, now)) tokens++;
+        if (await tx.tokens.revokeToken(person.tenantId, token.id, now)) tokens++;
     let connections = 0;
     for (const connection of await tx.oauth.listConnections(person.tenantId, person.id))
       if (
@@ -270,12 +270,12 @@ export async function resetPassword(deps: AppDeps, email: string, options: { kee
 
 /** Whether anyone can sign in to this installation yet (someone with a role holds an account). */
 export async function hasPeople(deps: AppDeps, tenantId: string): Promise<boolean> {
-  return deps.store.read(async (tx) => (await tx.identity.listPeople(tenantId)).length > 0);
+  return deps.store.read(async (tx) => (await tx.people.listPeople(tenantId)).length > 0);
 }
 
 /** People's emails by id, for tables a person reads (ids stay in --json). */
 export async function emailsById(deps: AppDeps, tenantId: string): Promise<Map<string, string>> {
-  const people = await deps.store.read((tx) => tx.identity.listPeople(tenantId));
+  const people = await deps.store.read((tx) => tx.people.listPeople(tenantId));
   return new Map(people.map((p) => [p.id, p.email]));
 }
 
@@ -286,6 +286,6 @@ export async function setOwnTimeZone(deps: AppDeps, person: Person, zone: string
     throw new DomainError('INVALID_ARGUMENTS', `timeZone: "${chosen.slice(0, 60)}" is not a time zone`, {
       field: 'timeZone',
     });
-  await deps.store.write((tx) => tx.identity.setTimeZone(person.id, chosen));
+  await deps.store.write((tx) => tx.people.setTimeZone(person.id, chosen));
   return chosen;
 }

@@ -35,7 +35,7 @@ export async function signInThroughProvider(
   };
   const email = providerEmail(input.identity);
   if (!email.ok) return refuse(email.reason);
-  const person = await deps.store.read((tx) => tx.identity.getPersonByEmail(email.email));
+  const person = await deps.store.read((tx) => tx.people.getPersonByEmail(email.email));
   if (!person) return refuse('unknown_person');
   if (person.disabledAt !== null) return refuse('disabled_person');
   return { ok: true, signed: await openSession(deps, person, 'oidc') };

@@ -59,7 +59,7 @@ export async function signIn(
     const state = await deps.rateLimits.check(key, points, LOGIN_WINDOW_MS);
     if (!state.ok) throw tooMany(state.retryAfterMs);
   }
-  const person = await deps.store.read((tx) => tx.identity.getPersonByEmail(email));
+  const person = await deps.store.read((tx) => tx.people.getPersonByEmail(email));
   // A hash is checked whether or not the account exists, so timing does not tell which emails do.
   const matches = await deps.credentials.verifyPassword(
     input.password.slice(0, 256),
@@ -97,7 +97,7 @@ export async function openSession(
     lastSeenAt: now,
     csrfSecret: deps.credentials.newSecret(''),
   };
-  await deps.store.write((tx) => tx.identity.insertSession(session));
+  await deps.store.write((tx) => tx.sessions.insertSession(session));
   return { session, person, secret };
 }
 
@@ -107,21 +107,21 @@ export async function sessionOf(deps: AppDeps, secret: string | undefined): Prom
   const idHash = deps.credentials.hashSecret(secret);
   const now = deps.clock.now();
   const found = await deps.store.read(async (tx) => {
-    const session = await tx.identity.getSession(idHash);
-    const person = session && (await tx.identity.getPerson(session.personId));
+    const session = await tx.sessions.getSession(idHash);
+    const person = session && (await tx.people.getPerson(session.personId));
     return session && person ? { session, person } : null;
   });
   if (!found || !sessionAlive(found.session, now) || found.person.disabledAt !== null) {
-    if (found) await deps.store.write((tx) => tx.identity.deleteSession(idHash));
+    if (found) await deps.store.write((tx) => tx.sessions.deleteSession(idHash));
     return null;
   }
-  await deps.store.write((tx) => tx.identity.touchSession(idHash, now));
+  await deps.store.write((tx) => tx.sessions.touchSession(idHash, now));
   return { session: { ...found.session, lastSeenAt: now }, person: found.person };
 }
 
 export async function signOut(deps: AppDeps, secret: string | undefined): Promise<void> {
   if (!secret) return;
-  await deps.store.write((tx) => tx.identity.deleteSession(deps.credentials.hashSecret(secret)));
+  await deps.store.write((tx) => tx.sessions.deleteSession(deps.credentials.hashSecret(secret)));
 }
 
 /** A session as its person sees it on the account page: never its cookie's digest or CSRF secret. */
@@ -139,7 +139,7 @@ export interface SessionSeen {
 /** The signed-in person's live sessions: this one first, then the most recently used. */
 export async function sessionsOf(deps: AppDeps, signed: SignedIn): Promise<SessionSeen[]> {
   const now = deps.clock.now();
-  const sessions = await deps.store.read((tx) => tx.identity.listSessionsOf(signed.person.id));
+  const sessions = await deps.store.read((tx) => tx.sessions.listSessionsOf(signed.person.id));
   return sessions
     .filter((s) => sessionAlive(s, now))
     .map((s) => ({
@@ -159,10 +159,10 @@ export async function sessionsOf(deps: AppDeps, signed: SignedIn): Promise<Sessi
 export async function endSession(deps: AppDeps, signed: SignedIn, handle: string): Promise<void> {
   const personId = signed.person.id;
   const ended = await deps.store.write(async (tx) => {
-    const session = (await tx.identity.listSessionsOf(personId)).find((s) => sessionHandle(s) === handle);
+    const session = (await tx.sessions.listSessionsOf(personId)).find((s) => sessionHandle(s) === handle);
     if (!session) return 'unknown';
     if (session.idHash === signed.session.idHash) return 'current';
-    return (await tx.identity.deleteSessionOf(personId, session.idHash)) ? 'ended' : 'unknown';
+    return (await tx.sessions.deleteSessionOf(personId, session.idHash)) ? 'ended' : 'unknown';
   });
   if (ended === 'unknown')
     throw new DomainError('NOT_FOUND', 'No session like that: it may have ended already.');
@@ -174,5 +174,5 @@ export async function endSession(deps: AppDeps, signed: SignedIn, handle: string
 
 /** Signs the person out everywhere but here (a lost phone, a shared computer); how many sessions ended. */
 export async function endOtherSessions(deps: AppDeps, signed: SignedIn): Promise<number> {
-  return deps.store.write((tx) => tx.identity.deleteSessionsOf(signed.person.id, signed.session.idHash));
+  return deps.store.write((tx) => tx.sessions.deleteSessionsOf(signed.person.id, signed.session.idHash));
 }

@@ -58,7 +58,7 @@ export async function createToken(
     revokedAt: null,
     lastUsedAt: null,
   };
-  await deps.store.write((tx) => tx.identity.insertToken(token));
+  await deps.store.write((tx) => tx.tokens.insertToken(token));
   return { token, secret };
 }
 
@@ -81,9 +81,7 @@ export async function authenticateToken(deps: AppDeps, secret: string): Promise<
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 100) return null;
   const now = deps.clock.now();
   // One statement (token, person, tenant): every agent call pays for it.
-  const found = await deps.store.readOne((tx) =>
-    tx.identity.credentialOf(deps.credentials.hashSecret(secret)),
-  );
+  const found = await deps.store.readOne((tx) => tx.tokens.credentialOf(deps.credentials.hashSecret(secret)));
   if (
     found &&
     (!tokenUsable(found.token, now) ||
@@ -94,7 +92,7 @@ export async function authenticateToken(deps: AppDeps, secret: string): Promise<
   if (!found) return null;
   const { token, person, tenant } = found;
   if (token.lastUsedAt === null || now - token.lastUsedAt >= TOUCH_EVERY_MS)
-    await deps.store.write((tx) => tx.identity.touchToken(token.id, now));
+    await deps.store.write((tx) => tx.tokens.touchToken(token.id, now));
   return {
     token,
     person,
@@ -136,7 +134,7 @@ export const chosenToolMode = (tenant: Tenant): ChosenToolMode =>
 
 /** The tool surface the tenant chose, read once (the stdio connection has no credential to carry it). */
 export async function tenantToolMode(deps: AppDeps, tenantId: string): Promise<ChosenToolMode> {
-  const tenant = await deps.store.read((tx) => tx.identity.getTenant(tenantId));
+  const tenant = await deps.store.read((tx) => tx.tenants.getTenant(tenantId));
   return tenant ? chosenToolMode(tenant) : undefined;
 }
 
@@ -158,7 +156,7 @@ export async function localConnection(
 }
 
 export async function listTokens(deps: AppDeps, tenantId: string): Promise<AccessToken[]> {
-  return deps.store.read((tx) => tx.identity.listTokens(tenantId));
+  return deps.store.read((tx) => tx.tokens.listTokens(tenantId));
 }
 
 /** A person's own tokens that still work (not revoked, not expired), newest first: the account page's list. */
@@ -170,6 +168,6 @@ export async function liveTokensOf(deps: AppDeps, person: Person): Promise<Acces
 }
 
 export async function revokeToken(deps: AppDeps, tenantId: string, id: string): Promise<void> {
-  const revoked = await deps.store.write((tx) => tx.identity.revokeToken(tenantId, id, deps.clock.now()));
+  const revoked = await deps.store.write((tx) => tx.tokens.revokeToken(tenantId, id, deps.clock.now()));
   if (!revoked) throw new DomainError('NOT_FOUND', `No live token ${id} in tenant ${tenantId}.`);
 }

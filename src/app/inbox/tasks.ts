@@ -93,7 +93,7 @@ async function decidable(deps: AppDeps, person: Person, taskId: string, expected
     throw new DomainError('FORBIDDEN', 'Only owners and approvers may confirm or reject tasks.', {});
   const found = await deps.store.read(async (tx) => ({
     task: await loadTask(tx, person, taskId),
-    tenant: await tx.identity.getTenant(person.tenantId),
+    tenant: await tx.tenants.getTenant(person.tenantId),
   }));
   if (expectedVersion !== null && found.task.version !== expectedVersion)
     throw new DomainError('INVALID_STATE', 'The task changed since the page was drawn; reload it.', {});
@@ -289,7 +289,7 @@ export async function completeTask(
   return claimed(deps, person, task, async (claim) => {
     const booking = await deps.store.read((tx) => loadBooking(tx, person.tenantId, bookingId));
     // The hold was made as the person who confirmed the task: it is theirs to finish.
-    const owner = await deps.store.read((tx) => tx.identity.getPerson(booking.owner.subject));
+    const owner = await deps.store.read((tx) => tx.people.getPerson(booking.owner.subject));
     if (!owner) throw new DomainError('NOT_FOUND', 'The person who held this booking is gone.', {});
     await gatedBookingChange(
       deps,

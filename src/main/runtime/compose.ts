@@ -111,7 +111,7 @@ export async function buildRuntime(
   const recorded =
     config.publicBaseUrl ??
     options.boundOrigin ??
-    (await store.read((tx) => tx.identity.publicUrl()).catch(() => null));
+    (await store.read((tx) => tx.tenants.publicUrl()).catch(() => null));
   const publicBaseUrl = recorded ?? `http://127.0.0.1:${config.port}`;
   // Servers trace their store transactions; a one-off command has no span to hang them on.
   const traced = isServer(config)

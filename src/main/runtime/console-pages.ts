@@ -49,7 +49,7 @@ export function mountConsole(
       }),
     // A console form's outcome, in the trail as the signed-in person's action.
     async record({ tool, ok, code, personId }) {
-      const person = await deps.store.read((tx) => tx.identity.getPerson(personId));
+      const person = await deps.store.read((tx) => tx.people.getPerson(personId));
       const call = operatorCall(runtime, {
         tool,
         kind: 'admin',

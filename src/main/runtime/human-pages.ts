@@ -81,8 +81,7 @@ export function mountHumanPages(
 
   // A person's page events belong to their own tenant's trail; events with nobody, to the default tenant's.
   const tenantOf = async (personId: string | undefined) =>
-    (personId && (await deps.store.read((tx) => tx.identity.getPerson(personId)))?.tenantId) ||
-    config.tenantId;
+    (personId && (await deps.store.read((tx) => tx.people.getPerson(personId)))?.tenantId) || config.tenantId;
   const record = async ({ tool, ok, code, personId, reason }: PageEvent) => {
     const audit = operatorCall(runtime, {
       tool,

@@ -75,7 +75,7 @@ export async function startOAuthServer(
       accessTokenTtlSeconds: config.oauthAccessTokenTtlSeconds,
       allowPrivateClientMetadata: config.oauthAllowPrivateClientMetadata,
       personExists: async (id) =>
-        (await deps.store.read((tx) => tx.identity.getPerson(id)))?.disabledAt === null,
+        (await deps.store.read((tx) => tx.people.getPerson(id)))?.disabledAt === null,
       renderError: renderOAuthError,
     });
     provider.on('server_error', (_ctx, error) =>
@@ -111,9 +111,9 @@ export async function startOAuthServer(
     },
     consent: {
       tenantName: async (tenantId) =>
-        (await deps.store.read((tx) => tx.identity.getTenant(tenantId)))?.name ?? tenantId,
+        (await deps.store.read((tx) => tx.tenants.getTenant(tenantId)))?.name ?? tenantId,
       offer: async (signed, requested) => {
-        const tenant = await deps.store.read((tx) => tx.identity.getTenant(signed.person.tenantId));
+        const tenant = await deps.store.read((tx) => tx.tenants.getTenant(signed.person.tenantId));
         return consentOffer(signed.person, requested, tenant?.defaultWritePolicy);
       },
       check: (signed, requested, chosen, policy) => checkConsent(signed.person, requested, chosen, policy),

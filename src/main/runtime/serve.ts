@@ -57,7 +57,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   });
   const { deps } = runtime;
   // Where people reach this server: the command line's links use it (users add, feeds create).
-  await deps.store.write((tx) => tx.identity.recordPublicUrl(runtime.publicBaseUrl, deps.clock.now()));
+  await deps.store.write((tx) => tx.tenants.recordPublicUrl(runtime.publicBaseUrl, deps.clock.now()));
   // Entries a crash left unlinked join the chain before anything new.
   await runtime.audit.flush();
   if (config.seed) {

@@ -28,7 +28,7 @@ async function stdioPrincipal(runtime: Runtime, config: ServerConfig): Promise<P
   const { deps } = runtime;
   const policy = config.writePolicy ?? 'draft';
   if (config.as !== null) return localConnection(deps, config.as, policy);
-  const people = await deps.store.read((tx) => tx.identity.listPeople(config.tenantId));
+  const people = await deps.store.read((tx) => tx.people.listPeople(config.tenantId));
   if (people.length === 1) return localConnection(deps, people[0]!.email, policy);
   throw new StartupError(
     people.length === 0

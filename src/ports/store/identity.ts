@@ -15,15 +15,24 @@ export interface SetupLink {
   readonly expiresAt: Instant;
 }
 
-/** Tenants, people, their sessions and setup links, agent tokens and attesting hosts. */
-export interface IdentityStore {
+/** Tenants of the installation, and the address it serves people at. */
+export interface TenantStore {
   /** Adds a tenant, or overwrites the stored one's name, limits and settings; its creation time stays. */
   putTenant(tenant: Tenant): Promise<void>;
   /** The tenant with this id; null when there is none. */
   getTenant(id: string): Promise<Tenant | null>;
   /** Every tenant of the installation, by id. */
   listTenants(): Promise<Tenant[]>;
+  /** The address the installation's server last said it serves people at; null before any served. */
+  publicUrl(): Promise<string | null>;
+  /**
+   * Remembers the address the server now serves people at (what publicUrl returns), replacing the last one.
+   */
+  recordPublicUrl(url: string, at: Instant): Promise<void>;
+}
 
+/** A tenant's people and their one-time setup links. */
+export interface PeopleStore {
   /** Adds a person; false when the email is taken. */
   insertPerson(person: Person): Promise<boolean>;
   /** The person with this id, in any tenant, disabled or not; null when there is none. */
@@ -42,14 +51,16 @@ export interface IdentityStore {
    * zone), without a version check.
    */
   updatePerson(person: Person): Promise<void>;
-
   /** A one-time link to set a password (or, without a person, to create the first owner). */
   insertSetupLink(link: SetupLink): Promise<void>;
   /** Spends an unexpired, unspent link; null when there is none. */
   spendSetupLink(secretHash: string, now: Instant): Promise<SetupLink | null>;
   /** An unexpired, unspent link, without spending it. */
   peekSetupLink(secretHash: string, now: Instant): Promise<SetupLink | null>;
+}
 
+/** People's signed-in browser sessions, keyed by the digest of the cookie's secret. */
+export interface SessionStore {
   /** Stores a new session, keyed by the digest of its cookie's secret. */
   insertSession(session: Session): Promise<void>;
   /**
@@ -70,13 +81,10 @@ export interface IdentityStore {
    * session asking, "sign out everywhere else"); how many ended.
    */
   deleteSessionsOf(personId: string, except?: string): Promise<number>;
-  /** The address the installation's server last said it serves people at; null before any served. */
-  publicUrl(): Promise<string | null>;
-  /**
-   * Remembers the address the server now serves people at (what publicUrl returns), replacing the last one.
-   */
-  recordPublicUrl(url: string, at: Instant): Promise<void>;
+}
 
+/** Agents' bearer tokens, keyed by the digest of their secret. */
+export interface TokenStore {
   /** Stores a new agent token, keyed by the digest of its secret. */
   insertToken(token: AccessToken): Promise<void>;
   /** The token with this secret digest, expired and revoked ones included; null when unknown. */
@@ -91,7 +99,10 @@ export interface IdentityStore {
   updateTokenAccess(tenantId: string, id: string, access: Access): Promise<boolean>;
   /** Sets the token's last-used time to `now`. */
   touchToken(id: string, now: Instant): Promise<void>;
+}
 
+/** Hosts whose signed attestations vouch for the person at the keyboard. */
+export interface HostStore {
   /** Registers a host with the public key its attestations are checked against. */
   insertHost(host: Host): Promise<void>;
   /** The tenant's host with this id, revoked or not; null when there is none in the tenant. */

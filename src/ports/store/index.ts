@@ -4,7 +4,7 @@ import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { FeedStore } from './feeds.js';
-import type { IdentityStore } from './identity.js';
+import type { HostStore, PeopleStore, SessionStore, TenantStore, TokenStore } from './identity.js';
 import type { InboxStore } from './inbox.js';
 import type { OAuthStore } from './oauth.js';
 import type { PasskeyStore } from './passkeys.js';
@@ -27,7 +27,15 @@ export { ReferenceTakenError } from './bookings.js';
 export type { CalendarDetails, CalendarStore, Page } from './calendars.js';
 export type { IdempotencyRecord, IdempotencyScope, IdempotencyStore } from './idempotency.js';
 export type { SimulatedPaymentStore } from './simulated-payments.js';
-export type { Credential, IdentityStore, SetupLink } from './identity.js';
+export type {
+  Credential,
+  HostStore,
+  PeopleStore,
+  SessionStore,
+  SetupLink,
+  TenantStore,
+  TokenStore,
+} from './identity.js';
 export type { OAuthRecord, OAuthStore, SealedSigningKey } from './oauth.js';
 export type { PasskeyStore } from './passkeys.js';
 export type { FeedStore, SubscriptionView } from './feeds.js';
@@ -54,7 +62,14 @@ export interface Aggregates {
   readonly approvals: ApprovalStore;
   readonly simulatedPayments: SimulatedPaymentStore;
   readonly audit: AuditStore;
-  readonly identity: IdentityStore;
+  readonly tenants: TenantStore;
+  readonly people: PeopleStore;
+  /** People's browser sessions. */
+  readonly sessions: SessionStore;
+  /** Agents' bearer tokens. */
+  readonly tokens: TokenStore;
+  /** Hosts that attest who is at the keyboard. */
+  readonly hosts: HostStore;
   readonly passkeys: PasskeyStore;
   readonly oauth: OAuthStore;
   readonly inbox: InboxStore;

@@ -862,27 +862,27 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
         disabledTools: [],
       };
       await store.write(async (tx) => {
-        await tx.identity.putTenant(tenant);
-        await tx.identity.putTenant(other);
+        await tx.tenants.putTenant(tenant);
+        await tx.tenants.putTenant(other);
       });
-      expect(await store.read((tx) => tx.identity.getTenant('t1'))).toEqual(tenant);
-      expect(await store.read((tx) => tx.identity.getTenant('t2'))).toEqual(other);
+      expect(await store.read((tx) => tx.tenants.getTenant('t1'))).toEqual(tenant);
+      expect(await store.read((tx) => tx.tenants.getTenant('t2'))).toEqual(other);
 
       const changed: Tenant = { ...tenant, toolProfile: 'standard', toolMode: 'inherit', disabledTools: [] };
-      await store.write((tx) => tx.identity.putTenant(changed));
-      expect(await store.read((tx) => tx.identity.getTenant('t1'))).toEqual(changed);
+      await store.write((tx) => tx.tenants.putTenant(changed));
+      expect(await store.read((tx) => tx.tenants.getTenant('t1'))).toEqual(changed);
       const back: Tenant = { ...tenant, toolProfile: 'inherit', disabledTools: ['find_slots'] };
-      await store.write((tx) => tx.identity.putTenant(back));
-      expect(await store.read((tx) => tx.identity.listTenants())).toEqual([back, other]);
+      await store.write((tx) => tx.tenants.putTenant(back));
+      expect(await store.read((tx) => tx.tenants.listTenants())).toEqual([back, other]);
 
       // The schema itself refuses a profile it does not know.
       await expect(
-        store.write((tx) => tx.identity.putTenant({ ...tenant, toolProfile: 'bogus' as ToolProfile })),
+        store.write((tx) => tx.tenants.putTenant({ ...tenant, toolProfile: 'bogus' as ToolProfile })),
       ).rejects.toThrow();
       await expect(
-        store.write((tx) => tx.identity.putTenant({ ...tenant, toolMode: 'bogus' as Tenant['toolMode'] })),
+        store.write((tx) => tx.tenants.putTenant({ ...tenant, toolMode: 'bogus' as Tenant['toolMode'] })),
       ).rejects.toThrow();
-      expect(await store.read((tx) => tx.identity.getTenant('t1'))).toEqual(back);
+      expect(await store.read((tx) => tx.tenants.getTenant('t1'))).toEqual(back);
     });
   });
 }

@@ -804,49 +804,49 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         disabledTools: [],
         createdAt: T0,
       };
-      await store.write((tx) => tx.identity.putTenant(tenant));
+      await store.write((tx) => tx.tenants.putTenant(tenant));
       await store.write((tx) =>
-        tx.identity.putTenant({
+        tx.tenants.putTenant({
           ...tenant,
           limits: { ...tenant.limits, callsPerMinute: 7 },
           defaultWritePolicy: 'readonly',
           approvalWindowMinutes: 90,
         }),
       );
-      expect(await store.read((tx) => tx.identity.getTenant('t1'))).toMatchObject({
+      expect(await store.read((tx) => tx.tenants.getTenant('t1'))).toMatchObject({
         limits: { callsPerMinute: 7 },
         defaultWritePolicy: 'readonly',
         approvalWindowMinutes: 90,
       });
-      expect(await store.read((tx) => tx.identity.listTenants())).toHaveLength(1);
+      expect(await store.read((tx) => tx.tenants.listTenants())).toHaveLength(1);
       const ana = person('usr_ana', 'ana@example.com');
-      expect(await store.write((tx) => tx.identity.insertPerson(ana))).toBe(true);
-      expect(await store.write((tx) => tx.identity.insertPerson({ ...ana, id: 'usr_other' }))).toBe(false);
-      expect(await store.read((tx) => tx.identity.getPersonByEmail('ana@example.com'))).toEqual(ana);
-      await store.write((tx) => tx.identity.updatePerson({ ...ana, role: 'viewer', disabledAt: T0 }));
-      expect((await store.read((tx) => tx.identity.getPerson('usr_ana')))!.role).toBe('viewer');
+      expect(await store.write((tx) => tx.people.insertPerson(ana))).toBe(true);
+      expect(await store.write((tx) => tx.people.insertPerson({ ...ana, id: 'usr_other' }))).toBe(false);
+      expect(await store.read((tx) => tx.people.getPersonByEmail('ana@example.com'))).toEqual(ana);
+      await store.write((tx) => tx.people.updatePerson({ ...ana, role: 'viewer', disabledAt: T0 }));
+      expect((await store.read((tx) => tx.people.getPerson('usr_ana')))!.role).toBe('viewer');
       // A person's own time zone: set, read back, and unset (their browser's again).
-      await store.write((tx) => tx.identity.setTimeZone('usr_ana', 'Asia/Shanghai'));
-      expect((await store.read((tx) => tx.identity.getPerson('usr_ana')))!.timeZone).toBe('Asia/Shanghai');
-      await store.write((tx) => tx.identity.setTimeZone('usr_ana', null));
-      expect((await store.read((tx) => tx.identity.getPerson('usr_ana')))!.timeZone).toBeNull();
-      expect(await store.read((tx) => tx.identity.listPeople('t1'))).toHaveLength(1);
+      await store.write((tx) => tx.people.setTimeZone('usr_ana', 'Asia/Shanghai'));
+      expect((await store.read((tx) => tx.people.getPerson('usr_ana')))!.timeZone).toBe('Asia/Shanghai');
+      await store.write((tx) => tx.people.setTimeZone('usr_ana', null));
+      expect((await store.read((tx) => tx.people.getPerson('usr_ana')))!.timeZone).toBeNull();
+      expect(await store.read((tx) => tx.people.listPeople('t1'))).toHaveLength(1);
 
       const link = { secretHash: 'h1', tenantId: 't1', personId: null, expiresAt: T0 + H };
-      await store.write((tx) => tx.identity.insertSetupLink(link));
-      expect(await store.read((tx) => tx.identity.peekSetupLink('h1', T0))).toEqual(link);
-      expect(await store.read((tx) => tx.identity.peekSetupLink('h1', T0 + H))).toBeNull(); // expired
+      await store.write((tx) => tx.people.insertSetupLink(link));
+      expect(await store.read((tx) => tx.people.peekSetupLink('h1', T0))).toEqual(link);
+      expect(await store.read((tx) => tx.people.peekSetupLink('h1', T0 + H))).toBeNull(); // expired
       const spent = await Promise.all([
-        store.write((tx) => tx.identity.spendSetupLink('h1', T0)),
-        store.write((tx) => tx.identity.spendSetupLink('h1', T0)),
+        store.write((tx) => tx.people.spendSetupLink('h1', T0)),
+        store.write((tx) => tx.people.spendSetupLink('h1', T0)),
       ]);
       expect(spent.filter(Boolean)).toHaveLength(1);
-      expect(await store.read((tx) => tx.identity.peekSetupLink('h1', T0))).toBeNull();
+      expect(await store.read((tx) => tx.people.peekSetupLink('h1', T0))).toBeNull();
     });
 
     it('identity: sessions, tokens with their person and tenant in one read, hosts', async () => {
       await store.write(async (tx) => {
-        await tx.identity.putTenant({
+        await tx.tenants.putTenant({
           id: 't1',
           name: 't1',
           limits: defaultTenantLimits,
@@ -857,7 +857,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           disabledTools: [],
           createdAt: T0,
         });
-        await tx.identity.insertPerson(person('usr_ana', 'ana@example.com'));
+        await tx.people.insertPerson(person('usr_ana', 'ana@example.com'));
       });
       const session = {
         idHash: 's1',
@@ -868,17 +868,17 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         lastSeenAt: T0,
         csrfSecret: 'c',
       };
-      await store.write((tx) => tx.identity.insertSession(session));
-      await store.write((tx) => tx.identity.touchSession('s1', T0 + 5));
-      expect(await store.read((tx) => tx.identity.getSession('s1'))).toEqual({
+      await store.write((tx) => tx.sessions.insertSession(session));
+      await store.write((tx) => tx.sessions.touchSession('s1', T0 + 5));
+      expect(await store.read((tx) => tx.sessions.getSession('s1'))).toEqual({
         ...session,
         lastSeenAt: T0 + 5,
       });
-      await store.write((tx) => tx.identity.insertSession({ ...session, idHash: 's2' }));
-      await store.write((tx) => tx.identity.deleteSession('s1'));
-      expect(await store.read((tx) => tx.identity.getSession('s1'))).toBeNull();
-      expect(await store.write((tx) => tx.identity.deleteSessionsOf('usr_ana'))).toBe(1);
-      expect(await store.read((tx) => tx.identity.getSession('s2'))).toBeNull();
+      await store.write((tx) => tx.sessions.insertSession({ ...session, idHash: 's2' }));
+      await store.write((tx) => tx.sessions.deleteSession('s1'));
+      expect(await store.read((tx) => tx.sessions.getSession('s1'))).toBeNull();
+      expect(await store.write((tx) => tx.sessions.deleteSessionsOf('usr_ana'))).toBe(1);
+      expect(await store.read((tx) => tx.sessions.getSession('s2'))).toBeNull();
 
       const token = {
         id: 'tok_1',
@@ -893,28 +893,28 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         revokedAt: null,
         lastUsedAt: null,
       };
-      await store.write((tx) => tx.identity.insertToken({ ...token, scopes: [...token.scopes] }));
-      const credential = await store.readOne((tx) => tx.identity.credentialOf('th'));
+      await store.write((tx) => tx.tokens.insertToken({ ...token, scopes: [...token.scopes] }));
+      const credential = await store.readOne((tx) => tx.tokens.credentialOf('th'));
       expect(credential!.token).toEqual(token);
       expect(credential!.person.email).toBe('ana@example.com');
       expect(credential!.tenant.id).toBe('t1');
       // The tool surface the tenant chose comes with the credential: no second read per call.
       expect(credential!.tenant.toolMode).toBe('catalog');
-      expect(await store.readOne((tx) => tx.identity.credentialOf('nope'))).toBeNull();
-      await store.write((tx) => tx.identity.touchToken('tok_1', T0 + 9));
-      expect((await store.read((tx) => tx.identity.getTokenBySecretHash('th')))!.lastUsedAt).toBe(T0 + 9);
+      expect(await store.readOne((tx) => tx.tokens.credentialOf('nope'))).toBeNull();
+      await store.write((tx) => tx.tokens.touchToken('tok_1', T0 + 9));
+      expect((await store.read((tx) => tx.tokens.getTokenBySecretHash('th')))!.lastUsedAt).toBe(T0 + 9);
       // What a live token may do changes in place, in its own tenant only.
       const narrow = { scopes: ['read'] as const, writePolicy: 'readonly' as const };
-      expect(await store.write((tx) => tx.identity.updateTokenAccess('other', 'tok_1', narrow))).toBe(false);
-      expect(await store.write((tx) => tx.identity.updateTokenAccess('t1', 'tok_1', narrow))).toBe(true);
-      expect(await store.readOne((tx) => tx.identity.credentialOf('th'))).toMatchObject({
+      expect(await store.write((tx) => tx.tokens.updateTokenAccess('other', 'tok_1', narrow))).toBe(false);
+      expect(await store.write((tx) => tx.tokens.updateTokenAccess('t1', 'tok_1', narrow))).toBe(true);
+      expect(await store.readOne((tx) => tx.tokens.credentialOf('th'))).toMatchObject({
         token: { scopes: ['read'], writePolicy: 'readonly' },
       });
-      expect(await store.write((tx) => tx.identity.revokeToken('other', 'tok_1', T0))).toBe(false);
-      expect(await store.write((tx) => tx.identity.revokeToken('t1', 'tok_1', T0))).toBe(true);
-      expect(await store.write((tx) => tx.identity.revokeToken('t1', 'tok_1', T0))).toBe(false);
-      expect((await store.read((tx) => tx.identity.listTokens('t1')))[0]!.revokedAt).toBe(T0);
-      expect(await store.write((tx) => tx.identity.updateTokenAccess('t1', 'tok_1', narrow))).toBe(false);
+      expect(await store.write((tx) => tx.tokens.revokeToken('other', 'tok_1', T0))).toBe(false);
+      expect(await store.write((tx) => tx.tokens.revokeToken('t1', 'tok_1', T0))).toBe(true);
+      expect(await store.write((tx) => tx.tokens.revokeToken('t1', 'tok_1', T0))).toBe(false);
+      expect((await store.read((tx) => tx.tokens.listTokens('t1')))[0]!.revokedAt).toBe(T0);
+      expect(await store.write((tx) => tx.tokens.updateTokenAccess('t1', 'tok_1', narrow))).toBe(false);
 
       const host = {
         id: 'host_1',
@@ -924,24 +924,24 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         createdAt: T0,
         revokedAt: null,
       };
-      await store.write((tx) => tx.identity.insertHost(host));
-      expect(await store.read((tx) => tx.identity.getHost('t1', 'host_1'))).toEqual(host);
-      expect(await store.read((tx) => tx.identity.getHost('other', 'host_1'))).toBeNull();
-      expect(await store.write((tx) => tx.identity.revokeHost('t1', 'host_1', T0))).toBe(true);
-      expect((await store.read((tx) => tx.identity.listHosts('t1')))[0]!.revokedAt).toBe(T0);
+      await store.write((tx) => tx.hosts.insertHost(host));
+      expect(await store.read((tx) => tx.hosts.getHost('t1', 'host_1'))).toEqual(host);
+      expect(await store.read((tx) => tx.hosts.getHost('other', 'host_1'))).toBeNull();
+      expect(await store.write((tx) => tx.hosts.revokeHost('t1', 'host_1', T0))).toBe(true);
+      expect((await store.read((tx) => tx.hosts.listHosts('t1')))[0]!.revokedAt).toBe(T0);
     });
 
     it('identity: the installation’s public address is recorded, read back and replaced', async () => {
-      expect(await store.read((tx) => tx.identity.publicUrl())).toBeNull();
-      await store.write((tx) => tx.identity.recordPublicUrl('http://127.0.0.1:41234', T0));
-      expect(await store.read((tx) => tx.identity.publicUrl())).toBe('http://127.0.0.1:41234');
-      await store.write((tx) => tx.identity.recordPublicUrl('https://book.example.com', T0 + 1));
-      expect(await store.read((tx) => tx.identity.publicUrl())).toBe('https://book.example.com');
+      expect(await store.read((tx) => tx.tenants.publicUrl())).toBeNull();
+      await store.write((tx) => tx.tenants.recordPublicUrl('http://127.0.0.1:41234', T0));
+      expect(await store.read((tx) => tx.tenants.publicUrl())).toBe('http://127.0.0.1:41234');
+      await store.write((tx) => tx.tenants.recordPublicUrl('https://book.example.com', T0 + 1));
+      expect(await store.read((tx) => tx.tenants.publicUrl())).toBe('https://book.example.com');
     });
 
     it('identity: a person lists and ends their own sessions, never another person’s', async () => {
       await store.write(async (tx) => {
-        await tx.identity.putTenant({
+        await tx.tenants.putTenant({
           id: 't1',
           name: 't1',
           limits: defaultTenantLimits,
@@ -952,8 +952,8 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           disabledTools: [],
           createdAt: T0,
         });
-        await tx.identity.insertPerson(person('usr_ana', 'ana@example.com'));
-        await tx.identity.insertPerson(person('usr_bo', 'bo@example.com'));
+        await tx.people.insertPerson(person('usr_ana', 'ana@example.com'));
+        await tx.people.insertPerson(person('usr_bo', 'bo@example.com'));
       });
       const session = (idHash: string, personId: string, lastSeenAt: number) => ({
         idHash,
@@ -965,39 +965,39 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         csrfSecret: `c-${idHash}`,
       });
       await store.write(async (tx) => {
-        await tx.identity.insertSession(session('a1', 'usr_ana', T0 + 1));
-        await tx.identity.insertSession({ ...session('a2', 'usr_ana', T0 + 3), method: 'passkey' });
-        await tx.identity.insertSession(session('a3', 'usr_ana', T0 + 2));
-        await tx.identity.insertSession(session('b1', 'usr_bo', T0 + 9));
+        await tx.sessions.insertSession(session('a1', 'usr_ana', T0 + 1));
+        await tx.sessions.insertSession({ ...session('a2', 'usr_ana', T0 + 3), method: 'passkey' });
+        await tx.sessions.insertSession(session('a3', 'usr_ana', T0 + 2));
+        await tx.sessions.insertSession(session('b1', 'usr_bo', T0 + 9));
       });
       const ids = async (personId: string) =>
-        (await store.read((tx) => tx.identity.listSessionsOf(personId))).map((s) => s.idHash);
+        (await store.read((tx) => tx.sessions.listSessionsOf(personId))).map((s) => s.idHash);
       // The most recently used first; each a whole session, as getSession reads it.
       expect(await ids('usr_ana')).toEqual(['a2', 'a3', 'a1']);
-      expect((await store.read((tx) => tx.identity.listSessionsOf('usr_ana')))[0]).toEqual({
+      expect((await store.read((tx) => tx.sessions.listSessionsOf('usr_ana')))[0]).toEqual({
         ...session('a2', 'usr_ana', T0 + 3),
         method: 'passkey',
       });
       expect(await ids('usr_nobody')).toEqual([]);
       // Ana cannot end Bo's session by naming it: nothing happens, and she is told so.
-      expect(await store.write((tx) => tx.identity.deleteSessionOf('usr_ana', 'b1'))).toBe(false);
-      expect(await store.read((tx) => tx.identity.getSession('b1'))).not.toBeNull();
-      expect(await store.write((tx) => tx.identity.deleteSessionOf('usr_ana', 'a1'))).toBe(true);
-      expect(await store.write((tx) => tx.identity.deleteSessionOf('usr_ana', 'a1'))).toBe(false);
+      expect(await store.write((tx) => tx.sessions.deleteSessionOf('usr_ana', 'b1'))).toBe(false);
+      expect(await store.read((tx) => tx.sessions.getSession('b1'))).not.toBeNull();
+      expect(await store.write((tx) => tx.sessions.deleteSessionOf('usr_ana', 'a1'))).toBe(true);
+      expect(await store.write((tx) => tx.sessions.deleteSessionOf('usr_ana', 'a1'))).toBe(false);
       expect(await ids('usr_ana')).toEqual(['a2', 'a3']);
       // Everywhere else: all of Ana's but the one named, none of Bo's.
-      expect(await store.write((tx) => tx.identity.deleteSessionsOf('usr_ana', 'a3'))).toBe(1);
+      expect(await store.write((tx) => tx.sessions.deleteSessionsOf('usr_ana', 'a3'))).toBe(1);
       expect(await ids('usr_ana')).toEqual(['a3']);
       expect(await ids('usr_bo')).toEqual(['b1']);
       // Another person's session as the one to keep keeps none of Ana's, and ends none of Bo's.
-      expect(await store.write((tx) => tx.identity.deleteSessionsOf('usr_ana', 'b1'))).toBe(1);
+      expect(await store.write((tx) => tx.sessions.deleteSessionsOf('usr_ana', 'b1'))).toBe(1);
       expect(await ids('usr_ana')).toEqual([]);
       expect(await ids('usr_bo')).toEqual(['b1']);
     });
 
     it('passkeys: one per credential id, listed per person, counters kept; challenges spent once, expired ones swept', async () => {
       await store.write(async (tx) => {
-        await tx.identity.putTenant({
+        await tx.tenants.putTenant({
           id: 't1',
           name: 't1',
           limits: defaultTenantLimits,
@@ -1008,8 +1008,8 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           disabledTools: [],
           createdAt: T0,
         });
-        await tx.identity.insertPerson(person('usr_ana', 'ana@example.com'));
-        await tx.identity.insertPerson(person('usr_bob', 'bob@example.com'));
+        await tx.people.insertPerson(person('usr_ana', 'ana@example.com'));
+        await tx.people.insertPerson(person('usr_bob', 'bob@example.com'));
       });
       const key = {
         id: 'cred-1',
@@ -1126,7 +1126,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
         lastUsedAt: null,
       };
       await store.write(async (tx) => {
-        await tx.identity.putTenant({
+        await tx.tenants.putTenant({
           id: 't1',
           name: 't1',
           limits: defaultTenantLimits,
@@ -1137,7 +1137,7 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           disabledTools: [],
           createdAt: T0,
         });
-        await tx.identity.putTenant({
+        await tx.tenants.putTenant({
           id: 't2',
           name: 't2',
           limits: defaultTenantLimits,
@@ -1148,8 +1148,8 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
           disabledTools: [],
           createdAt: T0,
         });
-        await tx.identity.insertPerson(person('usr_ana', 'ana@example.com'));
-        await tx.identity.insertPerson({ ...person('usr_zed', 'zed@example.com'), tenantId: 't2' });
+        await tx.people.insertPerson(person('usr_ana', 'ana@example.com'));
+        await tx.people.insertPerson({ ...person('usr_zed', 'zed@example.com'), tenantId: 't2' });
       });
       await store.write((tx) => tx.oauth.insertConnection(connection));
       await store.write((tx) =>

@@ -29,7 +29,7 @@ const token = async (email: string, scopes: ('read' | 'draft' | 'write' | 'sensi
   (await createToken(h.deps, { email, name: 'agent', scopes, writePolicy: 'draft', ttlMs: 86_400_000 }))
     .token;
 const stored = (id: string) =>
-  h.deps.store.read(async (tx) => (await tx.identity.listTokens('t1')).find((t) => t.id === id)!);
+  h.deps.store.read(async (tx) => (await tx.tokens.listTokens('t1')).find((t) => t.id === id)!);
 const codeOf = async (work: Promise<unknown>) => {
   try {
     await work;
@@ -125,7 +125,7 @@ describe('changing a token’s access in the console', () => {
     expect(succeeded).toBe(0);
     expect(await Promise.all([approvers, owners, viewers].map((t) => stored(t.id)))).toEqual(before);
 
-    await h.deps.store.write((tx) => tx.identity.revokeToken('t1', owners.id, h.clock.now()));
+    await h.deps.store.write((tx) => tx.tokens.revokeToken('t1', owners.id, h.clock.now()));
     expect(
       await codeOf(
         changeAccessAs(h.deps, owner, 'token', owners.id, { scopes: ['read'], writePolicy: 'draft' }),

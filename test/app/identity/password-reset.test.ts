@@ -70,7 +70,7 @@ describe.each(['sqlite', 'postgres'] as const)('a password reset on %s', (engine
     ]) {
       // Someone changes Olga's role after the lookup, before the write: the write must see it.
       const role =
-        (await h.deps.store.read((tx) => tx.identity.getPerson(olga.id)))!.role === 'viewer'
+        (await h.deps.store.read((tx) => tx.people.getPerson(olga.id)))!.role === 'viewer'
           ? 'approver'
           : 'viewer';
       let raced = false;
@@ -82,8 +82,8 @@ describe.each(['sqlite', 'postgres'] as const)('a password reset on %s', (engine
               if (!raced) {
                 raced = true;
                 await target.write(async (tx) => {
-                  const now = (await tx.identity.getPerson(olga.id))!;
-                  await tx.identity.updatePerson({ ...now, role });
+                  const now = (await tx.people.getPerson(olga.id))!;
+                  await tx.people.updatePerson({ ...now, role });
                 });
               }
               return target.write(work);
@@ -94,7 +94,7 @@ describe.each(['sqlite', 'postgres'] as const)('a password reset on %s', (engine
       });
       await act({ ...h.deps, store: racing });
       expect(raced).toBe(true);
-      expect((await h.deps.store.read((tx) => tx.identity.getPerson(olga.id)))!.role).toBe(role);
+      expect((await h.deps.store.read((tx) => tx.people.getPerson(olga.id)))!.role).toBe(role);
     }
   });
 });

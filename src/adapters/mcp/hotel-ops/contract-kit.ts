@@ -185,7 +185,7 @@ export function registerContractTool<I>(
 async function refuseDisabled(ctx: ToolContext, principal: Principal, name: string): Promise<void> {
   if (ctx.profile.disabledTools.includes(name))
     throw new ContractError('MCP_TOOL_DISABLED', `${name} is switched off on this server.`, { tool: name });
-  const tenant = await ctx.deps.store.readOne((tx) => tx.identity.getTenant(principal.tenantId));
+  const tenant = await ctx.deps.store.readOne((tx) => tx.tenants.getTenant(principal.tenantId));
   if (tenant?.toolProfile === 'standard')
     throw new ContractError('MCP_TOOL_DISABLED', `This tenant does not use the hotel-ops tools.`, {
       tool: name,

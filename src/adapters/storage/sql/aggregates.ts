@@ -5,7 +5,11 @@ import { BookingsSql } from './bookings-sql.js';
 import { CalendarsSql } from './calendars-sql.js';
 import { FeedsSql } from './feeds-sql.js';
 import { IdempotencySql } from './idempotency-sql.js';
-import { IdentitySql } from './identity-sql.js';
+import { HostsSql } from './hosts-sql.js';
+import { PeopleSql } from './people-sql.js';
+import { SessionsSql } from './sessions-sql.js';
+import { TenantsSql } from './tenants-sql.js';
+import { TokensSql } from './tokens-sql.js';
 import { InboxSql } from './inbox-sql.js';
 import { OAuthSql } from './oauth-sql.js';
 import { PasskeysSql } from './passkeys-sql.js';
@@ -34,7 +38,11 @@ export const SQL_AGGREGATES: { readonly [K in AggregateName]: AggregateClass<K> 
   approvals: ApprovalsSql,
   simulatedPayments: SimulatedPaymentsSql,
   audit: AuditSql,
-  identity: IdentitySql,
+  tenants: TenantsSql,
+  people: PeopleSql,
+  sessions: SessionsSql,
+  tokens: TokensSql,
+  hosts: HostsSql,
   passkeys: PasskeysSql,
   oauth: OAuthSql,
   inbox: InboxSql,

@@ -69,7 +69,7 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
   const { deps } = runtime;
   const [verb, id] = config.rest;
   if (verb === 'list') {
-    const all = await deps.store.read((tx) => tx.identity.listTenants());
+    const all = await deps.store.read((tx) => tx.tenants.listTenants());
     if (config.json)
       print(
         JSON.stringify(
@@ -165,7 +165,7 @@ export async function users(runtime: Runtime, config: ServerConfig, print: Print
         })
       : `Setup link for ${person.email} (works once, within 24 hours):\n  ${setupUrl(runtime, secret)}`;
   if (verb === 'list') {
-    const people = await deps.store.read((tx) => tx.identity.listPeople(config.tenantId));
+    const people = await deps.store.read((tx) => tx.people.listPeople(config.tenantId));
     if (config.json) print(JSON.stringify(people.map(personJson), null, 2));
     else
       print(
@@ -237,7 +237,7 @@ export async function tokens(runtime: Runtime, config: ServerConfig, print: Prin
   if (verb === 'create' && arg) {
     // Without --write-policy: the default of the person's own tenant.
     const holder = await personByEmail(deps, arg);
-    const tenant = await deps.store.read((tx) => tx.identity.getTenant(holder.tenantId));
+    const tenant = await deps.store.read((tx) => tx.tenants.getTenant(holder.tenantId));
     const policy = (config.writePolicy ?? tenant?.defaultWritePolicy ?? 'draft') as WritePolicy;
     if (!WRITE_POLICIES.includes(policy))
       throw new UsageError(`--write-policy must be ${WRITE_POLICIES.join(', ')}`);
