@@ -6,9 +6,9 @@ import { findSlots } from '../../../src/app/booking/find-slots.js';
 import { holdSlot } from '../../../src/app/booking/hold-slot.js';
 import { getBooking } from '../../../src/app/booking/read-bookings.js';
 import { sweep } from '../../../src/app/booking/sweep.js';
-import { DomainError } from '../../../src/domain/errors.js';
 import { formatInstant } from '../../../src/domain/time/instant.js';
 import { appHarness, operator } from '../../support/app-harness.js';
+import { refusal } from '../../support/refusal.js';
 
 // Monday 2030-01-07 08:00 UTC; Berlin is UTC+1 in January.
 const T0 = Date.UTC(2030, 0, 7, 8);
@@ -16,16 +16,6 @@ const weekdays = (start: string, end: string) => {
   const w = [{ start, end }];
   return { weekly: { mon: w, tue: w, wed: w, thu: w, fri: w }, overrides: [] };
 };
-
-async function failure(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
 
 let h: Awaited<ReturnType<typeof appHarness>>;
 let berlin: string;
@@ -45,26 +35,26 @@ describe('hold_slot use case', () => {
   it('holds for the configured TTL and refuses time outside the calendar hours', async () => {
     const { value } = await holdAt('2030-01-07T09:00:00Z', '2030-01-07T10:00:00Z');
     expect(value.booking.expiresAt).toBe(T0 + 5 * 60_000);
-    const early = await failure(holdAt('2030-01-08T07:30:00Z', '2030-01-08T08:30:00Z'));
+    const early = await refusal(holdAt('2030-01-08T07:30:00Z', '2030-01-08T08:30:00Z'));
     expect(early.code).toBe('OUTSIDE_AVAILABILITY');
-    const weekend = await failure(holdAt('2030-01-12T09:00:00Z', '2030-01-12T10:00:00Z'));
+    const weekend = await refusal(holdAt('2030-01-12T09:00:00Z', '2030-01-12T10:00:00Z'));
     expect(weekend.code).toBe('OUTSIDE_AVAILABILITY');
   });
 
   it('refuses the past, inverted ranges and unknown calendars', async () => {
-    expect((await failure(holdAt('2030-01-07T07:00:00Z', '2030-01-07T07:30:00Z'))).details.field).toBe(
+    expect((await refusal(holdAt('2030-01-07T07:00:00Z', '2030-01-07T07:30:00Z'))).details.field).toBe(
       'start',
     );
-    expect((await failure(holdAt('2030-01-07T10:00:00Z', '2030-01-07T09:00:00Z'))).details.field).toBe('end');
+    expect((await refusal(holdAt('2030-01-07T10:00:00Z', '2030-01-07T09:00:00Z'))).details.field).toBe('end');
     expect(
-      (await failure(holdAt('2030-01-07T09:00:00Z', '2030-01-07T10:00:00Z', randomUUID(), ['cal_nope'])))
+      (await refusal(holdAt('2030-01-07T09:00:00Z', '2030-01-07T10:00:00Z', randomUUID(), ['cal_nope'])))
         .code,
     ).toBe('NOT_FOUND');
   });
 
   it('offers the nearest free alternatives of the same length, none reserved', async () => {
     await holdAt('2030-01-07T10:00:00Z', '2030-01-07T11:00:00Z');
-    const clash = await failure(holdAt('2030-01-07T10:30:00Z', '2030-01-07T11:30:00Z'));
+    const clash = await refusal(holdAt('2030-01-07T10:30:00Z', '2030-01-07T11:30:00Z'));
     expect(clash.code).toBe('SLOT_UNAVAILABLE');
     const alternatives = clash.details.alternatives as { start: number; end: number; reserved: boolean }[];
     expect(alternatives.map((a) => formatInstant(a.start))).toEqual([
@@ -88,7 +78,7 @@ describe('hold_slot use case', () => {
       oauthRecords: 0,
       payments: { asked: 0, flagged: 0, ended: 0 },
     });
-    const late = await failure(
+    const late = await refusal(
       confirm({
         bookingId: second.value.booking.id,
         expectedVersion: 2,
@@ -105,13 +95,13 @@ describe('hold_slot use case', () => {
     const two = await holdAt('2030-01-07T14:00:00Z', '2030-01-07T15:00:00Z', key);
     expect(two.replayed).toBe(true);
     expect(two.value).toEqual(one.value);
-    const other = await failure(holdAt('2030-01-07T14:00:00Z', '2030-01-07T15:30:00Z', key));
+    const other = await refusal(holdAt('2030-01-07T14:00:00Z', '2030-01-07T15:30:00Z', key));
     expect(other.code).toBe('IDEMPOTENCY_CONFLICT');
   });
 
   it('refuses writes from a read-only principal', async () => {
     const reader = { ...operator, writePolicy: 'readonly' as const };
-    const refused = await failure(
+    const refused = await refusal(
       holdSlot(h.deps, reader, {
         calendarIds: [berlin],
         start: '2030-01-07T09:00:00Z',
@@ -129,7 +119,7 @@ describe('hold_slot use case', () => {
       expectedVersion: 1,
       idempotencyKey: randomUUID(),
     });
-    const refused = await failure(
+    const refused = await refusal(
       confirm({
         bookingId: value.booking.id,
         expectedVersion: 2,
@@ -197,12 +187,12 @@ describe('find_slots use case', () => {
     const page = await findSlots(h.deps, operator, query);
     expect(
       (
-        await failure(
+        await refusal(
           findSlots(h.deps, operator, { ...query, to: '2030-01-09T00:00:00Z', cursor: page.nextCursor! }),
         )
       ).code,
     ).toBe('INVALID_CURSOR');
-    expect((await failure(findSlots(h.deps, operator, { ...query, cursor: 'not-a-cursor' }))).code).toBe(
+    expect((await refusal(findSlots(h.deps, operator, { ...query, cursor: 'not-a-cursor' }))).code).toBe(
       'INVALID_CURSOR',
     );
   });
@@ -232,7 +222,7 @@ describe('server-side approvals with an injected clock', () => {
     await decideById(h.deps, drafter.tenantId, pending.approvalId, 'APPROVE', 'test');
     // The tenant's approval window (30 minutes by default) bounds the approval, not the hour-long hold.
     h.clock.advance(30 * 60_000);
-    const late = await failure(
+    const late = await refusal(
       gatedBookingChange(
         h.deps,
         drafter,

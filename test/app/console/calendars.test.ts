@@ -12,9 +12,9 @@ import {
 } from '../../../src/app/console/calendars.js';
 import { findSlots } from '../../../src/app/booking/find-slots.js';
 import { addPerson } from '../../../src/app/identity/people.js';
-import { DomainError } from '../../../src/domain/errors.js';
 import type { Person, Role } from '../../../src/domain/identity/identity.js';
 import { appHarness, operator } from '../../support/app-harness.js';
+import { refusal } from '../../support/refusal.js';
 
 // The console's calendar use cases on their own, without a page in front: the role is checked
 // here (a hand-made request gets no further than the form would), each change is one change per
@@ -37,16 +37,6 @@ beforeEach(async () => {
     people[role] = await addPerson(h.deps, { tenantId: 't1', email: `${role}@example.com`, role });
 });
 afterEach(() => h.close());
-
-async function failure(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
 
 const stored = async () => (await h.deps.store.read((tx) => tx.calendars.get('t1', [berlin])))[0]!;
 const key = () => randomUUID();
@@ -91,7 +81,7 @@ describe('console calendars, as the signed-in person', () => {
         removeOverrideAs(h.deps, person, { calendarId: berlin, date: '2030-01-08', idempotencyKey: key() }),
       ];
       for (const attempt of attempts) {
-        const error = await failure(attempt);
+        const error = await refusal(attempt);
         expect(error.code, role).toBe('FORBIDDEN');
         expect(error.message).toContain(`Only an owner`);
       }
@@ -140,7 +130,7 @@ describe('console calendars, as the signed-in person', () => {
       Date.UTC(2030, 0, 8, 10),
     ]);
     // The same key for something else is a conflict, not a second change.
-    const reused = await failure(replaceWeekAs(h.deps, people.owner, { ...change, weekly: {} }));
+    const reused = await refusal(replaceWeekAs(h.deps, people.owner, { ...change, weekly: {} }));
     expect(reused.code).toBe('IDEMPOTENCY_CONFLICT');
     expect((await stored()).version).toBe(2);
   });
@@ -256,7 +246,7 @@ describe('console calendars, as the signed-in person', () => {
     const owner = people.owner;
     const before = await stored();
     const field = async (promise: Promise<unknown>) => {
-      const error = await failure(promise);
+      const error = await refusal(promise);
       expect(error.code).toBe('INVALID_ARGUMENTS');
       return error.details.field;
     };
@@ -295,7 +285,7 @@ describe('console calendars, as the signed-in person', () => {
     );
     expect(await stored()).toEqual(before);
     // An unknown calendar is not found, also for an owner.
-    const missing = await failure(
+    const missing = await refusal(
       replaceWeekAs(h.deps, owner, { calendarId: 'cal_nothere', weekly: {}, idempotencyKey: key() }),
     );
     expect(missing.code).toBe('NOT_FOUND');

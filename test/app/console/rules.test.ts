@@ -10,9 +10,9 @@ import { addPerson } from '../../../src/app/identity/people.js';
 import type { BookingRules } from '../../../src/domain/availability/booking-rules.js';
 import { DEFAULT_BOOKING_RULES } from '../../../src/domain/availability/booking-rules.js';
 import { rulesOf } from '../../../src/domain/calendar.js';
-import { DomainError } from '../../../src/domain/errors.js';
 import type { Person, Role } from '../../../src/domain/identity/identity.js';
 import { appHarness } from '../../support/app-harness.js';
+import { refusal } from '../../support/refusal.js';
 
 // The console's booking rules as a use case, without a page in front: only an owner sets them,
 // through set_booking_rules (one change per form key, the version moved once), a refusal changes
@@ -38,16 +38,6 @@ afterEach(() => h.close());
 
 const stored = async () => (await h.deps.store.read((tx) => tx.calendars.get('t1', [berlin])))[0]!;
 
-async function failure(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
-
 const RULES: BookingRules = {
   ...DEFAULT_BOOKING_RULES,
   bufferAfterMinutes: 30,
@@ -60,14 +50,14 @@ describe('booking rules set from the console', () => {
   it('refuses an approver, a viewer and another tenant’s owner; nothing changes', async () => {
     const before = await stored();
     for (const role of ['approver', 'viewer'] as const) {
-      const error = await failure(
+      const error = await refusal(
         setRulesAs(h.deps, people[role], { calendarId: berlin, rules: RULES, idempotencyKey: randomUUID() }),
       );
       expect(error.code, role).toBe('FORBIDDEN');
       expect(error.message).toContain('Only an owner');
     }
     const stranger = await addPerson(h.deps, { tenantId: 'other', email: 'x@other.example', role: 'owner' });
-    const error = await failure(
+    const error = await refusal(
       setRulesAs(h.deps, stranger, { calendarId: berlin, rules: RULES, idempotencyKey: randomUUID() }),
     );
     expect(error.code).toBe('NOT_FOUND');
@@ -83,7 +73,7 @@ describe('booking rules set from the console', () => {
     expect(rulesOf(now)).toEqual(RULES);
     expect(now.version).toBe(2);
 
-    const error = await failure(
+    const error = await refusal(
       setRulesAs(h.deps, people.owner, {
         calendarId: berlin,
         rules: { ...RULES, slotStepMinutes: 7 },
