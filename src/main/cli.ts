@@ -12,8 +12,8 @@ const print = (text: string) => process.stdout.write(`${text}\n`);
 
 async function runServer(config: ServerConfig): Promise<void> {
   const [{ jsonLogger }, { startTracing }] = await Promise.all([
-    import('../adapters/log/json-logger.js'),
-    import('../adapters/telemetry/trace-export.js'),
+    import('../adapters/log/index.js'),
+    import('../adapters/telemetry/index.js').then((telemetry) => telemetry.loadTraceExport()),
   ]);
   const logger = jsonLogger();
   const tracing = await startTracing(process.env, holdfastVersion);

@@ -72,6 +72,7 @@ describe('the layering rules catch what they are for (one violating fixture per 
         'package in the core',
         'fetch outside the guard',
         'engine test in shared SQL',
+        'main past an adapter door',
       ]),
     );
   });

@@ -4,7 +4,8 @@ import { posix } from 'node:path';
  * The architecture as rules over one source file: its path under src/ and its text. Imports flow
  * domain <- ports <- app <- adapters <- main; the core (domain, ports, app) does no I/O and reads
  * no clock, environment, randomness or timer; an adapter uses another adapter only through the
- * modules that adapter offers. `client` is the small library agents' code imports
+ * modules that adapter offers, and the composition root (main) only through an adapter's
+ * index.ts, its door (where heavy parts load on demand). `client` is the small library agents' code imports
  * (holdfast/client-timing): it stands apart and imports nothing of the server. `demo` is the
  * scripted agent session of `npm run demo`: it drives the built CLI and the official SDK client
  * from outside, as a user would, and imports nothing of the server either.
@@ -127,6 +128,10 @@ export function violationsOf(path: string, source: string): Violation[] {
     const targetLayer = layerOf(target);
     if (!allowedLayers[layer].includes(targetLayer)) {
       found.push({ rule: 'layer direction', detail: `${layer} imports ${target}` });
+      continue;
+    }
+    if (layer === 'main' && targetLayer === 'adapters' && !/^adapters\/[^/]+\/index\.ts$/.test(target)) {
+      found.push({ rule: 'main past an adapter door', detail: `${path} imports ${target}` });
       continue;
     }
     if (

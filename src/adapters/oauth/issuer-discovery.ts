@@ -1,18 +1,8 @@
 import type { OutboundFetch } from '../net/outbound-guard.js';
+import { isSafeKeyUrl } from '../../domain/identity/key-url.js';
 
 /** A discovery document is a few kilobytes; more is not one. */
 const MAX_DOCUMENT_BYTES = 256 * 1024;
-
-/** https, or http to this machine only (a local IdP in development and tests): keys fetched in the clear could be swapped. */
-export function isSafeKeyUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'https:') return true;
-    return url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Where an issuer's metadata may be: OpenID Connect discovery (appended to the issuer) first,

@@ -50,3 +50,4 @@ export async function openStore(
     shared: { pool: store.pool, schema: store.schema, connectionString },
   };
 }
+export { DatabaseMissingError } from './database-missing.js';

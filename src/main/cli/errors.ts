@@ -1,4 +1,4 @@
-import { DatabaseMissingError } from '../../adapters/storage/database-missing.js';
+import { DatabaseMissingError } from '../../adapters/storage/index.js';
 import { isDomainError } from '../../domain/errors.js';
 import { UsageError } from '../config/usage-error.js';
 import { describeDatabase } from '../config/database-url.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { CallAudit } from '../../adapters/audit/call-audit.js';
-import { previewOf } from '../../adapters/audit/preview.js';
+import { CallAudit } from '../../adapters/audit/index.js';
+import { previewOf } from '../../adapters/audit/index.js';
 import type { AuditEntry } from '../../ports/audit.js';
 import type { Runtime } from '../runtime/compose.js';
 

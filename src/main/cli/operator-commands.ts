@@ -1,4 +1,4 @@
-import { silentLogger } from '../../adapters/log/logger.js';
+import { silentLogger } from '../../adapters/log/index.js';
 import { isDomainError } from '../../domain/errors.js';
 import type { Runtime } from '../runtime/compose.js';
 import { buildRuntime } from '../runtime/compose.js';

@@ -1,5 +1,5 @@
-import type { ExternalIssuer } from '../../adapters/oauth/external-token-verifier.js';
-import { isSafeKeyUrl } from '../../adapters/oauth/issuer-discovery.js';
+import type { ExternalIssuer } from '../../adapters/oauth/index.js';
+import { isSafeKeyUrl } from '../../domain/identity/key-url.js';
 import type { ClaimMapping } from '../../domain/identity/external-claims.js';
 import { DEFAULT_CLAIM_MAPPING } from '../../domain/identity/external-claims.js';
 import type { WritePolicy } from '../../domain/identity/identity.js';

@@ -1,4 +1,4 @@
-import { refusedHost } from '../../adapters/net/outbound-guard.js';
+import { refusedHost } from '../../adapters/net/index.js';
 import type { ExternalAuthConfig } from './external-auth-config.js';
 import type { LoginProviderConfig } from './login-provider-config.js';
 

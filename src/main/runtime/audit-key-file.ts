@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { AuditKey } from '../../adapters/audit/audit-key.js';
-import type { Logger } from '../../adapters/log/json-logger.js';
+import { AuditKey } from '../../adapters/audit/index.js';
+import type { Logger } from '../../adapters/log/index.js';
 import type { ServerConfig } from '../config/config.js';
 import { isPostgresUrl } from '../config/database-url.js';
 import { UsageError } from '../config/usage-error.js';

@@ -1,35 +1,35 @@
 import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../app/deps.js';
 import { defaultAppConfig } from '../../app/deps.js';
-import { StoreAuditLog } from '../../adapters/audit/audit-chain.js';
-import type { AuditKey } from '../../adapters/audit/audit-key.js';
-import { CheckpointLog } from '../../adapters/audit/checkpoint-log.js';
-import { meteredPayments } from '../../adapters/telemetry/metered-payments.js';
+import { StoreAuditLog } from '../../adapters/audit/index.js';
+import type { AuditKey } from '../../adapters/audit/index.js';
+import { CheckpointLog } from '../../adapters/audit/index.js';
+import { loadMetrics, loadTracedStore, meteredPayments } from '../../adapters/telemetry/index.js';
 import { operationalCounts } from '../../app/operational-counts.js';
-import type { HoldfastMetrics } from '../../adapters/telemetry/metrics.js';
+import type { HoldfastMetrics } from '../../adapters/telemetry/index.js';
 import type { OpenedStore } from '../../adapters/storage/index.js';
 import { openStore as openEngine } from '../../adapters/storage/index.js';
 import type { Store } from '../../ports/store/index.js';
 import { cliDatabaseArgs } from '../config/database-url.js';
-import { MemorySlotCache } from '../../adapters/cache/memory-slot-cache.js';
-import { systemClock } from '../../adapters/clock/system-clock.js';
-import { jcsDigest } from '../../adapters/ids/jcs-digest.js';
-import { KeyedDigest } from '../../adapters/ids/keyed-digest.js';
-import { KeyedPageTokens } from '../../adapters/ids/keyed-page-tokens.js';
-import { randomIds } from '../../adapters/ids/random-ids.js';
-import type { Logger } from '../../adapters/log/json-logger.js';
-import type { ProfileSettings } from '../../adapters/mcp/tool-kit.js';
-import { SimulatedPayments } from '../../adapters/payment/simulated-payments.js';
-import { nodeCredentials } from '../../adapters/ids/node-credentials.js';
-import { webAuthnCeremonies } from '../../adapters/ids/webauthn-ceremonies.js';
-import { FlexibleRateLimits } from '../../adapters/limits/flexible-rate-limits.js';
+import { loadPgNotifySlotCache, MemorySlotCache } from '../../adapters/cache/index.js';
+import { systemClock } from '../../adapters/clock/index.js';
+import { jcsDigest } from '../../adapters/ids/index.js';
+import { KeyedDigest } from '../../adapters/ids/index.js';
+import { KeyedPageTokens } from '../../adapters/ids/index.js';
+import { randomIds } from '../../adapters/ids/index.js';
+import type { Logger } from '../../adapters/log/index.js';
+import type { ProfileSettings } from '../../adapters/mcp/index.js';
+import { loadHttpPayments, SimulatedPayments } from '../../adapters/payment/index.js';
+import { nodeCredentials } from '../../adapters/ids/index.js';
+import { webAuthnCeremonies } from '../../adapters/ids/index.js';
+import { FlexibleRateLimits } from '../../adapters/limits/index.js';
 import type { SlotCache } from '../../ports/slot-cache.js';
 import type { ServerConfig } from '../config/config.js';
 import { CREATING_COMMANDS } from '../config/config.js';
 import { loadAuditKey } from './audit-key-file.js';
 import { CalendarCache } from '../../app/calendars/calendar-cache.js';
-import type { Links } from '../../adapters/mcp/links.js';
-import { linksFor } from '../../adapters/mcp/links.js';
+import type { Links } from '../../adapters/mcp/index.js';
+import { linksFor } from '../../adapters/mcp/index.js';
 
 export interface Runtime {
   /** Seals what is pending, then releases connections and listeners. */
@@ -85,7 +85,7 @@ async function slotCacheFor(
 ): Promise<SlotCache & { close?: () => Promise<void> }> {
   const local = new MemorySlotCache(config.slotCacheMaxAgeMs);
   if (!opened.shared) return local;
-  const { PgNotifySlotCache } = await import('../../adapters/cache/pg-notify-slot-cache.js');
+  const { PgNotifySlotCache } = await loadPgNotifySlotCache();
   const { pool, connectionString, schema } = opened.shared;
   return PgNotifySlotCache.start(local, pool, connectionString, schema, logger);
 }
@@ -114,14 +114,10 @@ export async function buildRuntime(
     (await store.read((tx) => tx.tenants.publicUrl()).catch(() => null));
   const publicBaseUrl = recorded ?? `http://127.0.0.1:${config.port}`;
   // Servers trace their store transactions; a one-off command has no span to hang them on.
-  const traced = isServer(config)
-    ? new (await import('../../adapters/telemetry/traced-store.js')).TracedStore(store, opened.engine)
-    : store;
+  const traced = isServer(config) ? new (await loadTracedStore()).TracedStore(store, opened.engine) : store;
   // The gauges read the database at scrape time, through the same (traced) store.
   const metrics = options.metrics
-    ? new (await import('../../adapters/telemetry/metrics.js')).HoldfastMetrics(() =>
-        operationalCounts({ ...deps, store: traced }),
-      )
+    ? new (await loadMetrics()).HoldfastMetrics(() => operationalCounts({ ...deps, store: traced }))
     : null;
   const payments = config.payments === 'http' ? await httpPayments(config) : simulator;
   const deps: AppDeps = {
@@ -179,8 +175,8 @@ export async function buildRuntime(
 /** The provider's adapter and the outbound guard load only when payments go over HTTP. */
 async function httpPayments(config: ServerConfig) {
   const [{ HttpPayments }, { outboundFetch }] = await Promise.all([
-    import('../../adapters/payment/http-payments.js'),
-    import('../../adapters/net/outbound-guard.js'),
+    loadHttpPayments(),
+    import('../../adapters/net/index.js'),
   ]);
   return new HttpPayments(
     config.paymentQueryBaseUrl!,

@@ -1,7 +1,7 @@
-import type { BearerIdentity } from '../../adapters/http/bearer-gate.js';
-import type { Logger } from '../../adapters/log/json-logger.js';
-import { outboundFetch } from '../../adapters/net/outbound-guard.js';
-import { externalTokenVerifier } from '../../adapters/oauth/external-token-verifier.js';
+import type { BearerIdentity } from '../../adapters/http/index.js';
+import type { Logger } from '../../adapters/log/index.js';
+import { outboundFetch } from '../../adapters/net/index.js';
+import { externalTokenVerifier } from '../../adapters/oauth/index.js';
 import { authenticateExternal } from '../../app/identity/external-tokens.js';
 import { readExternalClaims } from '../../domain/identity/external-claims.js';
 import type { Runtime } from './compose.js';

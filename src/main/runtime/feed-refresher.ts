@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../../adapters/log/json-logger.js';
+import type { Logger } from '../../adapters/log/index.js';
 import type { BusyFeedReader } from '../../ports/busy-feed.js';
 import { refreshDue } from '../../app/feeds/subscriptions.js';
 import type { Runtime } from './compose.js';

@@ -1,5 +1,5 @@
 import { setOwnTimeZone } from '../../app/identity/people.js';
-import type { PageApp } from '../../adapters/http/http-app.js';
+import type { PageApp } from '../../adapters/http/index.js';
 import { approvalForPage } from '../../app/approvals/approvals.js';
 import {
   beginPasskeyRegistration,
@@ -20,21 +20,21 @@ import {
   signOut,
 } from '../../app/identity/sessions.js';
 import { liveTokensOf } from '../../app/identity/tokens.js';
-import { mountLegacyApprovalLinks } from '../../adapters/http/approval-links.js';
-import type { HumanSessions } from '../../adapters/http/human-session.js';
-import { sessionCookieName } from '../../adapters/http/human-session.js';
-import { mountPasskeyPages } from '../../adapters/http/passkey-pages.js';
-import { mountDevPaymentForm } from '../../adapters/http/payment-form.js';
-import { mountSignInPages } from '../../adapters/http/sign-in-pages.js';
+import { mountLegacyApprovalLinks } from '../../adapters/http/index.js';
+import type { HumanSessions } from '../../adapters/http/index.js';
+import { sessionCookieName } from '../../adapters/http/index.js';
+import { mountPasskeyPages } from '../../adapters/http/index.js';
+import { mountDevPaymentForm } from '../../adapters/http/index.js';
+import { mountSignInPages } from '../../adapters/http/index.js';
 import { mayApprove } from '../../domain/identity/identity.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from '../config/config.js';
 import { operatorCall } from '../cli/operator-audit.js';
 import type { OAuthServer } from './oauth-server.js';
-import { mountConsentPages } from '../../adapters/http/consent-pages.js';
+import { mountConsentPages } from '../../adapters/http/index.js';
 import { mountConsole } from './console-pages.js';
-import { mountProviderSignInPages } from '../../adapters/http/provider-sign-in-pages.js';
-import type { Logger } from '../../adapters/log/json-logger.js';
+import { mountProviderSignInPages } from '../../adapters/http/index.js';
+import type { Logger } from '../../adapters/log/index.js';
 import { countProviderFailure, signInThroughProvider } from '../../app/identity/provider-sign-in.js';
 import { loginProviderFor } from './login-provider.js';
 

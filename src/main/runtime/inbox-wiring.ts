@@ -1,4 +1,4 @@
-import type { InboxIngestOptions } from '../../adapters/http/inbox-ingest.js';
+import type { InboxIngestOptions } from '../../adapters/http/index.js';
 import { ingestMessage } from '../../app/inbox/ingest.js';
 import { authenticateIngest } from '../../app/inbox/ingest-tokens.js';
 import type { Runtime } from './compose.js';

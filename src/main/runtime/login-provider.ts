@@ -1,10 +1,11 @@
-import type { ProviderLogin } from '../../adapters/http/provider-sign-in-pages.js';
-import { PROVIDER_CALLBACK_PATH } from '../../adapters/http/provider-sign-in-pages.js';
-import type { Logger } from '../../adapters/log/json-logger.js';
-import type { LoginRelyingParty } from '../../adapters/oauth/login-relying-party.js';
+import type { ProviderLogin } from '../../adapters/http/index.js';
+import { PROVIDER_CALLBACK_PATH } from '../../adapters/http/index.js';
+import type { Logger } from '../../adapters/log/index.js';
+import type { LoginRelyingParty } from '../../adapters/oauth/index.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from '../config/config.js';
 import { StartupError } from './startup-error.js';
+import { loadLoginRelyingParty } from '../../adapters/oauth/index.js';
 
 /** Each request to the provider gives up after this; a slow provider is an unavailable one. */
 const PROVIDER_TIMEOUT_SECONDS = 10;
@@ -32,21 +33,19 @@ export function loginProviderFor(
   // openid-client loads with the first sign-in through the provider.
   let party: Promise<LoginRelyingParty> | null = null;
   const relyingParty = () =>
-    (party ??= Promise.all([
-      import('../../adapters/oauth/login-relying-party.js'),
-      import('../../adapters/net/outbound-guard.js'),
-    ]).then(([{ loginRelyingParty }, { outboundFetch }]) =>
-      loginRelyingParty({
-        issuer: login.issuer,
-        clientId: login.clientId,
-        clientSecret: login.clientSecret,
-        redirectUri,
-        stateKey: runtime.auditKey.derive('login-oidc'),
-        now: () => runtime.deps.clock.now(),
-        timeoutSeconds: PROVIDER_TIMEOUT_SECONDS,
-        retryAfterMs: REDISCOVER_AFTER_MS,
-        fetch: outboundFetch({ allowPrivate: config.allowPrivateUpstreams }),
-      }),
+    (party ??= Promise.all([loadLoginRelyingParty(), import('../../adapters/net/index.js')]).then(
+      ([{ loginRelyingParty }, { outboundFetch }]) =>
+        loginRelyingParty({
+          issuer: login.issuer,
+          clientId: login.clientId,
+          clientSecret: login.clientSecret,
+          redirectUri,
+          stateKey: runtime.auditKey.derive('login-oidc'),
+          now: () => runtime.deps.clock.now(),
+          timeoutSeconds: PROVIDER_TIMEOUT_SECONDS,
+          retryAfterMs: REDISCOVER_AFTER_MS,
+          fetch: outboundFetch({ allowPrivate: config.allowPrivateUpstreams }),
+        }),
     ));
   logger.info('people may sign in through an identity provider', {
     issuer: login.issuer,

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { CallAudit } from '../../adapters/audit/call-audit.js';
-import type { McpGateOptions } from '../../adapters/http/mcp-gate.js';
-import type { Logger } from '../../adapters/log/json-logger.js';
-import type { ToolContext } from '../../adapters/mcp/tool-kit.js';
+import { CallAudit } from '../../adapters/audit/index.js';
+import type { McpGateOptions } from '../../adapters/http/index.js';
+import type { Logger } from '../../adapters/log/index.js';
+import type { ToolContext } from '../../adapters/mcp/index.js';
 import { isLimited } from '../../domain/identity/identity.js';
 import type { Runtime } from './compose.js';
 

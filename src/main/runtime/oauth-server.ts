@@ -1,11 +1,11 @@
-import type { Logger } from '../../adapters/log/json-logger.js';
-import type { BearerIdentity } from '../../adapters/http/bearer-gate.js';
-import type { ConsentPagesOptions } from '../../adapters/http/consent-pages.js';
-import { accessTokenVerifier } from '../../adapters/oauth/access-token-verifier.js';
-import type { AuthorizationEndpoints } from '../../adapters/oauth/endpoints.js';
-import { authorizationEndpoints } from '../../adapters/oauth/endpoints.js';
-import { renderOAuthError } from '../../adapters/oauth/error-page.js';
-import { loadSigningKeys, publicKeys } from '../../adapters/oauth/signing-keys.js';
+import type { Logger } from '../../adapters/log/index.js';
+import type { BearerIdentity } from '../../adapters/http/index.js';
+import type { ConsentPagesOptions } from '../../adapters/http/index.js';
+import { accessTokenVerifier, loadAuthorizationServer } from '../../adapters/oauth/index.js';
+import type { AuthorizationEndpoints } from '../../adapters/oauth/index.js';
+import { authorizationEndpoints } from '../../adapters/oauth/index.js';
+import { renderOAuthError } from '../../adapters/oauth/index.js';
+import { loadSigningKeys, publicKeys } from '../../adapters/oauth/index.js';
 import {
   authenticateGrant,
   checkConsent,
@@ -63,7 +63,7 @@ export async function startOAuthServer(
   // deployments serve tokens and stdio hosts long before, or without, any OAuth client.
   const endpoints = lazyEndpoints(async () => {
     const keys = await loadSigningKeys(deps.store, deps.clock, sealingSecret(runtime));
-    const { createAuthorizationServer } = await import('../../adapters/oauth/authorization-server.js');
+    const { createAuthorizationServer } = await loadAuthorizationServer();
     const provider = createAuthorizationServer({
       issuer,
       resource,

@@ -1,11 +1,11 @@
-import { isLoopbackAddress, serverNames } from '../../adapters/http/request-guards.js';
-import { bearerGate } from '../../adapters/http/bearer-gate.js';
-import { createHttpApp } from '../../adapters/http/http-app.js';
-import type { Logger } from '../../adapters/log/json-logger.js';
-import { pooledServerFactory, SERVER_VERSION } from '../../adapters/mcp/server-factory.js';
+import { isLoopbackAddress, serverNames } from '../../adapters/http/index.js';
+import { bearerGate } from '../../adapters/http/index.js';
+import { createHttpApp } from '../../adapters/http/index.js';
+import type { Logger } from '../../adapters/log/index.js';
+import { loadMcpServer, SERVER_VERSION } from '../../adapters/mcp/index.js';
 import { hasPeople } from '../../app/identity/people.js';
 import { authenticateToken, TOKEN_PREFIX } from '../../app/identity/tokens.js';
-import { mountAuthorizationRoutes } from '../../adapters/http/authorization-routes.js';
+import { mountAuthorizationRoutes } from '../../adapters/http/index.js';
 import { SCOPES } from '../../domain/identity/identity.js';
 import { startOAuthServer } from './oauth-server.js';
 import { startExternalIssuers } from './external-issuers.js';
@@ -21,8 +21,8 @@ import { StartupError } from './startup-error.js';
 import { startSweeper } from './sweeper.js';
 import { startWebhookWorker } from './webhook-worker.js';
 import { inboxIngestOptions } from './inbox-wiring.js';
-import { mountInboxIngest } from '../../adapters/http/inbox-ingest.js';
-import { mountCalendarFeeds } from '../../adapters/http/calendar-feed-route.js';
+import { mountInboxIngest } from '../../adapters/http/index.js';
+import { mountCalendarFeeds } from '../../adapters/http/index.js';
 import { icsBusyReader, renderIcs } from '../../adapters/feeds/index.js';
 import { calendarFeed } from '../../app/feeds/feed-links.js';
 import { startFeedRefresher } from './feed-refresher.js';
@@ -75,6 +75,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   const oauth = await startOAuthServer(runtime, config, logger);
   const external = startExternalIssuers(runtime, config, logger, oauth);
   const ctx = toolContext(runtime, logger, 'http');
+  const { pooledServerFactory } = await loadMcpServer();
   const app = createHttpApp({
     mcp: {
       factory: pooledServerFactory(ctx),

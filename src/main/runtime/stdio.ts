@@ -1,9 +1,8 @@
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { createHttpApp } from '../../adapters/http/http-app.js';
-import { serverNames } from '../../adapters/http/request-guards.js';
-import type { Logger } from '../../adapters/log/json-logger.js';
-import { createHoldfastServer, SERVER_VERSION } from '../../adapters/mcp/server-factory.js';
-import { LineLimit, oversizeError } from '../../adapters/mcp/stdio-line-limit.js';
+import { createHttpApp } from '../../adapters/http/index.js';
+import { serverNames } from '../../adapters/http/index.js';
+import type { Logger } from '../../adapters/log/index.js';
+import { LineLimit, loadMcpServer, oversizeError, SERVER_VERSION } from '../../adapters/mcp/index.js';
 import type { ServerConfig } from '../config/config.js';
 import type { Runtime } from './compose.js';
 import { buildRuntime, describeDatabase } from './compose.js';
@@ -73,6 +72,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
       process.stdout.write(oversizeError(line, config.maxBodyBytes));
     }),
   );
+  const { createHoldfastServer } = await loadMcpServer();
   const surface = (await tenantToolMode(runtime.deps, principal.tenantId)) ?? config.toolMode;
   serveStdio(() => createHoldfastServer(ctx, 'connection', surface), {
     legacy: config.legacy === 'reject' ? 'reject' : 'serve',

@@ -1,5 +1,5 @@
 import { sweep } from '../../app/booking/sweep.js';
-import type { Logger } from '../../adapters/log/json-logger.js';
+import type { Logger } from '../../adapters/log/index.js';
 import type { Runtime } from './compose.js';
 
 /** Every interval: link pending audit entries, expire lapsed holds, follow up late payments. Returns stop. */

@@ -1,9 +1,9 @@
 import type { RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
 import { createRequestStateCodec } from '@modelcontextprotocol/server';
-import { boundedDigest } from '../../adapters/ids/bounded-digest.js';
-import type { Logger } from '../../adapters/log/json-logger.js';
-import type { ApprovalState, ToolContext } from '../../adapters/mcp/tool-kit.js';
-import { noMetrics } from '../../adapters/telemetry/call-metrics.js';
+import { boundedDigest } from '../../adapters/ids/index.js';
+import type { Logger } from '../../adapters/log/index.js';
+import type { ApprovalState, ToolContext } from '../../adapters/mcp/index.js';
+import { noMetrics } from '../../adapters/telemetry/index.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import type { Runtime } from './compose.js';
 

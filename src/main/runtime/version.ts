@@ -1,1 +1,1 @@
-export { SERVER_VERSION as holdfastVersion } from '../../adapters/mcp/server-version.js';
+export { SERVER_VERSION as holdfastVersion } from '../../adapters/mcp/index.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Logger } from '../../adapters/log/json-logger.js';
+import type { Logger } from '../../adapters/log/index.js';
 import { httpWebhookSender } from '../../adapters/webhooks/index.js';
 import type { DeliveryDeps } from '../../app/webhooks/deliver-webhooks.js';
 import { deliverDueWebhooks } from '../../app/webhooks/deliver-webhooks.js';

@@ -1,8 +1,8 @@
 import type { ApprovalView } from '../../../app/approvals/approvals.js';
 import { approvalById, decideById } from '../../../app/approvals/approvals.js';
 import { askerOfApproval } from '../../../app/console/approvals.js';
-import { localSpan, relative, table } from '../../../adapters/format/human-time.js';
-import { terminalSafe } from '../../../adapters/format/terminal.js';
+import { localSpan, relative, table } from '../../../adapters/format/index.js';
+import { terminalSafe } from '../../../adapters/format/index.js';
 import type { Approval } from '../../../domain/approval/approval.js';
 import { effectiveApprovalStatus } from '../../../domain/approval/approval.js';
 import { formatInstant } from '../../../domain/time/instant.js';

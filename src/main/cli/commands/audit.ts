@@ -1,8 +1,8 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import { tailAudit } from '../../../adapters/audit/audit-chain.js';
-import { verifyAudit } from '../../../adapters/audit/audit-verify.js';
-import { makeCheckpoint, parseCheckpoints } from '../../../adapters/audit/checkpoint.js';
-import { table } from '../../../adapters/format/human-time.js';
+import { tailAudit } from '../../../adapters/audit/index.js';
+import { verifyAudit } from '../../../adapters/audit/index.js';
+import { makeCheckpoint, parseCheckpoints } from '../../../adapters/audit/index.js';
+import { table } from '../../../adapters/format/index.js';
 import { formatInstant } from '../../../domain/time/instant.js';
 import type { Runtime } from '../../runtime/compose.js';
 import type { ServerConfig } from '../../config/config.js';

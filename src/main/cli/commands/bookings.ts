@@ -1,5 +1,5 @@
 import { sweep } from '../../../app/booking/sweep.js';
-import { table } from '../../../adapters/format/human-time.js';
+import { table } from '../../../adapters/format/index.js';
 import type { Booking } from '../../../domain/booking/booking.js';
 import { formatInstant } from '../../../domain/time/instant.js';
 import type { Runtime } from '../../runtime/compose.js';

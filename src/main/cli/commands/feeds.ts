@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { table } from '../../../adapters/format/human-time.js';
+import { table } from '../../../adapters/format/index.js';
 import { icsBusyReader } from '../../../adapters/feeds/index.js';
 import { createFeedLink, listFeedLinks, revokeFeedLink } from '../../../app/feeds/feed-links.js';
 import {

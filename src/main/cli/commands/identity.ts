@@ -10,7 +10,7 @@ import {
   setTenant,
 } from '../../../app/identity/people.js';
 import { createToken, listTokens, revokeToken } from '../../../app/identity/tokens.js';
-import { relative, table } from '../../../adapters/format/human-time.js';
+import { relative, table } from '../../../adapters/format/index.js';
 import type {
   Person,
   Role,

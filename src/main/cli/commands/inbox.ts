@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { table } from '../../../adapters/format/human-time.js';
-import { incomingFromEml, incomingFromJson } from '../../../adapters/inbox/incoming.js';
+import { table } from '../../../adapters/format/index.js';
+import { incomingFromEml, incomingFromJson } from '../../../adapters/inbox/index.js';
 import type { IncomingMessage } from '../../../app/inbox/ingest.js';
 import { ingestMessage } from '../../../app/inbox/ingest.js';
 import {
@@ -34,7 +34,9 @@ async function messagesIn(path: string, config: ServerConfig, now: number): Prom
       throw new UsageError(`${path} is not JSON`);
     }
     const all = Array.isArray(body) ? body : [body];
-    return all.map((one) => incomingFromJson(one, new TextEncoder().encode(JSON.stringify(one))));
+    return Promise.all(
+      all.map((one) => incomingFromJson(one, new TextEncoder().encode(JSON.stringify(one)))),
+    );
   }
   return [
     await incomingFromEml(raw, { provider: config.options.provider, channel: config.options.channel }, now),

@@ -1,5 +1,5 @@
-import { relative, table } from '../../../adapters/format/human-time.js';
-import { rotateSigningKeys } from '../../../adapters/oauth/signing-keys.js';
+import { relative, table } from '../../../adapters/format/index.js';
+import { rotateSigningKeys } from '../../../adapters/oauth/index.js';
 import { listConnections, revokeConnection } from '../../../app/identity/oauth-connections.js';
 import { emailsById, personByEmail } from '../../../app/identity/people.js';
 import { formatInstant } from '../../../domain/time/instant.js';

@@ -1,5 +1,5 @@
-import { relative, table } from '../../../adapters/format/human-time.js';
-import { terminalSafe } from '../../../adapters/format/terminal.js';
+import { relative, table } from '../../../adapters/format/index.js';
+import { terminalSafe } from '../../../adapters/format/index.js';
 import { refusedHost, WebhookSecretBox } from '../../../adapters/webhooks/index.js';
 import {
   addWebhook,

@@ -1,0 +1,3 @@
+// How instants and tables read for people in a terminal.
+export { localSpan, relative, table } from './human-time.js';
+export { terminalSafe } from './terminal.js';

@@ -1,0 +1,1 @@
+export { FlexibleRateLimits } from './flexible-rate-limits.js';

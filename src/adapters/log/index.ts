@@ -1,0 +1,3 @@
+export { jsonLogger } from './json-logger.js';
+export type { Logger } from './json-logger.js';
+export { silentLogger } from './logger.js';

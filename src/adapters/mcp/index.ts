@@ -1,0 +1,9 @@
+// The MCP adapter's door. The server (the SDK and every tool) loads when a command serves it;
+// `--version`, links and the stdio line limit do not need it.
+export { linksFor } from './links.js';
+export type { Links } from './links.js';
+export { SERVER_VERSION } from './server-version.js';
+export { LineLimit, oversizeError } from './stdio-line-limit.js';
+export type { ApprovalState, ProfileSettings, ToolContext } from './tool-kit.js';
+
+export const loadMcpServer = () => import('./server-factory.js');

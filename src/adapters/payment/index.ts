@@ -1,0 +1,4 @@
+// Payment providers: the simulator in the database, and an HTTP provider that loads only when configured.
+export { SimulatedPayments } from './simulated-payments.js';
+
+export const loadHttpPayments = () => import('./http-payments.js');
