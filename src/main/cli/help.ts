@@ -3,14 +3,20 @@
  * CLI reference in docs/cli.md (`npm run cli-reference` prints it; a test keeps docs/cli.md in step).
  */
 
-export interface CommandDoc {
-  readonly name: string;
-  readonly usage: readonly string[];
-  readonly summary: string;
-  readonly details?: readonly string[];
-  readonly options: readonly string[];
-  readonly examples: readonly string[];
-}
+import type { CommandDoc } from './command-doc.js';
+import { approvalsHelp } from './commands/approvals.help.js';
+import { auditHelp } from './commands/audit.help.js';
+import { reconciliationHelp, sweepHelp } from './commands/bookings.help.js';
+import { dbHelp } from './commands/db.help.js';
+import { feedsHelp } from './commands/feeds.help.js';
+import { connectionsHelp, hostsHelp, tenantsHelp, tokensHelp, usersHelp } from './commands/identity.help.js';
+import { inboxHelp } from './commands/inbox.help.js';
+import { oauthHelp } from './commands/oauth.help.js';
+import { paymentsHelp } from './commands/payments.help.js';
+import { serveHelp, stdioHelp } from './commands/server.help.js';
+import { webhooksHelp } from './commands/webhooks.help.js';
+
+export type { CommandDoc } from './command-doc.js';
 
 /** One line per option: flag, value, what it does, where else it can come from. */
 export const optionDocs: Record<string, string> = {
@@ -129,297 +135,25 @@ export const optionDocs: Record<string, string> = {
     '--pg-pool-size N        PostgreSQL connections this instance may hold (env HOLDFAST_PG_POOL_SIZE; default 20, 1-500): instances x N stays under max_connections',
 };
 
-const DATABASE = ['db', 'database', 'audit-key-file', 'tenant'];
-const SERVER = [
-  'pg-pool-size',
-  'allow-private-webhooks',
-  'allow-private-upstreams',
-  'webhook-timeout',
-  'db',
-  'database',
-  'no-seed',
-  'hold-ttl',
-  'legacy',
-  'tenant',
-  'payments',
-  'public-url',
-  'payment-url-base',
-  'production',
-  'dev',
-  'audit-key-file',
-  'checkpoint-every',
-  'max-calendars',
-  'max-open-approvals',
-  'profile',
-  'disable-tool',
-  'max-body-mb',
-  'tools',
-];
-/** serve only: the HTTP wire. */
-const HTTP_ONLY = ['timing-contract'];
-
+/** Every command, in the order `holdfast --help` lists them; each page is declared beside its command. */
 export const commands: readonly CommandDoc[] = [
-  {
-    name: 'serve',
-    usage: ['holdfast serve [options]'],
-    summary: 'Serve MCP over Streamable HTTP at /mcp, with the console for people (the default command).',
-    details: [
-      'Creates the database on first start; with nobody to sign in yet, prints a one-time link to create the owner.',
-      'Agents call /mcp with "Authorization: Bearer <token>": a personal access token (holdfast tokens create) or an',
-      'OAuth access token from the embedded authorization server (remote hosts sign their person in at /oauth/authorize),',
-      'or an access token of an identity provider named with --auth-issuer, for an existing person (matched by email).',
-      'People sign in to the pages with a password or a passkey, or through the provider named with --login-issuer.',
-    ],
-    options: [
-      'host',
-      'port',
-      'allowed-host',
-      'trust-proxy',
-      'oauth-token-ttl',
-      'oauth-allow-private-metadata',
-      'allow-private-feeds',
-      'auth-issuer',
-      'auth-jwks-url',
-      'auth-audience',
-      'auth-person-claim',
-      'auth-tenant-claim',
-      'auth-scope-claim',
-      'auth-algorithms',
-      'auth-write-policy',
-      'auth-jwks-cooldown',
-      'login-issuer',
-      'login-client-id',
-      'login-name',
-      ...SERVER,
-      ...HTTP_ONLY,
-    ],
-    examples: ['holdfast serve --port 3000 --db ./data/holdfast.db'],
-  },
-  {
-    name: 'stdio',
-    usage: ['holdfast stdio [options]'],
-    summary: 'Serve MCP over stdin/stdout for a desktop host, and the console on a loopback port.',
-    details: [
-      'stdout carries protocol only; logs go to stderr. Creates the database on first start.',
-      'approveUrl points at the page this process serves, so nothing else needs to run.',
-    ],
-    options: ['console-port', 'as', 'write-policy', 'allow-private-feeds', ...SERVER],
-    examples: ['holdfast stdio --db /absolute/path/holdfast.db --as me@example.com'],
-  },
-  {
-    name: 'db',
-    usage: ['holdfast db migrate [--db PATH | --database URL]'],
-    summary: 'Create the database or bring its schema up to date.',
-    options: ['db', 'database', 'audit-key-file'],
-    examples: ['holdfast db migrate --database postgres://holdfast@db:5432/holdfast'],
-  },
-  {
-    name: 'approvals',
-    usage: [
-      'holdfast approvals list [--json]',
-      'holdfast approvals show ID [--json]',
-      'holdfast approvals approve ID',
-      'holdfast approvals deny ID',
-    ],
-    summary: 'See what agents asked a person to approve, and decide.',
-    options: [...DATABASE, 'json'],
-    examples: ['holdfast approvals show 3f2c1a9e-… --db ./data/holdfast.db'],
-  },
-  {
-    name: 'payments',
-    usage: [
-      'holdfast payments set BOOKING_ID PAID|FAILED|CLOSED|PENDING [--amount A --currency C]',
-      'holdfast payments refund BOOKING_ID     ask the payment provider to return money owed back',
-      'holdfast payments refunded BOOKING_ID   record money owed back as returned outside Holdfast',
-    ],
-    summary:
-      'Tell the local payment simulator what the provider reports for a booking; settle money owed back after a paid booking was cancelled.',
-    options: [...DATABASE, 'amount', 'currency', 'allow-private-upstreams', 'json'],
-    examples: ['holdfast payments set bk_2hX… PAID', 'holdfast payments refunded bk_2hX…'],
-  },
-  {
-    name: 'sweep',
-    usage: ['holdfast sweep [--json]'],
-    summary: 'Expire lapsed holds, purge old idempotency records, follow up late payments, once.',
-    options: [...DATABASE, 'json'],
-    examples: ['holdfast sweep --db ./data/holdfast.db'],
-  },
-  {
-    name: 'reconciliation',
-    usage: ['holdfast reconciliation [--json]'],
-    summary:
-      'Run a sweep, then list money to settle: bookings paid after their hold lapsed (money without time) and cancelled paid bookings whose money is owed back.',
-    options: [...DATABASE, 'json'],
-    examples: ['holdfast reconciliation --json'],
-  },
-  {
-    name: 'tenants',
-    usage: ['holdfast tenants list [--json]', 'holdfast tenants add|set ID [--name N] [limits]'],
-    summary: 'List tenants, add one, or change its limits (calls per minute, holds, approvals).',
-    options: [
-      'db',
-      'database',
-      'audit-key-file',
-      'name',
-      'calls-per-minute',
-      'max-active-holds',
-      'max-held-hours',
-      'max-holds-per-connection',
-      'max-open-approvals-per-person',
-      'approval-window',
-      'tool-profile',
-      'tools',
-      'disable-tool',
-      'json',
-    ],
-    examples: [
-      'holdfast tenants set local --calls-per-minute 600 --max-active-holds 20',
-      'holdfast tenants set local --tool-profile hotel-ops --disable-tool th_hotel_submit_task_results',
-      'holdfast tenants set local --tools catalog',
-    ],
-  },
-  {
-    name: 'users',
-    usage: [
-      'holdfast users list [--json]',
-      'holdfast users add EMAIL [--role owner|approver|viewer] [--name N]',
-      'holdfast users setup-link EMAIL',
-      'holdfast users reset-password EMAIL [--keep-tokens]',
-      'holdfast users disable EMAIL',
-    ],
-    summary: 'People who sign in to approve: add them, send a one-time setup link, reset, disable.',
-    details: [
-      'No password is ever set from the command line: each person sets their own through the link.',
-      "reset-password ends the person's sessions and revokes their agent tokens and OAuth connections (made, perhaps, by whoever knew the password) unless --keep-tokens.",
-    ],
-    options: [...DATABASE, 'role', 'name', 'keep-tokens', 'json'],
-    examples: ['holdfast users add ana@example.com --role approver'],
-  },
-  {
-    name: 'tokens',
-    usage: [
-      'holdfast tokens create EMAIL [--name N] [--scopes S] [--write-policy P] [--expires DAYS] [--json]',
-      'holdfast tokens list [--json]',
-      'holdfast tokens revoke TOKEN_ID',
-    ],
-    summary: 'Personal access tokens (hf_pat_…) an agent host uses on /mcp, acting for one person.',
-    details: ['The token is printed once and stored only as a digest.'],
-    options: [...DATABASE, 'name', 'scopes', 'write-policy', 'expires', 'json'],
-    examples: ['holdfast tokens create ana@example.com --name "Claude on laptop" --scopes read,draft'],
-  },
-  {
-    name: 'hosts',
-    usage: [
-      'holdfast hosts add NAME [--json]',
-      'holdfast hosts list [--json]',
-      'holdfast hosts revoke HOST_ID',
-    ],
-    summary: 'Host applications that may attest approvals (policy attested) by signing them with their key.',
-    details: ['The private key is printed once; Holdfast keeps only the public key.'],
-    options: [...DATABASE, 'json'],
-    examples: ['holdfast hosts add "Acme desktop"'],
-  },
-  {
-    name: 'connections',
-    usage: ['holdfast connections list [EMAIL] [--json]', 'holdfast connections revoke CONNECTION_ID'],
-    summary: 'Agent hosts people let in through OAuth (one per grant), and revoking one.',
-    details: [
-      'Revoking ends the grant: its refresh tokens are removed and its access tokens are refused at their next call.',
-    ],
-    options: [...DATABASE, 'json'],
-    examples: ['holdfast connections list ana@example.com', 'holdfast connections revoke 3kq0V…'],
-  },
-  {
-    name: 'inbox',
-    usage: [
-      'holdfast inbox import FILE… [--provider P] [--channel C] [--json]',
-      'holdfast inbox tokens create --name NAME [--expires DAYS] [--json]',
-      'holdfast inbox tokens list [--json]',
-      'holdfast inbox tokens revoke ID',
-    ],
-    summary:
-      'Put booking mail into the reservation inbox (.eml or JSON files), and the tokens that may post it.',
-    details: [
-      'Mail is threaded by its headers (Message-ID, In-Reply-To, References); a message already there is not added again.',
-      'An ingest token may only POST /api/inbox/messages (scope inbox:ingest); it reads and books nothing.',
-    ],
-    options: [...DATABASE, 'provider', 'channel', 'name', 'expires', 'json'],
-    examples: ['holdfast inbox import mail/*.eml', 'holdfast inbox tokens create --name "mail gateway"'],
-  },
-  {
-    name: 'feeds',
-    usage: [
-      'holdfast feeds create CALENDAR_ID [--json]',
-      'holdfast feeds list [--json]',
-      'holdfast feeds revoke ID',
-      'holdfast feeds subscribe CALENDAR_ID URL_OR_FILE [--every 15m] [--json]',
-      'holdfast feeds subscriptions [--json]',
-      'holdfast feeds unsubscribe ID',
-      'holdfast feeds refresh ID [--allow-private-feeds] [--json]',
-    ],
-    summary:
-      "Publish a calendar's bookings as a private .ics feed, and count external calendars' busy time as busy.",
-    details: [
-      'create prints the feed address once (/feeds/<secret>.ics on the public URL); only its hash is stored. Subscribe to it',
-      'from Google Calendar (Other calendars > From URL), Outlook (Add calendar > Subscribe from web) or Apple Calendar.',
-      'subscribe takes an https URL or an .ics file; the server refreshes it on schedule. Its busy time is refused to holds',
-      'and left out of find_slots; a failed refresh keeps the last good busy time and is shown by subscriptions.',
-    ],
-    options: [...DATABASE, 'every', 'allow-private-feeds', 'json'],
-    examples: [
-      'holdfast feeds create cal_3kq0V…',
-      'holdfast feeds subscribe cal_3kq0V… https://calendar.example.com/busy.ics --every 30m',
-    ],
-  },
-  {
-    name: 'oauth',
-    usage: ['holdfast oauth rotate-keys [--purge-retired] [--json]'],
-    summary: 'A new signing key for the embedded authorization server, shared by every instance.',
-    details: [
-      'Keys are stored sealed with a secret derived from the audit key. Retired keys keep verifying for 24 hours;',
-      'restart instances one by one, since each signs with the key it started with.',
-    ],
-    options: [...DATABASE, 'purge-retired', 'json'],
-    examples: ['holdfast oauth rotate-keys', 'holdfast oauth rotate-keys --purge-retired'],
-  },
-  {
-    name: 'webhooks',
-    usage: [
-      'holdfast webhooks add URL --events all|TYPE,… [--include-contact] [--json]',
-      'holdfast webhooks list [--json]',
-      'holdfast webhooks remove ID',
-      'holdfast webhooks deliveries [ID | EVENT_ID] [-n N] [--json]',
-      'holdfast webhooks redeliver EVENT_ID',
-      'holdfast webhooks enable ID',
-    ],
-    summary:
-      'Send booking events to other systems: signed JSON (Standard Webhooks) with retries and a delivery log.',
-    details: [
-      'The signing secret (whsec_…) is printed once by add; Holdfast keeps it sealed with a key derived from the audit key.',
-      'A subscription whose receiver keeps failing is disabled, with the reason, shown by list; enable switches it on again.',
-      'deliveries shows the newest deliveries (one webhook’s with its ID), or every attempt of one event with its EVENT_ID.',
-      'Only people manage webhooks (here, on the server’s machine): agents over MCP cannot create or read them.',
-    ],
-    options: [...DATABASE, 'events', 'include-contact', 'allow-private-webhooks', 'lines', 'json'],
-    examples: [
-      'holdfast webhooks add https://hooks.example.com/holdfast --events booking.confirmed,booking.cancelled',
-      'holdfast webhooks deliveries evt_4f1c…',
-    ],
-  },
-  {
-    name: 'audit',
-    usage: [
-      'holdfast audit verify [--checkpoint FILE] [--allow-unkeyed] [--json]',
-      'holdfast audit checkpoint [--out FILE]',
-      'holdfast audit tail [-n N] [--json]',
-    ],
-    summary: 'Verify the keyed audit chain, anchor it with a checkpoint, or read its newest records.',
-    options: [...DATABASE, 'checkpoint', 'allow-unkeyed', 'out', 'lines', 'json'],
-    examples: [
-      'holdfast audit checkpoint --out /mnt/elsewhere/checkpoints.log',
-      'holdfast audit verify --checkpoint /mnt/elsewhere/checkpoints.log',
-    ],
-  },
+  serveHelp,
+  stdioHelp,
+  dbHelp,
+  approvalsHelp,
+  paymentsHelp,
+  sweepHelp,
+  reconciliationHelp,
+  tenantsHelp,
+  usersHelp,
+  tokensHelp,
+  hostsHelp,
+  connectionsHelp,
+  inboxHelp,
+  feedsHelp,
+  oauthHelp,
+  webhooksHelp,
+  auditHelp,
 ];
 
 const pad = (text: string) => `  ${text}`;
