@@ -1,7 +1,7 @@
 // hold_slot and find_slots over HTTP against the SDK's no-op tool on the same transport, at 1, 8
 // and 32 clients, for one server setup (SQLite, or PostgreSQL with one or more instances).
 import { randomUUID } from 'node:crypto';
-import { callTool, runLoad } from './load.mjs';
+import { callTool, cpuMsOf, runLoad } from './load.mjs';
 import { pick } from './scale.mjs';
 
 export const CONCURRENCY = [1, 8, 32];
@@ -16,7 +16,7 @@ export const WORKLOADS = ['noop', 'find_slots', 'find_slots uncached', 'hold_slo
  * every workload alike), keeping each workload's best round. `urls`: the instances, which
  * share one database; calls go round-robin across them.
  */
-export async function benchHttp({ noopUrl, urls, rounds }) {
+export async function benchHttp({ noopUrl, urls, rounds, noopPid, pids }) {
   const everyDay = (start, end) =>
     Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ start, end }]]));
   const create = async (name, timeZone, weekly) =>
@@ -83,12 +83,17 @@ export async function benchHttp({ noopUrl, urls, rounds }) {
   for (const concurrency of CONCURRENCY) {
     for (let round = 0; round < rounds; round++) {
       for (const [name, makeCall] of Object.entries(workloads)) {
-        const r = await runLoad({
+        // The server side's CPU per call: the no-op's process, or every Holdfast instance.
+        const measured = name === 'noop' ? [noopPid] : pids;
+        const cpuBefore = measured.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
+        const load = await runLoad({
           concurrency,
           total: CALLS[concurrency],
           makeCall,
           expectOk: name !== 'noop',
         });
+        const cpuMs = measured.reduce((sum, pid) => sum + cpuMsOf(pid), 0) - cpuBefore;
+        const r = { ...load, cpuMsPerCall: cpuMs / CALLS[concurrency] };
         const key = `${name}@${concurrency}`;
         if (!results[key] || r.callsPerSecond > results[key].callsPerSecond) results[key] = r;
       }

@@ -2,6 +2,7 @@
 // the previous one answers, for a fixed number of calls. Raw JSON-RPC over keep-alive HTTP so the client
 // costs as little as possible and the ratio reflects the servers.
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -168,6 +169,7 @@ export async function spawnServer(command, args) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
     url,
+    pid: child.pid,
     stop: () => child.kill('SIGTERM'),
     /** SIGTERM, then wait for the process to end (it writes --cpu-prof profiles on the way out). */
     stopAndWait: async () => {
@@ -175,4 +177,14 @@ export async function spawnServer(command, args) {
       await exited;
     },
   };
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc). */
+export function cpuMsOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
 }

@@ -3,7 +3,7 @@
 // and a mistyped option answer at once. Each command loads its own code when it runs.
 import { explain } from './cli/errors.js';
 import { commandDoc, commandHelp, globalHelp } from './cli/help.js';
-import { readConfig } from './config/config.js';
+import { readCommand, readConfig } from './config/config.js';
 import { UsageError } from './config/usage-error.js';
 import type { ServerConfig } from './config/config.js';
 import { holdfastVersion } from './runtime/version.js';
@@ -35,15 +35,17 @@ async function runServer(config: ServerConfig): Promise<void> {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const config = readConfig(argv, process.env);
-  if (config.command === 'version')
+  // --version and --help answer before any setting is read: a bad variable cannot hide them.
+  const asked = readCommand(argv);
+  if (asked.command === 'version')
     return void print(`holdfast ${holdfastVersion} (Node.js ${process.version})`);
-  if (config.command === 'help') {
-    if (config.helpFor === null) return void process.stdout.write(globalHelp());
-    const doc = commandDoc(config.helpFor);
-    if (!doc) throw new UsageError(`unknown command "${config.helpFor}" (see holdfast --help)`);
+  if (asked.command === 'help') {
+    if (asked.helpFor === null) return void process.stdout.write(globalHelp());
+    const doc = commandDoc(asked.helpFor);
+    if (!doc) throw new UsageError(`unknown command "${asked.helpFor}" (see holdfast --help)`);
     return void process.stdout.write(commandHelp(doc));
   }
+  const config = readConfig(argv, process.env);
   if (!commandDoc(config.command))
     throw new UsageError(`unknown command "${config.command}" (see holdfast --help)`);
   if (config.command === 'serve' || config.command === 'stdio') return runServer(config);

@@ -55,6 +55,23 @@ describe('npm run bench -- --profile (smoke: same code paths, a few hundred call
       'activity: filtered by tool and outcome',
     ])
       expect(names).toContain(expected);
+    // Start-up from spawn: every row measured beside node -e 0.
+    const startup = rows.filter((r) => r['start-up'] !== undefined);
+    expect(startup.map((r) => r['start-up'])).toEqual([
+      'node -e 0',
+      'holdfast --version',
+      'holdfast --help',
+      'holdfast approvals list (existing database)',
+      'holdfast stdio: first answer to initialize (2025-11-25)',
+      'holdfast stdio: first answer to server/discover (2026-07-28)',
+      'holdfast serve: first MCP call answered',
+      'holdfast serve: resident memory, idle after its first call',
+    ]);
+    for (const row of startup) expect(parseFloat(row['median ms']!), row['start-up']).toBeGreaterThan(0);
+    // Server CPU per call is in every HTTP table, for Holdfast and for the no-op.
+    const http = rows.filter((r) => r.clients !== undefined);
+    for (const row of http)
+      expect(parseFloat(row['server CPU ms/call']!), row.workload).toBeGreaterThanOrEqual(0);
     for (const heading of ['SQLite (one process', 'PostgreSQL, 2 instances', 'Profile of the server'])
       expect(run.stdout).toContain(heading);
     // The smoke run profiles SQLite (the full run PostgreSQL too): its top areas are named.

@@ -164,6 +164,21 @@ describe('the CLI speaks clearly', () => {
     expect(version.stdout.trim()).toBe(`holdfast ${pkg.version} (Node.js ${process.version})`);
   }, 120_000);
 
+  it('answers --version and --help before reading any setting: bad or empty variables cannot hide them', async () => {
+    const env = { ...process.env, HOLDFAST_DB: '', HOLDFAST_PORT: 'not-a-port', HOLDFAST_PROFILE: 'nope' };
+    const [version, help, serve] = await Promise.all([
+      spawnCli(['--version'], { env }),
+      spawnCli(['serve', '--help'], { env }),
+      spawnCli(['serve'], { env }),
+    ]);
+    expect([version.status, help.status]).toEqual([0, 0]);
+    expect(version.stdout).toMatch(/^holdfast \d+\.\d+\.\d+/);
+    expect(help.stdout).toContain('Usage: holdfast serve');
+    // The command itself still reads them, and says which one is wrong.
+    expect(serve.status).toBe(2);
+    expect(serve.stderr).toContain('--profile must be');
+  });
+
   it('runs through npx from the project, as the README says', { timeout: 90_000 }, async () => {
     // npm asks the registry whether it is out of date before it runs anything; on a busy machine
     // or a slow registry that alone took over 30 s once. Nothing here needs the registry.

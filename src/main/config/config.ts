@@ -252,16 +252,39 @@ function url(value: string | null, name: string): string | null {
   }
 }
 
+/** What the command line asks for: `version` and `help` need no setting, so nothing else is read for them. */
+export function readCommand(argv: readonly string[]): {
+  readonly command: string;
+  readonly helpFor: string | null;
+} {
+  const { values, positionals } = parse(argv);
+  return commandOf(values, positionals);
+}
+
+function commandOf(
+  values: { readonly version?: boolean; readonly help?: boolean },
+  positionals: readonly string[],
+): { command: string; helpFor: string | null } {
+  const first = positionals[0];
+  const command = values.version ? 'version' : values.help || first === 'help' ? 'help' : (first ?? 'serve');
+  const helpFor = command === 'help' ? ((first === 'help' ? positionals[1] : first) ?? null) : null;
+  return { command, helpFor };
+}
+
+/** A variable set to nothing (`HOLDFAST_DB=`) counts as unset, as a shell user means it. */
+function setVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+}
+
 /**
  * The only place that reads argv and the environment. Precedence, highest first: the
  * command line, HOLDFAST_* variables, then the conventional PORT and DATABASE_URL. A generic
  * HOST (set by many shells) is never read.
  */
-export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServerConfig {
+export function readConfig(argv: readonly string[], environment: NodeJS.ProcessEnv): ServerConfig {
   const { values, positionals } = parse(argv);
-  const first = positionals[0];
-  const command = values.version ? 'version' : values.help || first === 'help' ? 'help' : (first ?? 'serve');
-  const helpFor = command === 'help' ? ((first === 'help' ? positionals[1] : first) ?? null) : null;
+  const { command, helpFor } = commandOf(values, positionals);
+  const env = setVariables(environment);
   const legacy = oneOf(values.legacy ?? 'stateless', 'legacy', ['stateless', 'reject'] as const);
   const policy = values['write-policy'] ?? env.HOLDFAST_WRITE_POLICY ?? null;
   const writePolicy =

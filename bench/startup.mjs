@@ -1,0 +1,115 @@
+// Start-up, measured from spawn: what a person typing a command, a desktop host starting a stdio
+// server and an orchestrator starting an instance each wait for. Median of several spawns per
+// row, with `node -e 0` beside them in the same run (the floor any Node program pays).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { callTool, provision, spawnHoldfast } from './load.mjs';
+import { pick } from './scale.mjs';
+
+const SPAWNS = pick(5, 2);
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Wall time of a process from spawn to exit; rejects on a non-zero exit. */
+function timeExit(args) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(performance.now() - started) : reject(new Error(`${args.join(' ')}: ${stderr}`)),
+    );
+  });
+}
+
+/**
+ * `holdfast stdio` from spawn until its first answers: `initialize` as hosts of 2025-11-25 send
+ * it, and `server/discover` as a 2026-07-28 client probes first (an AI SDK host gives it 1 s).
+ */
+function timeStdio(database, first) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(
+      process.execPath,
+      ['dist/main/cli.js', 'stdio', '--no-seed', '--console-port', '0', ...database],
+      { stdio: ['pipe', 'pipe', 'ignore'] },
+    );
+    child.stdout.setEncoding('utf8');
+    child.stdout.once('data', () => {
+      const elapsed = performance.now() - started;
+      child.once('exit', () => resolve(elapsed));
+      child.stdin.end();
+    });
+    child.once('error', reject);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, ...first })}\n`);
+  });
+}
+
+const INITIALIZE = {
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+};
+const DISCOVER = {
+  method: 'server/discover',
+  params: {
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+};
+
+/** `holdfast serve` from spawn until its first MCP call is answered; then its resident memory once idle. */
+async function timeServe(database, token) {
+  const started = performance.now();
+  const server = await spawnHoldfast(database, token);
+  try {
+    await callTool(server.url, 'list_calendars', {});
+    const firstCall = performance.now() - started;
+    await new Promise((r) => setTimeout(r, 1000));
+    const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+    return { firstCall, rss: Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024 };
+  } finally {
+    await server.stopAndWait();
+  }
+}
+
+/** Every start-up row, each the median of its spawns, interleaved so a busy moment hits all rows alike. */
+export async function benchStartup(dir) {
+  const database = ['--db', join(dir, 'startup.db')];
+  const token = provision(database);
+  const rows = {
+    'node -e 0': [],
+    'holdfast --version': [],
+    'holdfast --help': [],
+    'holdfast approvals list (existing database)': [],
+    'holdfast stdio: first answer to initialize (2025-11-25)': [],
+    'holdfast stdio: first answer to server/discover (2026-07-28)': [],
+    'holdfast serve: first MCP call answered': [],
+  };
+  const rss = [];
+  for (let i = 0; i < SPAWNS; i++) {
+    rows['node -e 0'].push(await timeExit(['-e', '0']));
+    rows['holdfast --version'].push(await timeExit(['dist/main/cli.js', '--version']));
+    rows['holdfast --help'].push(await timeExit(['dist/main/cli.js', '--help']));
+    rows['holdfast approvals list (existing database)'].push(
+      await timeExit(['dist/main/cli.js', 'approvals', 'list', ...database]),
+    );
+    rows['holdfast stdio: first answer to initialize (2025-11-25)'].push(
+      await timeStdio(database, INITIALIZE),
+    );
+    rows['holdfast stdio: first answer to server/discover (2026-07-28)'].push(
+      await timeStdio(database, DISCOVER),
+    );
+    const serve = await timeServe(database, token);
+    rows['holdfast serve: first MCP call answered'].push(serve.firstCall);
+    rss.push(serve.rss);
+  }
+  return {
+    spawns: SPAWNS,
+    rows: Object.entries(rows).map(([name, times]) => ({ name, ms: median(times) })),
+    serveIdleRssMiB: median(rss),
+  };
+}
