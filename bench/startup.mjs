@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { callTool, provision, spawnHoldfast } from './load.mjs';
 import { pick } from './scale.mjs';
 
-const SPAWNS = pick(5, 2);
+const SPAWNS = pick(5, 1);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Wall time of a process from spawn to exit; rejects on a non-zero exit. */

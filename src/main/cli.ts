@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Only argument parsing, help and error wording are imported up front: `--version`, `--help`
 // and a mistyped option answer at once. Each command loads its own code when it runs.
+import * as nodeModule from 'node:module';
 import { explain } from './cli/errors.js';
 import { commandDoc, commandHelp, globalHelp } from './cli/help.js';
 import { readCommand, readConfig } from './config/config.js';
@@ -9,6 +10,10 @@ import type { ServerConfig } from './config/config.js';
 import { holdfastVersion } from './runtime/version.js';
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
+
+// Node 22.1+ keeps the compiled code of every module it loads from here on in a cache on disk
+// (the OS temp dir; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a second start compiles nothing.
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 async function runServer(config: ServerConfig): Promise<void> {
   const [{ jsonLogger }, { startTracing }] = await Promise.all([

@@ -197,7 +197,8 @@ describe('slot search under booking rules', () => {
       }),
       { numRuns: 120 },
     );
-  });
+    // A fixed amount of work (120 cases against a minute-by-minute oracle): ~20 s alone, more on a busy machine.
+  }, 120_000);
 
   it('keeps starts on the wall-clock grid through a half-hour DST jump (Lord Howe, hourly grid)', () => {
     const zone = 'Australia/Lord_Howe';

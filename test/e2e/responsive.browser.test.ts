@@ -132,7 +132,7 @@ describe('every page a person decides on, at 320, 390, 768 and 1280 px, with hos
       await page.close();
     }
     expect(violations).toEqual([]);
-  });
+  }, 180_000); // every page through axe in one browser: ~30 s alone, more on a busy machine
 
   it('never scrolls sideways and never breaks a word', async () => {
     const page = await context.newPage();

@@ -91,6 +91,11 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('kill -9 during a mixed w
               }
             }
           });
+          // Kill mid-workload, a random moment after it has made progress (a confirmation answered),
+          // however slow the machine is today: a kill before any progress would prove nothing.
+          const progressed = () => sent.some((s) => s.tool === 'confirm_booking' && s.answer?.ok);
+          for (const giveUp = Date.now() + 60_000; !progressed() && Date.now() < giveUp;)
+            await new Promise((resolve) => setTimeout(resolve, 20));
           await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 500));
           stop = true;
           const victim = cycle % backend.servers.length;

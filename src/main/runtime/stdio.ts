@@ -1,6 +1,4 @@
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { createHttpApp } from '../../adapters/http/index.js';
-import { serverNames } from '../../adapters/http/index.js';
 import type { Logger } from '../../adapters/log/index.js';
 import { LineLimit, loadMcpServer, oversizeError, SERVER_VERSION } from '../../adapters/mcp/index.js';
 import type { ServerConfig } from '../config/config.js';
@@ -10,7 +8,6 @@ import { toolContext } from './tool-context.js';
 import { localConnection, tenantToolMode } from '../../app/identity/tokens.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import { StartupError } from './startup-error.js';
-import { mountHumanPages } from './human-pages.js';
 import { listen } from './listen.js';
 import { seedIfEmpty } from './seed.js';
 import { startSweeper } from './sweeper.js';
@@ -42,6 +39,8 @@ async function stdioPrincipal(runtime: Runtime, config: ServerConfig): Promise<P
  * approveUrl with nothing else running.
  */
 export async function runStdioServer(config: ServerConfig, logger: Logger): Promise<void> {
+  // The MCP server loads while the database opens: the host waits for the first answer.
+  const mcpServer = loadMcpServer();
   const pages = await listen('127.0.0.1', config.consolePort);
   const runtime = await buildRuntime(config, logger, { boundOrigin: pages.origin, createAuditKey: true });
   const { deps } = runtime;
@@ -53,18 +52,6 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
     throw error;
   });
   const ctx = toolContext(runtime, logger, 'stdio', principal);
-  const app = createHttpApp({
-    names: serverNames(pages.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
-    logger,
-    version: SERVER_VERSION,
-    health: async () => true,
-    mountPages: (hono) => mountHumanPages(hono, runtime, config, logger),
-  });
-  pages.serve(app.fetch);
-  const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
-  const stopWebhooks = startWebhookWorker(runtime, config, logger);
-  const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
-  const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
   // Oversize lines are answered with an error and skipped; the connection stays up.
   const input = process.stdin.pipe(
     new LineLimit(config.maxBodyBytes, (line) => {
@@ -72,13 +59,25 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
       process.stdout.write(oversizeError(line, config.maxBodyBytes));
     }),
   );
-  const { createHoldfastServer } = await loadMcpServer();
+  const { createHoldfastServer } = await mcpServer;
   const surface = (await tenantToolMode(runtime.deps, principal.tenantId)) ?? config.toolMode;
   serveStdio(() => createHoldfastServer(ctx, 'connection', surface), {
     legacy: config.legacy === 'reject' ? 'reject' : 'serve',
     transport: new StdioServerTransport(input, process.stdout),
     onerror: (error) => logger.warn('stdio transport error', { error: error.message }),
   });
+  // The approval page loads after the connection is served; a request before then waits for it.
+  const app = approvalPages(runtime, config, logger, pages.port);
+  app.catch((error: unknown) =>
+    logger.error('the approval pages could not start', {
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
+  pages.serve(async (request, env) => (await app).fetch(request, env));
+  const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
+  const stopWebhooks = startWebhookWorker(runtime, config, logger);
+  const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
+  const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
   process.stdin.once('end', () => {
     stopSweeper();
     stopFeeds();
@@ -89,5 +88,20 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   logger.info('holdfast serving on stdio', {
     database: describeDatabase(config.database),
     approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/console/approvals`,
+  });
+}
+
+/** The pages a person of this stdio connection uses (approvals, the console), on the loopback port. */
+async function approvalPages(runtime: Runtime, config: ServerConfig, logger: Logger, port: number) {
+  const [{ createHttpApp, serverNames }, { mountHumanPages }] = await Promise.all([
+    import('../../adapters/http/index.js'),
+    import('./human-pages.js'),
+  ]);
+  return createHttpApp({
+    names: serverNames(port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
+    logger,
+    version: SERVER_VERSION,
+    health: async () => true,
+    mountPages: (hono) => mountHumanPages(hono, runtime, config, logger),
   });
 }
