@@ -809,4 +809,34 @@ BEGIN
 END $$;
 `,
   },
+  {
+    version: 21,
+    name: 'webhooks cost nothing where none is configured: the booking trigger asks for a subscription first',
+    sql: `
+-- Most tenants have no webhook. Before, every booking write drew a uuid and serialised the row
+-- (row_to_json) only for holdfast_webhook_record to find no subscription; now one probe of the
+-- subscriptions' primary key ends it there.
+CREATE OR REPLACE FUNCTION holdfast_webhook_booking_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  event_type text;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE tenant_id = NEW.tenant_id AND disabled_at IS NULL) THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'INSERT' OR NEW.status IS DISTINCT FROM OLD.status THEN
+    event_type := CASE NEW.status WHEN 'HELD' THEN 'booking.held' WHEN 'CONFIRMED' THEN 'booking.confirmed'
+      WHEN 'CANCELLED' THEN 'booking.cancelled' WHEN 'EXPIRED' THEN 'booking.expired' ELSE 'booking.released' END;
+    PERFORM holdfast_webhook_record(NEW.tenant_id, 'evt_' || replace(gen_random_uuid()::text, '-', ''),
+      event_type, NEW.id, NEW.updated_at, row_to_json(NEW)::text);
+  END IF;
+  IF TG_OP = 'UPDATE' AND coalesce((NEW.payment::jsonb ->> 'reconciliationRequired')::boolean, false)
+      AND NOT coalesce((OLD.payment::jsonb ->> 'reconciliationRequired')::boolean, false) THEN
+    PERFORM holdfast_webhook_record(NEW.tenant_id, 'evt_' || replace(gen_random_uuid()::text, '-', ''),
+      'booking.payment_flagged', NEW.id, NEW.updated_at, row_to_json(NEW)::text);
+  END IF;
+  RETURN NULL;
+END $$;
+`,
+  },
 ];

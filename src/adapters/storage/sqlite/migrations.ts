@@ -712,6 +712,11 @@ CREATE TABLE installation (
     name: "a person's held calendar-hours (PostgreSQL's room function; SQLite counts in the writer)",
     sql: `SELECT 1;`,
   },
+  {
+    version: 21,
+    name: "webhooks cost nothing where none is configured (PostgreSQL's trigger; SQLite's asks in its WHEN already)",
+    sql: `SELECT 1;`,
+  },
 ];
 
 /**
