@@ -40,6 +40,16 @@ const target = (label, value, goal, { atMost = false, unit = 'x' } = {}) =>
     `| ${label} | ${fmt(value, 2)}${unit} | ${atMost ? '<=' : '>='} ${goal}${unit} | ${(atMost ? value <= goal : value >= goal) ? 'met' : 'missed'} |`,
   );
 let slowest = 0;
+let sectionStart = performance.now();
+let sectionName = 'noop server';
+/** Each part's wall time, on stderr: where the bench (and its smoke run in npm test) spends it. */
+const section = (next) => {
+  process.stderr.write(
+    `bench: ${sectionName} took ${((performance.now() - sectionStart) / 1000).toFixed(1)} s\n`,
+  );
+  sectionName = next;
+  sectionStart = performance.now();
+};
 
 async function reachable(url) {
   try {
@@ -91,6 +101,7 @@ try {
   );
 
   // Start-up first, while nothing else of the bench runs.
+  section('startup');
   const startup = await benchStartup(dir);
   const floor = startup.rows.find((r) => r.name === 'node -e 0').ms;
   out(
@@ -125,6 +136,7 @@ try {
   });
   target('serve: idle resident memory', startup.serveIdleRssMiB, 120, { atMost: true, unit: ' MiB' });
 
+  section('sqlite-http');
   const sqliteDatabase = ['--db', join(dir, 'bench.db')];
   const sqliteServer = await spawnHoldfast(sqliteDatabase, provision(sqliteDatabase));
   let sqlite;
@@ -149,6 +161,7 @@ try {
     atMost: true,
   });
 
+  section('pg-http');
   const withPostgres = await reachable(PG_URL);
   if (withPostgres) {
     // The smoke run takes the two-instance path only: one instance is the same code with n = 1.
@@ -195,6 +208,7 @@ try {
     }
   } else out('', `PostgreSQL parts skipped: cannot reach ${PG_URL}`);
 
+  section('stdio');
   const stdio = await benchStdio({ rounds: ROUNDS });
   slowest = Math.max(slowest, stdio.hold.max);
   out(
@@ -208,6 +222,7 @@ try {
   );
   target('stdio hold_slot vs stdio no-op', stdio.hold.callsPerSecond / stdio.noop.callsPerSecond, 0.3);
 
+  section('in-process');
   const inProcess = await benchInProcess(join(dir, 'inproc'), {
     rounds: ROUNDS,
     pgUrl: withPostgres ? PG_URL : null,
@@ -242,6 +257,7 @@ try {
     );
   target('slowest request, every workload', slowest, 1000, { atMost: true, unit: ' ms' });
 
+  section('console');
   const consoleRender = await benchConsoleRender(join(dir, 'console'));
   out(
     '',
@@ -260,6 +276,7 @@ try {
     unit: ' ms',
   });
 
+  section('answers');
   const answers = await benchAnswerSizes(join(dir, 'answers.db'));
   out(
     '',
@@ -291,6 +308,7 @@ try {
     ...targets,
   );
 
+  section('profile');
   if (PROFILE) {
     // The smoke run profiles SQLite only: the PostgreSQL profile differs only in its --database.
     for (const database of withPostgres && !SMOKE ? ['sqlite', 'postgres'] : ['sqlite']) {
@@ -309,6 +327,7 @@ try {
         out('', `SQLite writer thread: ${profile.writer.map((a) => `${a.area} ${a.percent}%`).join(', ')}`);
     }
   }
+  section('end');
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {
   noop.stop();
