@@ -18,20 +18,36 @@ export interface ConformanceRun {
 }
 
 /**
+ * Linux refuses to run a binary some process still holds open for writing (ETXTBSY): a child
+ * forked elsewhere in the suite while npm wrote tools/runtimes can hold that descriptor for a
+ * moment. Such a refusal is retried briefly; any other error is not.
+ */
+async function spawnNode22(args: string[], signal: AbortSignal | undefined) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return spawn(nodeBinary(22), args, {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        signal,
+        killSignal: 'SIGKILL',
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ETXTBSY' || attempt >= 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/**
  * Runs the conformance CLI with Node 22, asynchronously (a proxy or a browser in this process
  * must keep working meanwhile). `onStdout` sees the output as it comes; the run is killed after
  * `timeoutMs`, or when `signal` aborts.
  */
-export function runConformance(
+export async function runConformance(
   args: string[],
   options: { timeoutMs?: number; onStdout?: (soFar: string) => void; signal?: AbortSignal } = {},
 ): Promise<ConformanceRun> {
   let stderr = '';
-  const child = spawn(nodeBinary(22), [CONFORMANCE_CLI, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    signal: options.signal,
-    killSignal: 'SIGKILL',
-  });
+  const child = await spawnNode22([CONFORMANCE_CLI, ...args], options.signal);
   child.on('error', (error) => (stderr += `\n${String(error)}`));
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
