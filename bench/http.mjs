@@ -28,12 +28,14 @@ export async function benchHttp({ noopUrl, urls, rounds, noopPid, pids }) {
         idempotencyKey: randomUUID(),
       })
     ).data.calendar.id;
-  const searchCalendars = [];
-  for (let i = 0; i < 10; i++)
-    searchCalendars.push(await create(`Search desk ${i}`, 'Europe/Berlin', everyDay('08:00', '20:00')));
-  const holdCalendars = [];
-  for (let i = 0; i < 8; i++)
-    holdCalendars.push(await create(`Hold room ${i}`, 'UTC', everyDay('00:00', '24:00')));
+  const searchCalendars = await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      create(`Search desk ${i}`, 'Europe/Berlin', everyDay('08:00', '20:00')),
+    ),
+  );
+  const holdCalendars = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => create(`Hold room ${i}`, 'UTC', everyDay('00:00', '24:00'))),
+  );
 
   const tomorrow = Math.ceil(Date.now() / DAY) * DAY + DAY;
   const findArgs = {

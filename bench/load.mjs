@@ -2,7 +2,8 @@
 // the previous one answers, for a fixed number of calls. Raw JSON-RPC over keep-alive HTTP so the client
 // costs as little as possible and the ratio reflects the servers.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -30,6 +31,43 @@ function holdfast(args) {
  * scope. `database`: the --db or --database arguments (with --audit-key-file). Returns the token.
  */
 export function provision(database, { token = true } = {}) {
+  const copied = copyOfTemplate(database);
+  if (copied !== undefined) return token ? copied : null;
+  const made = provisionWithCli(database, { token });
+  keepAsTemplate(database, made);
+  return made;
+}
+
+/**
+ * The first SQLite database provisioned with a token, copied aside with its audit key: every later
+ * SQLite part of the run starts from a copy instead of five CLI spawns (the same rows, the same
+ * token). A part whose folder already holds a different audit key is provisioned anew.
+ */
+let template = null;
+
+const sqliteFileOf = (database) => (database.length === 2 && database[0] === '--db' ? database[1] : null);
+
+function keepAsTemplate(database, token) {
+  const file = sqliteFileOf(database);
+  if (template || !file || !token) return;
+  const key = join(dirname(file), 'audit.key');
+  copyFileSync(file, `${file}.template`);
+  copyFileSync(key, `${file}.template.key`);
+  template = { file: `${file}.template`, key: `${file}.template.key`, token };
+}
+
+function copyOfTemplate(database) {
+  const file = sqliteFileOf(database);
+  if (!template || !file || existsSync(file)) return undefined;
+  const key = join(dirname(file), 'audit.key');
+  if (existsSync(key) && !readFileSync(key).equals(readFileSync(template.key))) return undefined;
+  mkdirSync(dirname(file), { recursive: true });
+  if (!existsSync(key)) copyFileSync(template.key, key);
+  copyFileSync(template.file, file);
+  return template.token;
+}
+
+function provisionWithCli(database, { token }) {
   holdfast(['db', 'migrate', ...database]);
   holdfast([
     'tenants',
