@@ -50,9 +50,9 @@ async function main(argv: readonly string[]): Promise<void> {
     if (!doc) throw new UsageError(`unknown command "${asked.helpFor}" (see holdfast --help)`);
     return void process.stdout.write(commandHelp(doc));
   }
-  const config = readConfig(argv, process.env);
-  if (!commandDoc(config.command))
-    throw new UsageError(`unknown command "${config.command}" (see holdfast --help)`);
+  const doc = commandDoc(asked.command);
+  if (!doc) throw new UsageError(`unknown command "${asked.command}" (see holdfast --help)`);
+  const config = readConfig(argv, process.env, { command: doc.name, options: doc.options });
   if (config.command === 'serve' || config.command === 'stdio') return runServer(config);
   const { runOperatorCommand } = await import('./cli/operator-commands.js');
   process.exitCode = await runOperatorCommand(config, print);

@@ -54,9 +54,15 @@ const mistakes: [string, string[], 1 | 2, RegExp][] = [
   ['a non-loopback address', ['serve', '--host', '0.0.0.0', '--port', '0'], 2, /Refusing to bind 0\.0\.0\.0/],
   [
     'a bad write policy',
-    ['serve', '--write-policy', 'yolo'],
+    ['stdio', '--write-policy', 'yolo'],
     2,
     /--write-policy must be readonly, draft, attested, direct/,
+  ],
+  [
+    'an option of another command (over HTTP the write policy is each token’s)',
+    ['serve', '--write-policy', 'draft'],
+    2,
+    /holdfast serve takes no --write-policy \(see holdfast serve --help\)/,
   ],
   [
     'a public URL that is not one',

@@ -215,24 +215,48 @@ const OPTIONS = {
   'pg-pool-size': { type: 'string' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
-function parse(argv: readonly string[]) {
+type OptionName = keyof typeof OPTIONS;
+/** Every option any command can take; each command's page declares which of them it does. */
+export const OPTION_NAMES = Object.keys(OPTIONS) as readonly OptionName[];
+/** Every command answers these, whatever it declares. */
+const EVERYWHERE: readonly OptionName[] = ['help', 'version', 'debug'];
+
+/** The command's options, as its help page declares them: any other is refused by name. */
+export interface CommandOptions {
+  readonly command: string;
+  readonly options: readonly string[];
+}
+
+function parse(argv: readonly string[], declared?: CommandOptions) {
   const split = splitDashIds(
     argv,
-    (name) => Object.hasOwn(OPTIONS, name) && OPTIONS[name as keyof typeof OPTIONS].type === 'string',
+    (name) => Object.hasOwn(OPTIONS, name) && OPTIONS[name as OptionName].type === 'string',
   );
+  const accepted = declared
+    ? Object.fromEntries(
+        Object.entries(OPTIONS).filter(
+          ([name]) => declared.options.includes(name) || EVERYWHERE.includes(name as OptionName),
+        ),
+      )
+    : OPTIONS;
   try {
     const { values, tokens } = parseArgs({
       args: split.parseable,
       allowPositionals: true,
       strict: true,
       tokens: true,
-      options: OPTIONS,
+      // Typed as every option: one the command does not declare is refused before it is read.
+      options: accepted as typeof OPTIONS,
     });
     return { values, positionals: mergePositionals(split, tokens) };
   } catch (error) {
     // Node's parser words its errors for programmers; say the same thing plainly.
     const message = error instanceof Error ? error.message : String(error);
     const unknown = /Unknown option '([^']+)'/.exec(message)?.[1];
+    if (unknown && declared && Object.hasOwn(OPTIONS, unknown.replace(/^--/, '')))
+      throw new UsageError(
+        `holdfast ${declared.command} takes no ${unknown} (see holdfast ${declared.command} --help)`,
+      );
     if (unknown) throw new UsageError(`unknown option ${unknown} (see holdfast --help)`);
     const missing = /Option '([^']+)' argument (?:missing|is ambiguous)/.exec(message)?.[1];
     if (missing)
@@ -277,12 +301,17 @@ function setVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /**
- * The only place that reads argv and the environment. Precedence, highest first: the
+ * The only place that reads argv and the environment. `declared`: the options the command's
+ * page lists (commands/<group>.help.ts); any other is refused by name. Precedence, highest first: the
  * command line, HOLDFAST_* variables, then the conventional PORT and DATABASE_URL. A generic
  * HOST (set by many shells) is never read.
  */
-export function readConfig(argv: readonly string[], environment: NodeJS.ProcessEnv): ServerConfig {
-  const { values, positionals } = parse(argv);
+export function readConfig(
+  argv: readonly string[],
+  environment: NodeJS.ProcessEnv,
+  declared?: CommandOptions,
+): ServerConfig {
+  const { values, positionals } = parse(argv, declared);
   const { command, helpFor } = commandOf(values, positionals);
   const env = setVariables(environment);
   const legacy = oneOf(values.legacy ?? 'stateless', 'legacy', ['stateless', 'reject'] as const);

@@ -20,7 +20,7 @@ export const feedsHelp: CommandDoc = {
     'subscribe takes an https URL or an .ics file; the server refreshes it on schedule. Its busy time is refused to holds',
     'and left out of find_slots; a failed refresh keeps the last good busy time and is shown by subscriptions.',
   ],
-  options: [...DATABASE, 'every', 'allow-private-feeds', 'json'],
+  options: [...DATABASE, 'every', 'allow-private-feeds', 'public-url', 'json'],
   examples: [
     'holdfast feeds create cal_3kq0V…',
     'holdfast feeds subscribe cal_3kq0V… https://calendar.example.com/busy.ics --every 30m',

@@ -42,7 +42,7 @@ export const usersHelp: CommandDoc = {
     'No password is ever set from the command line: each person sets their own through the link.',
     "reset-password ends the person's sessions and revokes their agent tokens and OAuth connections (made, perhaps, by whoever knew the password) unless --keep-tokens.",
   ],
-  options: [...DATABASE, 'role', 'name', 'keep-tokens', 'json'],
+  options: [...DATABASE, 'role', 'name', 'keep-tokens', 'public-url', 'json'],
   examples: ['holdfast users add ana@example.com --role approver'],
 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../../src/main/config/config.js';
-import { UsageError } from '../../src/main/config/usage-error.js';
+import { readConfig } from '../../../src/main/config/config.js';
+import { UsageError } from '../../../src/main/config/usage-error.js';
 
 // Identity and payment providers the operator names pass the outbound guard at start-up, as
 // feeds and webhooks do where they are added; a private one needs the operator's say-so.

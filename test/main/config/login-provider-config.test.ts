@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { openLoginState, sealLoginState } from '../../src/adapters/oauth/sealed-login-state.js';
-import { readConfig } from '../../src/main/config/config.js';
-import { UsageError } from '../../src/main/config/usage-error.js';
+import { openLoginState, sealLoginState } from '../../../src/adapters/oauth/sealed-login-state.js';
+import { readConfig } from '../../../src/main/config/config.js';
+import { UsageError } from '../../../src/main/config/usage-error.js';
 
 // The --login-* flags and the sealed cookie an attempt travels in.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../../src/main/config/config.js';
-import { UsageError } from '../../src/main/config/usage-error.js';
+import { readConfig } from '../../../src/main/config/config.js';
+import { UsageError } from '../../../src/main/config/usage-error.js';
 
 describe('ids that begin with a dash on the command line', () => {
   it('are positionals where they stand: `connections revoke -tK3…` revokes that grant', () => {

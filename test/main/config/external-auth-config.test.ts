@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../../src/main/config/config.js';
-import { UsageError } from '../../src/main/config/usage-error.js';
+import { readConfig } from '../../../src/main/config/config.js';
+import { UsageError } from '../../../src/main/config/usage-error.js';
 
 // The --auth-* flags: defaults when an issuer is named, and each mistake refused naming its flag.
 
