@@ -43,6 +43,12 @@ export interface HttpAppOptions {
   readonly version: string;
   /** Human-facing pages (sign-in, approval, consent, development payment form): small urlencoded forms. */
   readonly mountPages?: (app: PageApp) => void;
+  /**
+   * The same pages, loaded on the first request no other route answered: their code (JSX, the
+   * console, passkeys) costs a server's start-up nothing. A failed load answers 500 and is tried
+   * again on the next request.
+   */
+  readonly loadPages?: () => Promise<(app: PageApp) => void>;
   /** Endpoints with their own body parsing and limits (the OAuth authorization server). */
   readonly mountBeforeForms?: (app: PageApp) => void;
   /** GET /metrics (Prometheus): absent where nothing is measured (the stdio page server). */
@@ -110,10 +116,44 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   // The human pages' forms; /mcp and the authorization server have their own rules above.
   app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mcp' ? formOnly(c, next) : next()));
   options.mountPages?.(app);
+  if (options.loadPages) {
+    const pages = lazyPages(options.loadPages, options.logger);
+    app.all('*', async (c) => (await pages())(c.req.raw, c.env));
+  }
   app.notFound((c) => c.json({ error: 'not_found' }, 404));
   app.onError((error, c) => {
     options.logger.error('http error', { error: error.stack ?? String(error) });
     return c.json({ error: 'internal' }, 500);
   });
   return { fetch: (request, env) => app.fetch(request, env), close: async () => mcp?.close() };
+}
+
+/**
+ * The pages as an app of their own, built once on first use. This app's guards (host, headers,
+ * span, form-only bodies) already ran for the request; the pages app only routes it.
+ */
+function lazyPages(
+  load: () => Promise<(app: PageApp) => void>,
+  logger: Logger,
+): () => Promise<(request: Request, env?: HttpBindings) => Response | Promise<Response>> {
+  let built: Promise<PageApp> | null = null;
+  return async () => {
+    built ??= load().then((mount) => {
+      const pages: PageApp = new Hono<{ Bindings: HttpBindings }>();
+      mount(pages);
+      pages.notFound((c) => c.json({ error: 'not_found' }, 404));
+      pages.onError((error, c) => {
+        logger.error('http error', { error: error.stack ?? String(error) });
+        return c.json({ error: 'internal' }, 500);
+      });
+      return pages;
+    });
+    try {
+      const pages = await built;
+      return (request, env) => pages.fetch(request, env);
+    } catch (error) {
+      built = null;
+      throw error;
+    }
+  };
 }

@@ -6,6 +6,7 @@ import type { ProviderIdentity } from '../../domain/identity/provider-login.js';
 import type { HumanSessions } from './human-session.js';
 import { clientAddress, safeNext, setSessionCookie } from './human-session.js';
 import { PAGE_HEADERS } from './page-headers.js';
+import { PROVIDER_CALLBACK_PATH } from './provider-callback.js';
 import { Layout } from './page-layout.js';
 
 /** The organisation's OpenID Connect provider, as the pages use it (the oauth adapter's relying party). */
@@ -50,7 +51,6 @@ export interface ProviderSignInPagesOptions {
   log(message: string, fields: Record<string, unknown>): void;
 }
 
-export const PROVIDER_CALLBACK_PATH = '/login/oidc/callback';
 const TOOL = 'sign_in_oidc';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 

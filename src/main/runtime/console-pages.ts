@@ -1,12 +1,8 @@
 import type { PageApp } from '../../adapters/http/index.js';
-import type { HumanSessions } from '../../adapters/http/index.js';
+import type { HttpPages, HumanSessions } from '../../adapters/http/index.js';
 import { ChainWatch } from '../../adapters/audit/index.js';
 import { chainViewFor } from '../../app/console/activity.js';
-import { mountConsoleAssets } from '../../adapters/http/index.js';
-import { consoleApp } from '../../adapters/http/index.js';
 import type { ConsoleContext } from '../../adapters/http/index.js';
-import { consolePage } from '../../adapters/http/index.js';
-import { showDevSections } from '../../adapters/http/index.js';
 import type { Runtime } from './compose.js';
 import { setupUrl } from './first-owner.js';
 import { operatorCall } from '../cli/operator-audit.js';
@@ -14,6 +10,7 @@ import { operatorCall } from '../cli/operator-audit.js';
 /** The console under /console: every action audited as the signed-in person's. */
 export function mountConsole(
   app: PageApp,
+  pages: HttpPages,
   runtime: Runtime,
   sessions: HumanSessions,
   options: {
@@ -23,7 +20,7 @@ export function mountConsole(
   },
 ): void {
   const { deps } = runtime;
-  const page = consolePage(sessions, (path) =>
+  const page = pages.consolePage(sessions, (path) =>
     operatorCall(runtime, {
       tool: 'console_post',
       kind: 'admin',
@@ -64,11 +61,11 @@ export function mountConsole(
   };
   const chain = new ChainWatch(runtime.store, runtime.auditKey, { now: () => deps.clock.now() });
 
-  mountConsoleAssets(app);
-  showDevSections(options.simulatedPayments);
+  pages.mountConsoleAssets(app);
+  pages.showDevSections(options.simulatedPayments);
   app.route(
     '/console',
-    consoleApp(ctx, {
+    pages.consoleApp(ctx, {
       chain: (person) => chainViewFor(chain, person, options.operatorTenant),
       setupUrl: (secret) => setupUrl(runtime, secret),
       ...(options.simulatedPayments

@@ -20,23 +20,15 @@ import {
   signOut,
 } from '../../app/identity/sessions.js';
 import { liveTokensOf } from '../../app/identity/tokens.js';
-import { mountLegacyApprovalLinks } from '../../adapters/http/index.js';
-import type { HumanSessions } from '../../adapters/http/index.js';
+import type { HttpPages, HumanSessions, ProviderLogin } from '../../adapters/http/index.js';
 import { sessionCookieName } from '../../adapters/http/index.js';
-import { mountPasskeyPages } from '../../adapters/http/index.js';
-import { mountDevPaymentForm } from '../../adapters/http/index.js';
-import { mountSignInPages } from '../../adapters/http/index.js';
 import { mayApprove } from '../../domain/identity/identity.js';
 import type { Runtime } from './compose.js';
 import type { ServerConfig } from '../config/config.js';
 import { operatorCall } from '../cli/operator-audit.js';
 import type { OAuthServer } from './oauth-server.js';
-import { mountConsentPages } from '../../adapters/http/index.js';
 import { mountConsole } from './console-pages.js';
-import { mountProviderSignInPages } from '../../adapters/http/index.js';
-import type { Logger } from '../../adapters/log/index.js';
 import { countProviderFailure, signInThroughProvider } from '../../app/identity/provider-sign-in.js';
-import { loginProviderFor } from './login-provider.js';
 
 interface PageEvent {
   readonly tool: string;
@@ -53,11 +45,17 @@ interface PageEvent {
  */
 export function mountHumanPages(
   app: PageApp,
+  pages: HttpPages,
   runtime: Runtime,
   config: ServerConfig,
-  logger: Logger,
-  oauth?: OAuthServer,
+  wiring: {
+    /** The organisation's sign-in provider (runtime/login-provider.ts), checked at start-up. */
+    readonly provider: ProviderLogin | null;
+    readonly oauth?: OAuthServer;
+    readonly warn: (message: string, fields: Record<string, unknown>) => void;
+  },
 ): void {
+  const { provider, oauth } = wiring;
   const { deps } = runtime;
   const secure = runtime.publicBaseUrl.startsWith('https://');
   const sessions: HumanSessions = {
@@ -95,8 +93,7 @@ export function mountHumanPages(
     await audit.finish(ok ? undefined : { outcome: 'error', code: code ?? 'FORBIDDEN', message: '' });
   };
 
-  const provider = loginProviderFor(runtime, config, logger);
-  mountSignInPages(app, {
+  pages.mountSignInPages(app, {
     sessions,
     provider: provider ?? undefined,
     signIn: (input) => signIn(deps, input),
@@ -107,16 +104,16 @@ export function mountHumanPages(
   });
 
   if (provider)
-    mountProviderSignInPages(app, {
+    pages.mountProviderSignInPages(app, {
       sessions,
       provider,
       signIn: (identity, address) => signInThroughProvider(deps, { identity, address }),
       countFailure: (address) => countProviderFailure(deps, address),
       record,
-      log: (message, fields) => logger.warn(message, fields),
+      log: wiring.warn,
     });
 
-  mountPasskeyPages(app, {
+  pages.mountPasskeyPages(app, {
     sessions,
     beginRegistration: (signed, rp) => beginPasskeyRegistration(deps, signed, rp),
     finishRegistration: (signed, rp, input) => finishPasskeyRegistration(deps, signed, rp, input),
@@ -132,20 +129,20 @@ export function mountHumanPages(
     record,
   });
 
-  if (oauth) mountConsentPages(app, { sessions, endpoints: oauth.endpoints, ...oauth.consent });
+  if (oauth) pages.mountConsentPages(app, { sessions, endpoints: oauth.endpoints, ...oauth.consent });
 
-  mountConsole(app, runtime, sessions, {
+  mountConsole(app, pages, runtime, sessions, {
     simulatedPayments: config.dev && config.payments === 'simulator',
     operatorTenant: config.tenantId,
   });
 
-  mountLegacyApprovalLinks(app, {
+  pages.mountLegacyApprovalLinks(app, {
     sessions,
     approvalOf: async (token, person) => (await approvalForPage(deps, token, person))?.approval.id ?? null,
   });
 
   if (config.dev && config.payments === 'simulator') {
-    mountDevPaymentForm(app, {
+    pages.mountDevPaymentForm(app, {
       sessions,
       // Only the people who may run the console's simulator (owners, approvers) pay here.
       describe: (id, signed) =>

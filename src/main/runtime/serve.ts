@@ -1,6 +1,6 @@
 import { isLoopbackAddress, serverNames } from '../../adapters/http/index.js';
 import { bearerGate } from '../../adapters/http/index.js';
-import { createHttpApp } from '../../adapters/http/index.js';
+import { createHttpApp, loadPages } from '../../adapters/http/index.js';
 import type { Logger } from '../../adapters/log/index.js';
 import { loadMcpServer, SERVER_VERSION } from '../../adapters/mcp/index.js';
 import { hasPeople } from '../../app/identity/people.js';
@@ -14,7 +14,7 @@ import { buildRuntime, describeDatabase } from './compose.js';
 import { mcpGateWiring } from './mcp-gate-record.js';
 import { toolContext } from './tool-context.js';
 import { firstOwnerLink } from './first-owner.js';
-import { mountHumanPages } from './human-pages.js';
+import { loginProviderFor } from './login-provider.js';
 import { listen } from './listen.js';
 import { seedIfEmpty } from './seed.js';
 import { StartupError } from './startup-error.js';
@@ -72,6 +72,8 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
         '(holdfast serve prints a setup link, or holdfast users add EMAIL --role owner).',
     );
   }
+  const provider = loginProviderFor(runtime, config, logger);
+  const warn = (message: string, fields: Record<string, unknown>) => logger.warn(message, fields);
   const oauth = await startOAuthServer(runtime, config, logger);
   const external = startExternalIssuers(runtime, config, logger, oauth);
   const ctx = toolContext(runtime, logger, 'http');
@@ -137,7 +139,11 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
         },
       });
     },
-    mountPages: (hono) => mountHumanPages(hono, runtime, config, logger, oauth),
+    // The pages load with the first request for one; the sign-in provider is checked now.
+    loadPages: async () => {
+      const [pages, { mountHumanPages }] = await Promise.all([loadPages(), import('./human-pages.js')]);
+      return (hono) => mountHumanPages(hono, pages, runtime, config, { provider, oauth, warn });
+    },
   });
   bound.serve(app.fetch);
   const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);

@@ -93,15 +93,20 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
 
 /** The pages a person of this stdio connection uses (approvals, the console), on the loopback port. */
 async function approvalPages(runtime: Runtime, config: ServerConfig, logger: Logger, port: number) {
-  const [{ createHttpApp, serverNames }, { mountHumanPages }] = await Promise.all([
-    import('../../adapters/http/index.js'),
-    import('./human-pages.js'),
-  ]);
+  const [{ createHttpApp, serverNames, loadPages }, { mountHumanPages }, { loginProviderFor }] =
+    await Promise.all([
+      import('../../adapters/http/index.js'),
+      import('./human-pages.js'),
+      import('./login-provider.js'),
+    ]);
+  const pages = await loadPages();
+  const provider = loginProviderFor(runtime, config, logger);
+  const warn = (message: string, fields: Record<string, unknown>) => logger.warn(message, fields);
   return createHttpApp({
     names: serverNames(port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
     logger,
     version: SERVER_VERSION,
     health: async () => true,
-    mountPages: (hono) => mountHumanPages(hono, runtime, config, logger),
+    mountPages: (hono) => mountHumanPages(hono, pages, runtime, config, { provider, warn }),
   });
 }
