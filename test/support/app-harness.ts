@@ -16,7 +16,7 @@ import { openStore } from '../../src/adapters/storage/index.js';
 import type { Store } from '../../src/ports/store/index.js';
 import { MemorySlotCache } from '../../src/adapters/cache/memory-slot-cache.js';
 import { CalendarCache } from '../../src/app/calendars/calendar-cache.js';
-import { nodeCredentials } from '../../src/adapters/ids/node-credentials.js';
+import { scryptCredentials } from '../../src/adapters/ids/node-credentials.js';
 import { webAuthnCeremonies } from '../../src/adapters/ids/webauthn-ceremonies.js';
 import { FlexibleRateLimits } from '../../src/adapters/limits/flexible-rate-limits.js';
 import { NO_LIMITS } from '../../src/domain/identity/identity.js';
@@ -77,7 +77,8 @@ export async function appHarness(
     },
     slotCache: new MemorySlotCache(2_000),
     calendarCache: new CalendarCache(),
-    credentials: nodeCredentials,
+    // Real scrypt at 1/32 of production's cost: sign-in rules, not the work factor, are under test.
+    credentials: scryptCredentials(2 ** 10),
     webAuthn: webAuthnCeremonies,
     rateLimits: FlexibleRateLimits.memory(),
     config: { ...defaultAppConfig, ...config },

@@ -3,6 +3,6 @@ export { boundedDigest } from './bounded-digest.js';
 export { jcsDigest } from './jcs-digest.js';
 export { KeyedDigest } from './keyed-digest.js';
 export { KeyedPageTokens } from './keyed-page-tokens.js';
-export { nodeCredentials } from './node-credentials.js';
+export { nodeCredentials, scryptCredentials } from './node-credentials.js';
 export { randomIds } from './random-ids.js';
 export { webAuthnCeremonies } from './webauthn-ceremonies.js';
