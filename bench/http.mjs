@@ -16,7 +16,7 @@ export const WORKLOADS = ['noop', 'find_slots', 'find_slots uncached', 'hold_slo
  * every workload alike), keeping each workload's best round. `urls`: the instances, which
  * share one database; calls go round-robin across them.
  */
-export async function benchHttp({ noopUrl, urls, rounds, noopPid, pids }) {
+export async function benchHttp({ noopUrl, urls, rounds, noopPid, pids, guardCalls = 0 }) {
   const everyDay = (start, end) =>
     Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ start, end }]]));
   const create = async (name, timeZone, weekly) =>
@@ -101,5 +101,21 @@ export async function benchHttp({ noopUrl, urls, rounds, noopPid, pids }) {
       }
     }
   }
+  if (guardCalls > 0) results.guard = await cpuGuard(workloads, guardCalls, { noopPid, pids });
   return results;
+}
+
+/**
+ * Server CPU per call of the no-op and of hold_slot at 32 clients over `calls` calls each: enough
+ * clock ticks (10 ms each) for a steady ratio when the smoke run's tables have only a few dozen.
+ */
+async function cpuGuard(workloads, calls, { noopPid, pids }) {
+  const cpuPerCall = async (makeCall, measured) => {
+    const before = measured.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
+    await runLoad({ concurrency: 32, total: calls, makeCall, expectOk: false });
+    return (measured.reduce((sum, pid) => sum + cpuMsOf(pid), 0) - before) / calls;
+  };
+  const noop = await cpuPerCall(workloads.noop, [noopPid]);
+  const hold = await cpuPerCall(workloads.hold_slot, pids);
+  return { noop, hold, calls };
 }

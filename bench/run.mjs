@@ -147,6 +147,7 @@ try {
       rounds: ROUNDS,
       noopPid: noop.pid,
       pids: [sqliteServer.pid],
+      guardCalls: pick(0, 300),
     });
   } finally {
     sqliteServer.stop();
@@ -311,6 +312,43 @@ try {
     '|---|---:|---:|---|',
     ...targets,
   );
+
+  // The guard against creeping cost: loose enough for a busy machine (CPU time is what a call
+  // costs whatever else runs; start-up is read against `node -e 0` spawned in the same run),
+  // tight enough to catch a wave of features that doubles either. The smoke run fails on it.
+  const guards = [];
+  const guard = (label, value, limit, unit = 'x') =>
+    guards.push({ label, value, limit, unit, ok: value <= limit });
+  const cpu = sqlite.guard ?? {
+    noop: sqlite['noop@32'].cpuMsPerCall,
+    hold: sqlite['hold_slot@32'].cpuMsPerCall,
+    calls: 'every 32-client',
+  };
+  guard(`SQLite hold_slot server CPU per call vs the no-op's (${cpu.calls} calls)`, cpu.hold / cpu.noop, 4);
+  // The start-up targets as multiples of `node -e 0` on this machine when quiet (~110 ms), times 3.
+  const QUIET_FLOOR_MS = 110;
+  for (const [row, targetMs] of [
+    ['holdfast --version', 2 * QUIET_FLOOR_MS],
+    ['holdfast --help', 2 * QUIET_FLOOR_MS],
+    ['holdfast approvals list', 600],
+    ['holdfast stdio: first answer to initialize', 500],
+    ['holdfast stdio: first answer to server/discover', 1000],
+    ['holdfast serve', 1000],
+  ])
+    guard(`${row} vs node -e 0`, startupMs(row) / floor, (3 * targetMs) / QUIET_FLOOR_MS);
+  guard('holdfast serve: idle resident memory', startup.serveIdleRssMiB, 3 * 120, ' MiB');
+  out(
+    '',
+    'Guard against creeping cost (3x the start-up targets, 4x the no-op CPU per hold; `--smoke` fails on any row over):',
+    '',
+    '| guard | measured | limit | |',
+    '|---|---:|---:|---|',
+    ...guards.map(
+      (g) =>
+        `| ${g.label} | ${fmt(g.value, 2)}${g.unit} | ${fmt(g.limit, 1)}${g.unit} | ${g.ok ? 'ok' : 'OVER'} |`,
+    ),
+  );
+  if (SMOKE && guards.some((g) => !g.ok)) process.exitCode = 1;
 
   section('profile');
   if (PROFILE) {

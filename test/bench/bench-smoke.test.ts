@@ -87,6 +87,14 @@ describe('npm run bench -- --profile (smoke: same code paths, a few hundred call
     for (const a of answers) expect(parseFloat(a['text vs JSON']!), a.answer).toBeLessThan(1);
     const slotsTarget = rows.find((r) => r.target?.startsWith('find_slots text vs the whole answer before'));
     expect(slotsTarget?.['']).toBe('met');
+    // The guard against creeping cost: every row printed, every row within its limit (the run
+    // exits 1 otherwise, and its stdout above says which).
+    const guards = rows.filter((r) => r.guard !== undefined);
+    expect(guards.map((g) => g.guard)).toContain(
+      "SQLite hold_slot server CPU per call vs the no-op's (300 calls)",
+    );
+    expect(guards).toHaveLength(8);
+    for (const g of guards) expect(g[''], JSON.stringify(g)).toBe('ok');
     // Every call of the smoke run must have succeeded.
     const withFailures = rows.filter((r) => r.failures !== undefined);
     expect(withFailures.length).toBeGreaterThanOrEqual(26);
