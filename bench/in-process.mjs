@@ -21,6 +21,9 @@ import { CalendarCache } from '../dist/app/calendars/calendar-cache.js';
 import { createCalendar } from '../dist/app/calendars/calendars.js';
 import { defaultAppConfig } from '../dist/app/deps.js';
 import { holdSlot } from '../dist/app/booking/hold-slot.js';
+import { subscribe } from '../dist/app/feeds/subscriptions.js';
+import { addWebhook } from '../dist/app/webhooks/manage-webhooks.js';
+import { webhookEventTypes } from '../dist/domain/webhooks/webhook-events.js';
 import { noSlotCache } from '../dist/ports/slot-cache.js';
 import { pick } from './scale.mjs';
 import { NO_LIMITS } from '../dist/domain/identity/identity.js';
@@ -117,8 +120,9 @@ async function measure(concurrency, total, op) {
   return total / ((performance.now() - started) / 1000);
 }
 
-async function holdfastSide(store, offset) {
+async function holdfastSide(store, offset, asTenant = principal) {
   const deps = depsFor(store);
+  const principal = asTenant;
   const calendar = (
     await createCalendar(deps, principal, {
       name: 'c',
@@ -129,7 +133,7 @@ async function holdfastSide(store, offset) {
   ).value;
   const base = Math.ceil(Date.now() / DAY) * DAY + DAY + offset;
   let seq = 0;
-  return () => {
+  const hold = () => {
     const start = base + seq++ * SLOT;
     return holdSlot(deps, principal, {
       calendarIds: [calendar.id],
@@ -138,6 +142,51 @@ async function holdfastSide(store, offset) {
       idempotencyKey: randomUUID(),
     });
   };
+  hold.calendarId = calendar.id;
+  hold.deps = deps;
+  return hold;
+}
+
+/**
+ * The same hold on tenants that switched a feature on, beside one that did not: a webhook
+ * subscription (every booking write records an event for delivery), and a calendar subscribed
+ * to an external feed with a thousand busy intervals (every hold is checked against them).
+ */
+async function featureSides(store) {
+  const tenant = (tenantId) => ({ ...principal, tenantId, subject: `bench-${tenantId}` });
+  const plain = await holdfastSide(store, 0, tenant('plain'));
+  const webhooks = await holdfastSide(store, 0, tenant('webhooks'));
+  await addWebhook(
+    webhooks.deps,
+    { create: () => ({ secret: 'whsec_bench', sealed: 'sealed-by-bench' }) },
+    'webhooks',
+    'bench',
+    {
+      url: 'https://hooks.example.com/holdfast',
+      events: webhookEventTypes,
+      includeContact: false,
+      allowPrivate: false,
+    },
+  );
+  const feeds = await holdfastSide(store, 0, tenant('feeds'));
+  const reader = { check: () => null };
+  const subscription = await subscribe(
+    feeds.deps,
+    reader,
+    'feeds',
+    feeds.calendarId,
+    'https://feeds.example.com/busy.ics',
+  );
+  const now = Date.now();
+  const [leased] = await store.write((tx) => tx.feeds.lease('bench', now, now + 60_000, 1, subscription));
+  // Busy time a year ahead, an hour a day: the holds never meet it, each still looks.
+  const yearAhead = Math.ceil(now / DAY) * DAY + 365 * DAY;
+  const busy = Array.from({ length: 1000 }, (_, i) => ({
+    start: yearAhead + i * DAY,
+    end: yearAhead + i * DAY + 3_600_000,
+  }));
+  await store.write((tx) => tx.feeds.replaceBusy('bench', leased, busy, now));
+  return { plain, webhooks, feeds };
 }
 
 async function sqliteSides(dir) {
@@ -237,9 +286,36 @@ async function compare(sides, rounds) {
   return result;
 }
 
+/** Holds per second at 32 in flight on each feature side, interleaved rounds, best of each. */
+async function compareFeatures(store, rounds) {
+  const sides = await featureSides(store);
+  const result = { plain: 0, webhooks: 0, feeds: 0 };
+  for (const side of Object.values(sides)) await measure(32, pick(200, 4), side);
+  for (let round = 0; round < rounds; round++)
+    for (const [name, side] of Object.entries(sides))
+      result[name] = Math.max(result[name], await measure(32, OPS[32], side));
+  await store.close();
+  return result;
+}
+
 export async function benchInProcess(dir, { rounds, pgUrl }) {
   const sqlite = await compare(await sqliteSides(dir), rounds);
   const postgres = pgUrl ? await compare(await postgresSides(pgUrl), rounds) : null;
+  const features = {
+    sqlite: await compareFeatures(await SqliteStore.open(join(dir, 'features.db')), rounds),
+    postgres: null,
+  };
+  if (pgUrl) {
+    const schema = `hf_bench_features_${randomBytes(4).toString('hex')}`;
+    features.postgres = await compareFeatures(
+      await PgStore.open(`${pgUrl}?schema=${schema}`, { maxConnections: POOL }),
+      rounds,
+    );
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    await client.query(`DROP SCHEMA ${schema} CASCADE`);
+    await client.end();
+  }
   rmSync(dir, { recursive: true, force: true });
-  return { sqlite, postgres };
+  return { sqlite, postgres, features };
 }

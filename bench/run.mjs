@@ -260,6 +260,24 @@ try {
       inProcess.postgres[32].holdfast / inProcess.postgres[32].raw,
       0.8,
     );
+  out(
+    '',
+    'In-process, what a configured feature adds to each hold (32 in flight; the same use case on a tenant without the feature, with a webhook subscription recording an event per booking write, and on a calendar subscribed to a feed with 1,000 busy intervals):',
+    '',
+    '| in-process feature | engine | holds/s | vs without |',
+    '|---|---|---:|---:|',
+  );
+  for (const [engine, f] of [
+    ['SQLite', inProcess.features.sqlite],
+    ['PostgreSQL', inProcess.features.postgres],
+  ]) {
+    if (!f) continue;
+    out(
+      `| without (no webhook, no feed) | ${engine} | ${fmt(f.plain)} | 1.00x |`,
+      `| webhook subscription | ${engine} | ${fmt(f.webhooks)} | ${fmt(f.webhooks / f.plain, 2)}x |`,
+      `| feed subscription, 1,000 busy intervals | ${engine} | ${fmt(f.feeds)} | ${fmt(f.feeds / f.plain, 2)}x |`,
+    );
+  }
   target('slowest request, every workload', slowest, 1000, { atMost: true, unit: ' ms' });
 
   section('console');

@@ -87,6 +87,18 @@ describe('npm run bench -- --profile (smoke: same code paths, a few hundred call
     for (const a of answers) expect(parseFloat(a['text vs JSON']!), a.answer).toBeLessThan(1);
     const slotsTarget = rows.find((r) => r.target?.startsWith('find_slots text vs the whole answer before'));
     expect(slotsTarget?.['']).toBe('met');
+    // What a configured feature adds to a hold, on both engines: each row measured.
+    const features = rows.filter((r) => r['in-process feature'] !== undefined);
+    expect(features.map((f) => `${f['in-process feature']} on ${f.engine}`)).toEqual(
+      ['SQLite', 'PostgreSQL'].flatMap((engine) =>
+        [
+          'without (no webhook, no feed)',
+          'webhook subscription',
+          'feed subscription, 1,000 busy intervals',
+        ].map((name) => `${name} on ${engine}`),
+      ),
+    );
+    for (const f of features) expect(Number(f['holds/s']), JSON.stringify(f)).toBeGreaterThan(0);
     // The guard against creeping cost: every row printed, every row within its limit (the run
     // exits 1 otherwise, and its stdout above says which).
     const guards = rows.filter((r) => r.guard !== undefined);
