@@ -16,16 +16,13 @@ import { toolContext } from './tool-context.js';
 import { firstOwnerLink } from './first-owner.js';
 import { loginProviderFor } from './login-provider.js';
 import { listen } from './listen.js';
-import { seedIfEmpty } from './seed.js';
 import { StartupError } from './startup-error.js';
-import { startSweeper } from './sweeper.js';
-import { startWebhookWorker } from './webhook-worker.js';
+import { startBackgroundWorkers } from './background-workers.js';
 import { inboxIngestOptions } from './inbox-wiring.js';
 import { mountInboxIngest } from '../../adapters/http/index.js';
 import { mountCalendarFeeds } from '../../adapters/http/index.js';
-import { icsBusyReader, renderIcs } from '../../adapters/feeds/index.js';
+import { renderIcs } from '../../adapters/feeds/index.js';
 import { calendarFeed } from '../../app/feeds/feed-links.js';
-import { startFeedRefresher } from './feed-refresher.js';
 
 /** Off loopback only behind TLS, said explicitly: a proxy terminates https and forwards here. */
 function checkExposure(config: ServerConfig): void {
@@ -61,6 +58,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   // Entries a crash left unlinked join the chain before anything new.
   await runtime.audit.flush();
   if (config.seed) {
+    const { seedIfEmpty } = await import('./seed.js');
     const created = await seedIfEmpty(deps, config.tenantId);
     if (created > 0) logger.info('seeded demo calendars', { tenantId: config.tenantId, created });
   }
@@ -146,10 +144,10 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     },
   });
   bound.serve(app.fetch);
-  const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
-  const stopWebhooks = startWebhookWorker(runtime, config, logger);
-  const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
-  const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
+  const workers = startBackgroundWorkers(runtime, config, logger);
+  workers.catch((error: unknown) =>
+    logger.error('the background workers could not start', { error: String(error) }),
+  );
   logger.info('holdfast listening', {
     url: `${bound.origin}/mcp`,
     approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/console/approvals`,
@@ -160,9 +158,10 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   });
   await firstOwnerLink(runtime, config);
   return async () => {
-    stopSweeper();
-    await stopWebhooks();
-    stopFeeds();
+    await workers.then(
+      (stop) => stop(),
+      () => undefined,
+    );
     await bound.close();
     await app.close();
     await runtime.close();

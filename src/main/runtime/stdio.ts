@@ -9,11 +9,7 @@ import { localConnection, tenantToolMode } from '../../app/identity/tokens.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import { StartupError } from './startup-error.js';
 import { listen } from './listen.js';
-import { seedIfEmpty } from './seed.js';
-import { startSweeper } from './sweeper.js';
-import { startWebhookWorker } from './webhook-worker.js';
-import { startFeedRefresher } from './feed-refresher.js';
-import { icsBusyReader } from '../../adapters/feeds/index.js';
+import { startBackgroundWorkers } from './background-workers.js';
 
 /**
  * The person the local connection acts for: `--as EMAIL`, or the tenant's only person. Nobody
@@ -45,7 +41,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   const runtime = await buildRuntime(config, logger, { boundOrigin: pages.origin, createAuditKey: true });
   const { deps } = runtime;
   await runtime.audit.flush();
-  if (config.seed) await seedIfEmpty(deps, config.tenantId);
+  if (config.seed) await (await import('./seed.js')).seedIfEmpty(deps, config.tenantId);
   const principal = await stdioPrincipal(runtime, config).catch(async (error: unknown) => {
     await pages.close();
     await runtime.close();
@@ -74,14 +70,16 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
     }),
   );
   pages.serve(async (request, env) => (await app).fetch(request, env));
-  const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
-  const stopWebhooks = startWebhookWorker(runtime, config, logger);
-  const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
-  const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
+  const workers = startBackgroundWorkers(runtime, config, logger);
+  workers.catch((error: unknown) =>
+    logger.error('the background workers could not start', { error: String(error) }),
+  );
   process.stdin.once('end', () => {
-    stopSweeper();
-    stopFeeds();
-    void stopWebhooks()
+    void workers
+      .then(
+        (stop) => stop(),
+        () => undefined,
+      )
       .then(() => pages.close())
       .then(() => runtime.close());
   });
