@@ -3,22 +3,35 @@
 // row, with `node -e 0` beside them in the same run (the floor any Node program pays).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { callTool, provision, spawnHoldfast } from './load.mjs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { callTool, cpuMsOf, provision, spawnHoldfast } from './load.mjs';
 import { pick } from './scale.mjs';
 
 const SPAWNS = pick(5, 1);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** Wall time of a process from spawn to exit; rejects on a non-zero exit. */
+const CPU_AT_EXIT = join(dirname(fileURLToPath(import.meta.url)), 'cpu-at-exit.cjs');
+
+/**
+ * Wall time of a process from spawn to exit, and the CPU time it used (written by a preload as it
+ * exits): the CPU time barely moves with the machine's load, so the guard reads it. Rejects on a
+ * non-zero exit.
+ */
 function timeExit(args) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--require', CPU_AT_EXIT, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
+    let cpu = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('exit', (code) =>
-      code === 0 ? resolve(performance.now() - started) : reject(new Error(`${args.join(' ')}: ${stderr}`)),
+    child.stdio[3].on('data', (chunk) => (cpu += chunk));
+    child.once('close', (code) =>
+      code === 0
+        ? resolve({ ms: performance.now() - started, cpuMs: Number(cpu) })
+        : reject(new Error(`${args.join(' ')}: ${stderr}`)),
     );
   });
 }
@@ -26,6 +39,7 @@ function timeExit(args) {
 /**
  * `holdfast stdio` from spawn until its first answers: `initialize` as hosts of 2025-11-25 send
  * it, and `server/discover` as a 2026-07-28 client probes first (an AI SDK host gives it 1 s).
+ * With the CPU time the process had used when it answered.
  */
 function timeStdio(database, first) {
   return new Promise((resolve, reject) => {
@@ -37,8 +51,8 @@ function timeStdio(database, first) {
     );
     child.stdout.setEncoding('utf8');
     child.stdout.once('data', () => {
-      const elapsed = performance.now() - started;
-      child.once('exit', () => resolve(elapsed));
+      const answered = { ms: performance.now() - started, cpuMs: cpuMsOf(child.pid) };
+      child.once('exit', () => resolve(answered));
       child.stdin.end();
     });
     child.once('error', reject);
@@ -67,7 +81,7 @@ async function timeServe(database, token) {
   const server = await spawnHoldfast(database, token);
   try {
     await callTool(server.url, 'list_calendars', {});
-    const firstCall = performance.now() - started;
+    const firstCall = { ms: performance.now() - started, cpuMs: cpuMsOf(server.pid) };
     // Idle: the first call's garbage collected and its buffers given back (the smoke run only looks).
     await new Promise((r) => setTimeout(r, pick(1000, 100)));
     const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
@@ -110,7 +124,11 @@ export async function benchStartup(dir) {
   }
   return {
     spawns: SPAWNS,
-    rows: Object.entries(rows).map(([name, times]) => ({ name, ms: median(times) })),
+    rows: Object.entries(rows).map(([name, runs]) => ({
+      name,
+      ms: median(runs.map((r) => r.ms)),
+      cpuMs: median(runs.map((r) => r.cpuMs)),
+    })),
     serveIdleRssMiB: median(rss),
   };
 }

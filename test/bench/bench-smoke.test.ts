@@ -68,6 +68,8 @@ describe('npm run bench -- --profile (smoke: same code paths, a few hundred call
       'holdfast serve: resident memory, idle after its first call',
     ]);
     for (const row of startup) expect(parseFloat(row['median ms']!), row['start-up']).toBeGreaterThan(0);
+    for (const row of startup.slice(0, -1))
+      expect(parseFloat(row['CPU ms']!), row['start-up']).toBeGreaterThan(0);
     // Server CPU per call is in every HTTP table, for Holdfast and for the no-op.
     const http = rows.filter((r) => r.clients !== undefined);
     for (const row of http)
