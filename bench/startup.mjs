@@ -3,15 +3,14 @@
 // row, with `node -e 0` beside them in the same run (the floor any Node program pays).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { callTool, cpuMsOf, provision, spawnHoldfast } from './load.mjs';
 import { pick } from './scale.mjs';
 
 const SPAWNS = pick(5, 1);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-const CPU_AT_EXIT = join(dirname(fileURLToPath(import.meta.url)), 'cpu-at-exit.cjs');
+const CPU_AT_EXIT = new URL('./cpu-at-exit.mjs', import.meta.url).href;
 
 /**
  * Wall time of a process from spawn to exit, and the CPU time it used (written by a preload as it
@@ -21,7 +20,7 @@ const CPU_AT_EXIT = join(dirname(fileURLToPath(import.meta.url)), 'cpu-at-exit.c
 function timeExit(args) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--require', CPU_AT_EXIT, ...args], {
+    const child = spawn(process.execPath, ['--import', CPU_AT_EXIT, ...args], {
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -1,6 +1,0 @@
-// Preloaded (`node --require`) into each process the start-up table times to its exit: writes the
-// process's CPU time (user + system, every thread), in ms, to file descriptor 3 as it exits.
-process.on('exit', () => {
-  const { user, system } = process.cpuUsage();
-  require('node:fs').writeSync(3, String((user + system) / 1000));
-});
