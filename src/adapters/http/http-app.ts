@@ -120,11 +120,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const pages = lazyPages(options.loadPages, options.logger);
     app.all('*', async (c) => (await pages())(c.req.raw, c.env));
   }
-  app.notFound((c) => c.json({ error: 'not_found' }, 404));
-  app.onError((error, c) => {
-    options.logger.error('http error', { error: error.stack ?? String(error) });
-    return c.json({ error: 'internal' }, 500);
-  });
+  answerMisses(app, options.logger);
   return { fetch: (request, env) => app.fetch(request, env), close: async () => mcp?.close() };
 }
 
@@ -141,11 +137,7 @@ function lazyPages(
     built ??= load().then((mount) => {
       const pages: PageApp = new Hono<{ Bindings: HttpBindings }>();
       mount(pages);
-      pages.notFound((c) => c.json({ error: 'not_found' }, 404));
-      pages.onError((error, c) => {
-        logger.error('http error', { error: error.stack ?? String(error) });
-        return c.json({ error: 'internal' }, 500);
-      });
+      answerMisses(pages, logger);
       return pages;
     });
     try {
@@ -156,4 +148,13 @@ function lazyPages(
       throw error;
     }
   };
+}
+
+/** An unknown path is a JSON 404; an unexpected error is logged and answered 500 without its detail. */
+function answerMisses(app: PageApp, logger: Logger): void {
+  app.notFound((c) => c.json({ error: 'not_found' }, 404));
+  app.onError((error, c) => {
+    logger.error('http error', { error: error.stack ?? String(error) });
+    return c.json({ error: 'internal' }, 500);
+  });
 }
