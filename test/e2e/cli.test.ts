@@ -188,8 +188,16 @@ describe('the CLI speaks clearly', () => {
   it('runs through npx from the project, as the README says', { timeout: 90_000 }, async () => {
     // npm asks the registry whether it is out of date before it runs anything; on a busy machine
     // or a slow registry that alone took over 30 s once. Nothing here needs the registry.
+    // Once the suite has written under node_modules, npm exec finds its hidden lockfile out of date,
+    // re-reifies the project and runs its postinstall, which reinstalls tools/runtimes: the Node 22
+    // binary the conformance files spawn vanished under them mid-run. No script runs here.
     const run = await runProcess('npx', ['--no-install', 'holdfast', '--version'], {
-      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_offline: 'true' },
+      env: {
+        ...process.env,
+        npm_config_update_notifier: 'false',
+        npm_config_offline: 'true',
+        npm_config_ignore_scripts: 'true',
+      },
       timeoutMs: 80_000,
     });
     expect(run.status, run.stderr).toBe(0);

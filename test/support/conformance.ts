@@ -19,8 +19,9 @@ export interface ConformanceRun {
 
 /**
  * Linux refuses to run a binary some process still holds open for writing (ETXTBSY): a child
- * forked elsewhere in the suite while npm wrote tools/runtimes can hold that descriptor for a
- * moment. Such a refusal is retried briefly; any other error is not.
+ * forked elsewhere while npm wrote tools/runtimes can hold that descriptor for a moment (the
+ * suite's own npx test did rewrite it, through the project's postinstall, until it ran npx with
+ * scripts off). Such a refusal is retried briefly; any other error is not.
  */
 async function spawnNode22(args: string[], signal: AbortSignal | undefined) {
   for (let attempt = 1; ; attempt++) {
