@@ -4,28 +4,36 @@ import type { Runtime } from './compose.js';
 
 /**
  * The server's background work: the sweeper (expired holds, overdue payments), webhook
- * delivery and feed refreshes. Loaded and started after the server answers its first request;
- * resolves with the function that stops all three.
+ * delivery and feed refreshes, loaded and started after the server answers its first request.
+ * Returns the function that stops all three (waiting for them to have started); a failure to
+ * load them is logged.
  */
-export async function startBackgroundWorkers(
+export function startBackgroundWorkers(
   runtime: Runtime,
   config: ServerConfig,
   logger: Logger,
-): Promise<() => Promise<void>> {
-  const [{ startSweeper }, { startWebhookWorker }, { startFeedRefresher }, { icsBusyReader }] =
-    await Promise.all([
-      import('./sweeper.js'),
-      import('./webhook-worker.js'),
-      import('./feed-refresher.js'),
-      import('../../adapters/feeds/index.js'),
-    ]);
-  const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
-  const stopWebhooks = startWebhookWorker(runtime, config, logger);
-  const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
-  const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
-  return async () => {
-    stopSweeper();
-    stopFeeds();
-    await stopWebhooks();
-  };
+): () => Promise<void> {
+  const started = Promise.all([
+    import('./sweeper.js'),
+    import('./webhook-worker.js'),
+    import('./feed-refresher.js'),
+    import('../../adapters/feeds/index.js'),
+  ]).then(
+    ([{ startSweeper }, { startWebhookWorker }, { startFeedRefresher }, { icsBusyReader }]) => {
+      const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
+      const stopWebhooks = startWebhookWorker(runtime, config, logger);
+      const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
+      const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
+      return async () => {
+        stopSweeper();
+        stopFeeds();
+        await stopWebhooks();
+      };
+    },
+    (error: unknown) => {
+      logger.error('the background workers could not start', { error: String(error) });
+      return async () => undefined;
+    },
+  );
+  return async () => (await started)();
 }

@@ -144,10 +144,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
     },
   });
   bound.serve(app.fetch);
-  const workers = startBackgroundWorkers(runtime, config, logger);
-  workers.catch((error: unknown) =>
-    logger.error('the background workers could not start', { error: String(error) }),
-  );
+  const stopWorkers = startBackgroundWorkers(runtime, config, logger);
   logger.info('holdfast listening', {
     url: `${bound.origin}/mcp`,
     approvals: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/console/approvals`,
@@ -158,10 +155,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   });
   await firstOwnerLink(runtime, config);
   return async () => {
-    await workers.then(
-      (stop) => stop(),
-      () => undefined,
-    );
+    await stopWorkers();
     await bound.close();
     await app.close();
     await runtime.close();

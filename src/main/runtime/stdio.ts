@@ -70,16 +70,9 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
     }),
   );
   pages.serve(async (request, env) => (await app).fetch(request, env));
-  const workers = startBackgroundWorkers(runtime, config, logger);
-  workers.catch((error: unknown) =>
-    logger.error('the background workers could not start', { error: String(error) }),
-  );
+  const stopWorkers = startBackgroundWorkers(runtime, config, logger);
   process.stdin.once('end', () => {
-    void workers
-      .then(
-        (stop) => stop(),
-        () => undefined,
-      )
+    void stopWorkers()
       .then(() => pages.close())
       .then(() => runtime.close());
   });
