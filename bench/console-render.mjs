@@ -15,7 +15,7 @@ const PASSWORD = 'bench password long enough';
 const TOOLS = ['find_slots', 'hold_slot', 'get_booking', 'confirm_booking', 'list_bookings', 'release_hold'];
 
 function holdfast(args) {
-  const run = spawnSync(process.execPath, ['dist/main/cli.js', ...args], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['dist/bin/holdfast.js', ...args], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`holdfast ${args.join(' ')}: ${run.stderr}`);
   return run.stdout;
 }

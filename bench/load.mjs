@@ -20,7 +20,7 @@ const tokens = new Map();
 const UNLIMITED = '999999999';
 
 function holdfast(args) {
-  const run = spawnSync(process.execPath, ['dist/main/cli.js', ...args], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['dist/bin/holdfast.js', ...args], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`holdfast ${args.join(' ')}: ${run.stderr}`);
   return run.stdout;
 }
@@ -105,7 +105,7 @@ function provisionWithCli(database, { token }) {
 export async function spawnHoldfast(database, token, nodeArgs = []) {
   const server = await spawnServer(process.execPath, [
     ...nodeArgs,
-    'dist/main/cli.js',
+    'dist/bin/holdfast.js',
     'serve',
     '--port',
     '0',

@@ -45,7 +45,7 @@ function timeStdio(database, first) {
     const started = performance.now();
     const child = spawn(
       process.execPath,
-      ['dist/main/cli.js', 'stdio', '--no-seed', '--console-port', '0', ...database],
+      ['dist/bin/holdfast.js', 'stdio', '--no-seed', '--console-port', '0', ...database],
       { stdio: ['pipe', 'pipe', 'ignore'] },
     );
     child.stdout.setEncoding('utf8');
@@ -106,10 +106,10 @@ export async function benchStartup(dir) {
   const rss = [];
   for (let i = 0; i < SPAWNS; i++) {
     rows['node -e 0'].push(await timeExit(['-e', '0']));
-    rows['holdfast --version'].push(await timeExit(['dist/main/cli.js', '--version']));
-    rows['holdfast --help'].push(await timeExit(['dist/main/cli.js', '--help']));
+    rows['holdfast --version'].push(await timeExit(['dist/bin/holdfast.js', '--version']));
+    rows['holdfast --help'].push(await timeExit(['dist/bin/holdfast.js', '--help']));
     rows['holdfast approvals list (existing database)'].push(
-      await timeExit(['dist/main/cli.js', 'approvals', 'list', ...database]),
+      await timeExit(['dist/bin/holdfast.js', 'approvals', 'list', ...database]),
     );
     rows['holdfast stdio: first answer to initialize (2025-11-25)'].push(
       await timeStdio(database, INITIALIZE),

@@ -89,7 +89,7 @@ export async function benchStdio({ rounds, calls = pick(2000, 32) }) {
   provision(database, { token: false });
   const holdfast = await connect([
     ...(process.env.STDIO_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.STDIO_PROF] : []),
-    'dist/main/cli.js',
+    'dist/bin/holdfast.js',
     'stdio',
     '--no-seed',
     '--console-port',

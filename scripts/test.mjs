@@ -21,13 +21,9 @@ function run(command, args, { quiet }) {
 
 const started = performance.now();
 // Emit only: the type check below covers the same sources.
-const build = await run(
-  'sh',
-  ['-c', 'npx tsc -p tsconfig.json --noCheck && node scripts/executable-bin.mjs'],
-  {
-    quiet: true,
-  },
-);
+const build = await run('sh', ['-c', 'npx tsc -p tsconfig.json --noCheck && node scripts/bundle.mjs'], {
+  quiet: true,
+});
 console.log(`build: ${build.ok ? 'ok' : 'FAILED'} (${build.seconds} s)`);
 if (!build.ok) {
   process.stdout.write(build.output);

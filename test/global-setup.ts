@@ -18,7 +18,7 @@ function newest(dir: string): number {
  * sources. Then find PostgreSQL for the tests that need it and hand its URL to every worker.
  */
 export default async function setup(): Promise<() => Promise<void>> {
-  if (!existsSync('dist/main/cli.js') || newest('src') > newest('dist'))
+  if (!existsSync('dist/bin/holdfast.js') || newest('src') > newest('dist'))
     execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   if (process.env.DATABASE_URL)
     console.log(

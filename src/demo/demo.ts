@@ -11,7 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 // The demo prints whatever the tools answer; it reads their JSON loosely on purpose.
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const cli = join(fileURLToPath(new URL('../main/', import.meta.url)), 'cli.js');
+const cli = join(fileURLToPath(new URL('../bin/', import.meta.url)), 'holdfast.js');
 let step = 0;
 
 function say(title: string, detail?: unknown): void {

@@ -59,6 +59,8 @@ const publicAdapterModules: readonly RegExp[] = [
   /^adapters\/log\/(json-logger|logger)\.ts$/,
   /^adapters\/audit\/(call-audit|preview)\.ts$/,
   /^adapters\/ids\/random-ids\.ts$/,
+  // Where the package's own files are, whichever copy of the code runs (src/, dist/, the bundle).
+  /^adapters\/files\/package-files\.ts$/,
   // The one guard of every request made on someone's behalf (feeds, webhooks, OAuth metadata).
   /^adapters\/net\/outbound-guard\.ts$/,
   // How instants read for people: the CLI's tables and the console's pages.

@@ -68,7 +68,7 @@ describe('approval links work wherever the server runs', () => {
       expect(hint).toContain(`--db "${server.dbPath}"`);
       const run = await runProcess(
         'sh',
-        ['-c', hint.replace(/^holdfast /, `${process.execPath} ${process.cwd()}/dist/main/cli.js `)],
+        ['-c', hint.replace(/^holdfast /, `${process.execPath} ${process.cwd()}/dist/bin/holdfast.js `)],
         { cwd: '/' },
       );
       expect(run.status, run.stderr).toBe(0);

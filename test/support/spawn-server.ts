@@ -8,7 +8,7 @@ import type { TenantLimits, WritePolicy } from '../../src/domain/identity/identi
 import type { Agent } from './provision.js';
 import { provision } from './provision.js';
 
-export const CLI = join(process.cwd(), 'dist/main/cli.js');
+export const CLI = join(process.cwd(), 'dist/bin/holdfast.js');
 
 export interface RunningServer {
   readonly url: string;

@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import type { SessionSeen, SignedIn } from '../../app/identity/sessions.js';
 import { isDomainError } from '../../domain/errors.js';
+import { packageFile } from '../files/package-files.js';
 import type { AccessToken } from '../../domain/identity/identity.js';
 import type { Passkey, RelyingParty } from '../../domain/identity/passkey.js';
 import { AccountPage, FORMS, PasskeyScripts } from './account-page.js';
@@ -61,7 +62,7 @@ function scripts(): { readonly webauthn: string; readonly buttons: string } {
   const entry = createRequire(import.meta.url).resolve('@simplewebauthn/browser');
   return {
     webauthn: readFileSync(join(dirname(entry), '../dist/bundle/index.umd.min.js'), 'utf8'),
-    buttons: readFileSync(new URL('../../../assets/passkeys.js', import.meta.url), 'utf8'),
+    buttons: readFileSync(packageFile('assets/passkeys.js'), 'utf8'),
   };
 }
 

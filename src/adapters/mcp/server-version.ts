@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { packageFile } from '../files/package-files.js';
 
 export const SERVER_NAME = 'holdfast';
-/** The version in package.json (dist/adapters/mcp/ and src/adapters/mcp/ are three levels down). */
+/** The version in the package's package.json. */
 export const SERVER_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }
 ).version;

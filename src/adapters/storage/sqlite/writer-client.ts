@@ -1,4 +1,6 @@
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { packageFile } from '../../files/package-files.js';
 import type { AggregateName } from '../../../ports/store/index.js';
 import type { StoreCall, WriterFailure, WriterReply, WriterRequest } from './writer-protocol.js';
 import { fromWire } from './writer-protocol.js';
@@ -118,13 +120,14 @@ function batched(deliver: (batch: WriterRequest[]) => void): (request: WriterReq
 }
 
 /**
- * The worker runs compiled JavaScript. Run from the TypeScript sources (the tests), it is the
- * build's copy, which the test setup rebuilds whenever a source is newer.
+ * The worker runs compiled JavaScript beside this module: tsc's dist/ and the bundle in dist/bin/
+ * each hold a writer-worker.js next to the code that starts it. Run from the TypeScript sources
+ * (the tests), it is tsc's copy, which the test setup rebuilds whenever a source is newer.
  */
 function writerWorkerUrl(): URL {
   const here = new URL(import.meta.url);
   return here.pathname.endsWith('.ts')
-    ? new URL('../../../../dist/adapters/storage/sqlite/writer-worker.js', here)
+    ? pathToFileURL(packageFile('dist/adapters/storage/sqlite/writer-worker.js'))
     : new URL('./writer-worker.js', here);
 }
 
