@@ -42,7 +42,11 @@ export async function openStore(
     return { store: await SqliteStore.open(database, { create, writer }), engine: 'sqlite', shared: null };
   }
   const { PgStore } = await import('./postgres/pg-store.js');
-  const store = await PgStore.open(database, { create, maxConnections: options.maxConnections });
+  const store = await PgStore.open(database, {
+    create,
+    maxConnections: options.maxConnections,
+    cacheCredentials: options.longRunning,
+  });
   const { connectionString } = PgStore.parseUrl(database);
   return {
     store,

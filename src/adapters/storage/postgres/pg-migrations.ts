@@ -839,4 +839,27 @@ BEGIN
 END $$;
 `,
   },
+  {
+    version: 22,
+    name: "a running server's remembered credentials are forgotten when a token, person or tenant changes",
+    sql: `
+-- Servers keep the credential behind each bearer token (pg-credential-cache.ts) and LISTEN on
+-- holdfast_credentials; the payload names the schema, so schemas sharing a database stay apart.
+-- A token's last-used time is not a change of its meaning: its column alone fires nothing.
+CREATE FUNCTION holdfast_credentials_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('holdfast_credentials', TG_TABLE_SCHEMA);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER access_tokens_credentials_changed
+  AFTER UPDATE OF id, tenant_id, person_id, name, scopes, write_policy, secret_hash, created_at, expires_at,
+    revoked_at OR DELETE
+  ON access_tokens FOR EACH STATEMENT EXECUTE FUNCTION holdfast_credentials_changed();
+CREATE TRIGGER people_credentials_changed AFTER UPDATE OR DELETE
+  ON people FOR EACH STATEMENT EXECUTE FUNCTION holdfast_credentials_changed();
+CREATE TRIGGER tenants_credentials_changed AFTER UPDATE OR DELETE
+  ON tenants FOR EACH STATEMENT EXECUTE FUNCTION holdfast_credentials_changed();
+`,
+  },
 ];

@@ -1,7 +1,10 @@
 import pg from 'pg';
 import type { PoolClient } from 'pg';
-import type { Store, StoreTx } from '../../../ports/store/index.js';
+import type { Instant } from '../../../domain/time/instant.js';
+import type { Credential, Store, StoreTx } from '../../../ports/store/index.js';
+import type { AggregateClass, AggregateOverrides } from '../sql/aggregates.js';
 import type { SqlStoreTx } from '../sql/sql-store-tx.js';
+import { TokensSql } from '../sql/tokens-sql.js';
 import { sqlStoreTx } from '../sql/sql-store-tx.js';
 import { singleCall } from '../sql/single-call.js';
 import type { Migration, MigrationTarget } from '../migration.js';
@@ -11,6 +14,7 @@ import { DatabaseMissingError } from '../database-missing.js';
 import { pgMigrations } from './pg-migrations.js';
 import { PgBookings } from './pg-bookings.js';
 import { PgFeeds } from './pg-feeds.js';
+import { PgCredentialCache } from './pg-credential-cache.js';
 import { PgRunner, pgDialect } from './pg-sql.js';
 
 export interface PgStoreOptions {
@@ -19,6 +23,8 @@ export interface PgStoreOptions {
   readonly maxConnections?: number;
   /** false: refuse a schema Holdfast never created, instead of creating it. */
   readonly create?: boolean;
+  /** A server: remember credentials between calls (pg-credential-cache.ts); a one-off command reads once. */
+  readonly cacheCredentials?: boolean;
 }
 
 const MAX_ATTEMPTS = 6;
@@ -31,6 +37,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * refuses overlaps (23P01).
  */
 export class PgStore implements Store {
+  private credentials: PgCredentialCache | null = null;
+  private aggregates: AggregateOverrides = PG_AGGREGATES;
+
   private constructor(
     readonly pool: pg.Pool,
     readonly schema: string,
@@ -60,6 +69,11 @@ export class PgStore implements Store {
     } catch (error) {
       await pool.end();
       throw error;
+    }
+    if (options.cacheCredentials) {
+      const cache = await PgCredentialCache.start(parsed.connectionString, schema);
+      store.credentials = cache;
+      store.aggregates = { ...PG_AGGREGATES, tokens: cachedTokens(cache) };
     }
     return store;
   }
@@ -107,7 +121,12 @@ export class PgStore implements Store {
   }
 
   private tx(runner: PgRunner): SqlStoreTx {
-    return sqlStoreTx(runner, pgDialect, PG_AGGREGATES);
+    return sqlStoreTx(runner, pgDialect, this.aggregates);
+  }
+
+  /** Remembering credentials, with its connection listening for their changes (tests, health). */
+  get credentialsListening(): boolean {
+    return this.credentials?.listening ?? false;
   }
 
   private transaction<T>(begin: string, work: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -148,12 +167,27 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.credentials?.close();
     await this.pool.end();
   }
 }
 
 /** PostgreSQL's own SQL for a hold in one statement and for busy time under a lock. */
-const PG_AGGREGATES = { bookings: PgBookings, feeds: PgFeeds } as const;
+const PG_AGGREGATES: AggregateOverrides = { bookings: PgBookings, feeds: PgFeeds };
+
+/** Tokens whose credential lookup goes through a server's cache, and whose touch keeps it in step. */
+function cachedTokens(cache: PgCredentialCache): AggregateClass<'tokens'> {
+  return class CachedTokens extends TokensSql {
+    override credentialOf(secretHash: string): Promise<Credential | null> {
+      return cache.credentialOf(secretHash, (hash) => super.credentialOf(hash));
+    }
+
+    override async touchToken(id: string, now: Instant): Promise<void> {
+      await super.touchToken(id, now);
+      cache.touched(id, now);
+    }
+  };
+}
 
 /**
  * Applies pending migrations under an advisory lock, so instances starting together do not race

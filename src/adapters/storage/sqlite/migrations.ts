@@ -717,6 +717,11 @@ CREATE TABLE installation (
     name: "webhooks cost nothing where none is configured (PostgreSQL's trigger; SQLite's asks in its WHEN already)",
     sql: `SELECT 1;`,
   },
+  {
+    version: 22,
+    name: "a server's remembered credentials (PostgreSQL's NOTIFY; SQLite's one process reads each call's)",
+    sql: `SELECT 1;`,
+  },
 ];
 
 /**
