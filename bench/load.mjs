@@ -101,11 +101,15 @@ function provisionWithCli(database, { token }) {
   return JSON.parse(made).token;
 }
 
-/** `holdfast serve` on a provisioned database (node flags first, e.g. --cpu-prof); calls to it carry `token`. */
-export async function spawnHoldfast(database, token, nodeArgs = []) {
+/**
+ * `holdfast serve` on a provisioned database (node flags first, e.g. --cpu-prof); calls to it
+ * carry `token`. `entry`: the bundle people run, or tsc's unbundled dist/main/cli.js — the same
+ * code, whose profile names each package by its file (in the bundle every frame is dist/bin).
+ */
+export async function spawnHoldfast(database, token, nodeArgs = [], entry = 'dist/bin/holdfast.js') {
   const server = await spawnServer(process.execPath, [
     ...nodeArgs,
-    'dist/bin/holdfast.js',
+    entry,
     'serve',
     '--port',
     '0',

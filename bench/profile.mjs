@@ -25,7 +25,12 @@ export async function profileHolds({
     database === 'sqlite'
       ? ['--db', join(dir, 'p.db')]
       : ['--database', pgUrl, '--audit-key-file', join(dir, 'audit.key')];
-  const server = await spawnHoldfast(db, provision(db), ['--cpu-prof', '--cpu-prof-dir', profiles]);
+  const server = await spawnHoldfast(
+    db,
+    provision(db),
+    ['--cpu-prof', '--cpu-prof-dir', profiles],
+    'dist/main/cli.js',
+  );
   try {
     const everyDay = Object.fromEntries(
       ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ start: '00:00', end: '24:00' }]]),
