@@ -15,7 +15,7 @@ interface ContractEnvelope {
   trace_id: string;
   data: Record<string, any> | null;
   warnings: unknown[];
-  error: { code: string; message: string; details: Record<string, unknown> } | null;
+  error: { code: string; message: string; message_en: string; details: Record<string, unknown> } | null;
 }
 
 let server: RunningServer;
@@ -280,18 +280,57 @@ describe('the hotel-ops profile', () => {
     expect(made.status, made.stderr).toBe(0);
     const narrow = (JSON.parse(made.stdout) as { token: string }).token;
     const reads = rowCounts().inbox_body_reads;
-    const refused = await bearerToolCall(
-      new URL('/mcp', server.url),
-      narrow,
-      'th_hotel_list_message_conversation_messages',
-      {
+    const narrowAgent = await connectHttp(server.url, 'modern', { token: narrow });
+    try {
+      // Answered in the contract's envelope, naming the missing scope; no mail, no read recorded.
+      const refused = await narrowAgent.callTool({
+        name: 'th_hotel_list_message_conversation_messages',
+        arguments: { source_message_id: 'm-1' },
+      });
+      const envelope = refused.structuredContent as unknown as ContractEnvelope;
+      expect(envelope.success).toBe(false);
+      expect(envelope.error).toMatchObject({
+        code: 'MCP_AUTH_INVALID',
+        details: { missing_scope: 'sensitive' },
+      });
+      expect(envelope.error!.message).toContain('缺少权限：sensitive');
+      expect(JSON.stringify(refused)).not.toContain('hold 12 rooms');
+      expect(rowCounts().inbox_body_reads).toBe(reads);
+    } finally {
+      await narrowAgent.close();
+    }
+    // An operations agent's token: the scopes the contract's tools need, sensitive included.
+    const ops = await runCli([
+      'tokens',
+      'create',
+      server.agent.email,
+      '--name',
+      'mail agent',
+      '--profile',
+      'hotel-ops',
+      '--db',
+      server.dbPath,
+      '--json',
+    ]);
+    expect(ops.status, ops.stderr).toBe(0);
+    expect((JSON.parse(ops.stdout) as { scopes: string[] }).scopes.sort()).toEqual([
+      'draft',
+      'read',
+      'sensitive',
+    ]);
+    const opsAgent = await connectHttp(server.url, 'modern', {
+      token: (JSON.parse(ops.stdout) as { token: string }).token,
+    });
+    try {
+      const read = await contract(opsAgent, 'th_hotel_list_message_conversation_messages', {
         source_message_id: 'm-1',
-      },
-    );
-    expect(refused.status).toBe(403);
-    expect(refused.headers.get('www-authenticate')).toContain('insufficient_scope');
-    expect(await refused.text()).not.toContain('hold 12 rooms');
-    expect(rowCounts().inbox_body_reads).toBe(reads);
+      });
+      expect(read.success).toBe(true);
+      // One access record per message it returned.
+      expect(rowCounts().inbox_body_reads).toBe(reads! + (read.data!.message_count as number));
+    } finally {
+      await opsAgent.close();
+    }
   });
 
   it('submits V3 results: event ids become indices in array order, and a replay returns the same batch', async () => {
@@ -344,6 +383,82 @@ describe('the hotel-ops profile', () => {
     expect(replay.data!.batch_id).toBe(data.batch_id);
     expect(replay.data!.items).toEqual(data.items);
     expect(rowCounts()).toEqual(counts);
+  });
+
+  it('answers in the contract’s words: the Chinese message, the English beside it, a Chinese summary line', async () => {
+    const refused = await agent.callTool({ name: 'th_hotel_query_case_context', arguments: {} });
+    const envelope = refused.structuredContent as unknown as ContractEnvelope;
+    expect(envelope.error).toMatchObject({ code: 'CASE_KEY_REQUIRED', details: { field: 'group_code' } });
+    expect(envelope.error!.message).toBe('至少需要一个业务键（团号、确认号或预订号）（字段：group_code）。');
+    expect(envelope.error!.message_en).toContain('group_code');
+    const [json, summary] = (refused.content as { type: string; text: string }[]).map((c) => c.text);
+    expect(JSON.parse(json!)).toEqual(envelope);
+    expect(summary).toMatch(/^失败：CASE_KEY_REQUIRED，至少需要一个业务键/);
+    const found = await agent.callTool({
+      name: 'th_hotel_query_case_context',
+      arguments: { group_code: 'NOBODY-1' },
+    });
+    expect((found.content as { text: string }[])[1]!.text).toMatch(
+      /^找到 0 个订单、0 个团组、0 个未完成任务；可以新建。/,
+    );
+    const badField = await contract(agent, 'th_hotel_query_object_detail', {
+      object_id: 'ORDER:x',
+      extra: 1,
+    });
+    expect(badField.error!.code).toBe('MCP_REQUEST_INVALID');
+    expect(badField.error!.message).toBe('MCP JSON-RPC 请求体不合法（字段：extra）。');
+  });
+
+  it('takes a thread quoted as evidence up to the body limit, and answers a bigger request in the contract’s code', async () => {
+    expect((await ingest(mail('m-long', 40))).status).toBe(201);
+    // ~360 K characters of quoted mail: past Holdfast's own 256 Ki-character rule, within 10 MB.
+    const quote = '前情回顾：请保留 12 间客房。'.repeat(24_000);
+    expect(quote.length).toBeGreaterThan(300_000);
+    const submitted = await contract(
+      agent,
+      'th_hotel_submit_task_results',
+      v3('m-long', [{ event_id: 'E1', event_type: 'information', summary: 'FYI', evidence: quote }]),
+    );
+    expect(submitted.success, JSON.stringify(submitted.error)).toBe(true);
+    expect(submitted.data!.accepted_count).toBe(1);
+    // Past the 10 MB the profile allows, the request is refused before any tool runs.
+    const tooBig = await bearerToolCall(
+      new URL('/mcp', server.url),
+      server.agent.token,
+      'th_hotel_submit_task_results',
+      {
+        ...v3('m-long', [{ event_id: 'E1', event_type: 'information', evidence: 'x'.repeat(10_000_000) }]),
+        extraction_warnings: ['y'.repeat(1_000_000)],
+      },
+    );
+    expect(tooBig.status).toBe(413);
+    expect(await tooBig.text()).toContain('MCP_REQUEST_BODY_TOO_LARGE');
+  });
+
+  it('replaces results nobody acted on when the content changes, and says so', async () => {
+    expect((await ingest(mail('m-fix', 41))).status).toBe(201);
+    const create = (group: string) => ({
+      event_id: 'E1',
+      event_type: 'reservation.create',
+      case_keys: { group_code: group },
+      booking: { calendar_id: 'cal_x', start: at(0), end: at(30) },
+    });
+    const first = await contract(agent, 'th_hotel_submit_task_results', v3('m-fix', [create('FIX-1')]));
+    expect(first.data!.items[0]).toMatchObject({ order_id: null, order_id_reason: 'pending_confirmation' });
+    const same = await contract(agent, 'th_hotel_submit_task_results', v3('m-fix', [create('FIX-1')]));
+    expect(same.data!.idempotent_replay).toBe(true);
+    const fixed = await contract(agent, 'th_hotel_submit_task_results', v3('m-fix', [create('FIX-2')]));
+    expect(fixed.data!.idempotent_replay).toBe(false);
+    expect(fixed.data!.superseded).toEqual({
+      batch_id: first.data!.batch_id,
+      withdrawn_task_ids: [first.data!.items[0].task_id],
+    });
+    const tasks = await contract(agent, 'th_hotel_list_message_conversation_tasks', {
+      source_message_id: 'm-fix',
+    });
+    expect(
+      tasks.data!.tasks.map((t: { task_id: string; order_id: null }) => [t.task_id, t.order_id]),
+    ).toEqual([[fixed.data!.items[0].task_id, null]]);
   });
 
   it('accepts the S10 route notice and the V2 shape, keeping V2 items in the order given', async () => {
@@ -456,7 +571,12 @@ describe('the hotel-ops profile', () => {
     expect(found.success).toBe(true);
     const open = found.data!.pending_or_open_tasks as { external_source_message_id: string }[];
     expect(open.length).toBeGreaterThan(0);
-    expect(found.data!.target_object_validation.can_create).toBe(true);
+    // An open create task for the same key: a second create would make the booking twice.
+    const validation = found.data!.target_object_validation;
+    expect(validation.can_create).toBe(false);
+    const openTaskIds = (found.data!.pending_or_open_tasks as { task_id: string }[]).map((t) => t.task_id);
+    expect(openTaskIds).toContain(validation.open_create_task_id);
+    expect(validation.reasons.join(' ')).toContain(validation.open_create_task_id);
 
     let leaks = 0;
     const attempts: [string, Record<string, unknown>][] = [

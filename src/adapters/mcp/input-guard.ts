@@ -19,10 +19,14 @@ export const INPUT_LIMITS = {
   maxTotalText: 256 * 1024,
 } as const;
 
+export type InputLimits = { readonly [K in keyof typeof INPUT_LIMITS]: number };
+
 export interface InputProblem {
   /** Where the problem is, e.g. `customer.extra.x` or `calendarIds[3]`; printable and bounded. */
   readonly field: string;
   readonly message: string;
+  /** Over a size limit of the whole (values or text in all), not a fault of one field. */
+  readonly tooLarge?: true;
 }
 
 // Prototype-polluting names are refused outright: no tool has such a field.
@@ -89,8 +93,11 @@ interface Frame {
   readonly depth: number;
 }
 
-/** The first problem in `args`, or null when every string, key, number and shape is acceptable. */
-export function inspectInput(args: unknown): InputProblem | null {
+/**
+ * The first problem in `args`, or null when every string, key, number and shape is acceptable.
+ * `limits`: Holdfast's own tools' by default; a contract's tools may carry more (hotel-ops: mail).
+ */
+export function inspectInput(args: unknown, limits: InputLimits = INPUT_LIMITS): InputProblem | null {
   const stack: Frame[] = [{ value: args, path: [], depth: 0 }];
   let values = 0;
   let text = 0;
@@ -98,16 +105,16 @@ export function inspectInput(args: unknown): InputProblem | null {
     field: printableField(path),
     message,
   });
+  const tooLarge = (message: string): InputProblem => ({ ...problem([], message), tooLarge: true });
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
-    if (++values > INPUT_LIMITS.maxValues)
-      return problem([], `more than ${INPUT_LIMITS.maxValues} values in all`);
+    if (++values > limits.maxValues) return tooLarge(`more than ${limits.maxValues} values in all`);
     if (typeof value === 'string') {
-      if (value.length > INPUT_LIMITS.maxStringLength)
-        return problem(path, `longer than ${INPUT_LIMITS.maxStringLength} characters`);
+      if (value.length > limits.maxStringLength)
+        return problem(path, `longer than ${limits.maxStringLength} characters`);
       text += value.length;
-      if (text > INPUT_LIMITS.maxTotalText)
-        return problem([], `more than ${INPUT_LIMITS.maxTotalText} characters of text in all`);
+      if (text > limits.maxTotalText)
+        return tooLarge(`more than ${limits.maxTotalText} characters of text in all`);
       const bad = stringProblem(value);
       if (bad) return problem(path, bad);
       continue;
@@ -117,24 +124,23 @@ export function inspectInput(args: unknown): InputProblem | null {
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= INPUT_LIMITS.maxDepth)
-      return problem(path, `nested deeper than ${INPUT_LIMITS.maxDepth} levels`);
+    if (depth >= limits.maxDepth) return problem(path, `nested deeper than ${limits.maxDepth} levels`);
     if (Array.isArray(value)) {
-      if (value.length > INPUT_LIMITS.maxArrayItems)
-        return problem(path, `more than ${INPUT_LIMITS.maxArrayItems} items`);
+      if (value.length > limits.maxArrayItems)
+        return problem(path, `more than ${limits.maxArrayItems} items`);
       for (let i = value.length - 1; i >= 0; i--)
         stack.push({ value: value[i], path: [...path, i], depth: depth + 1 });
       continue;
     }
     const keys = Object.keys(value);
-    if (keys.length > INPUT_LIMITS.maxKeys) return problem(path, `more than ${INPUT_LIMITS.maxKeys} keys`);
+    if (keys.length > limits.maxKeys) return problem(path, `more than ${limits.maxKeys} keys`);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
       const keyPath = [...path, key];
       if (FORBIDDEN_KEYS.has(key)) return problem(keyPath, 'is not an allowed field name');
       text += key.length;
-      if (key.length > INPUT_LIMITS.maxStringLength || text > INPUT_LIMITS.maxTotalText)
-        return problem([], `more than ${INPUT_LIMITS.maxTotalText} characters of text in all`);
+      if (key.length > limits.maxStringLength || text > limits.maxTotalText)
+        return tooLarge(`more than ${limits.maxTotalText} characters of text in all`);
       const bad = stringProblem(key);
       if (bad) return problem(keyPath, `field name ${bad}`);
       stack.push({ value: (value as Record<string, unknown>)[key], path: keyPath, depth: depth + 1 });

@@ -73,6 +73,8 @@ export interface ProfileSettings {
   readonly disabledTools: readonly string[];
   /** How agents see Holdfast's tools unless their tenant chose: all listed, or the catalog. */
   readonly toolMode: ToolSurface;
+  /** The largest request this server takes (the contract's tools take text up to it). */
+  readonly maxBodyBytes: number;
 }
 
 export interface ToolCall {

@@ -9,6 +9,7 @@ import { InboxError } from '../../domain/inbox/inbox-errors.js';
 import type { StoreTx } from '../../ports/store/index.js';
 import { requireScope } from '../authorize.js';
 import type { AppDeps } from '../deps.js';
+import { readTaskDetail } from './task-detail.js';
 
 export interface CaseKeys {
   readonly groupCode?: string | null;
@@ -31,6 +32,8 @@ export interface TargetValidation {
   readonly canCancel: boolean;
   readonly canAttachEvidence: boolean;
   readonly targetObjectId: string | null;
+  /** An open create task for these keys: a second create would make the same booking twice. */
+  readonly openCreateTaskId: string | null;
   readonly reasons: readonly string[];
 }
 
@@ -135,7 +138,11 @@ export async function caseContext(
       ...(openTasks.length > 0 ? ['OPEN_TASKS_EXIST'] : []),
       ...matched.flatMap((m) => m.warnings.map((w) => `${orderObjectId(m.booking.id)}:${w}`)),
     ];
-    return { matched, groups, openTasks, validation: validate(rows, matched, options), warnings };
+    const openCreate = tasks.find(
+      (t) => t.kind === 'task' && readTaskDetail(t.detail).eventType === 'reservation.create',
+    );
+    const validation = validate(rows, matched, options, openCreate?.id ?? null);
+    return { matched, groups, openTasks, validation, warnings };
   });
 }
 
@@ -143,6 +150,7 @@ function validate(
   rows: readonly KeyRow[],
   matched: readonly MatchedBooking[],
   options: { threadEvidenceOnly: boolean },
+  openCreateTaskId: string | null,
 ): TargetValidation {
   if (options.threadEvidenceOnly)
     return {
@@ -151,6 +159,7 @@ function validate(
       canCancel: false,
       canAttachEvidence: matched.length > 0,
       targetObjectId: null,
+      openCreateTaskId,
       reasons: [
         'Keys taken from earlier mail in the thread are evidence only; confirm them in the current mail.',
       ],
@@ -162,9 +171,14 @@ function validate(
   if (matched.length > 1)
     reasons.push('Several bookings match: name one by confirmation or reservation number.');
   if (single && !single.canUpdate) reasons.push(`The booking is ${single.warnings.join(', ')}.`);
+  if (openCreateTaskId !== null)
+    reasons.push(
+      `Task ${openCreateTaskId} already asks a person to create a booking for these keys: do not create another.`,
+    );
   return {
     // A confirmation or reservation number already in use cannot name a second booking.
-    canCreate: matched.length === 0 || !uniqueKeyAsked,
+    canCreate: openCreateTaskId === null && (matched.length === 0 || !uniqueKeyAsked),
+    openCreateTaskId,
     canUpdate: single?.canUpdate ?? false,
     canCancel: single?.canCancel ?? false,
     canAttachEvidence: matched.length > 0,

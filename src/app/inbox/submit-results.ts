@@ -15,6 +15,8 @@ export interface SubmitItem {
   readonly transition_kind: Transition['kind'];
   readonly problem: string | null;
   readonly order_id: string | null;
+  /** Why order_id is null: a create waits for a person (`pending_confirmation`), or the item is a contract error. */
+  readonly order_id_reason: 'pending_confirmation' | 'contract_error' | null;
   readonly object_id: string | null;
   readonly task_id: string | null;
   readonly task_status: string;
@@ -23,6 +25,8 @@ export interface SubmitItem {
 export interface SubmitAnswer {
   readonly batch_id: string;
   readonly idempotent_replay: boolean;
+  /** This submission replaced an earlier one for the message, whose tasks nobody had decided. */
+  readonly superseded: { readonly batch_id: string; readonly withdrawn_task_ids: readonly string[] } | null;
   readonly accepted_count: number;
   readonly items: readonly SubmitItem[];
   readonly mapping_diagnostics: unknown;
@@ -97,10 +101,15 @@ function taskOf(
   };
 }
 
+/** Statuses of a task nobody has acted on: a corrected submission may still replace it. */
+const UNDECIDED = new Set(['PENDING_CONFIRMATION', 'CONTRACT_ERROR']);
+
 /**
  * Stores an agent's results for one source message as one batch of transitions, with the call's
- * audit record, in one transaction. A second submission for the same message replays the first
- * batch unchanged: results are per message, and the first one people may already be acting on.
+ * audit record, in one transaction. Results are per message. The same content again replays the
+ * stored answer. Other content replaces the earlier batch while nobody has decided any of its
+ * tasks (they are withdrawn, and the answer and the audit record name them); once a person has,
+ * it is refused naming the decided tasks — the first results stand.
  */
 export async function submitTaskResults(
   deps: AppDeps,
@@ -114,14 +123,26 @@ export async function submitTaskResults(
       field: adapted.shape === 'v2_task_results' ? 'source_message_id' : 'source_message.source_message_id',
     });
   const externalId = adapted.sourceMessageId;
+  const contentDigest = deps.digest.ofJson(adapted.transitions);
   return deps.store.write(async (tx) => {
     const message = await uniqueMessage(tx, principal.tenantId, externalId);
     await tx.serialize(`inbox-batch:${message.id}`);
     const earlier = await tx.inbox.batchOf(principal.tenantId, message.id);
-    if (earlier) {
+    // A batch stored before digests were kept cannot be compared: it replays, as it always did.
+    if (earlier && (earlier.contentDigest === null || earlier.contentDigest === contentDigest)) {
       await call.audit?.recordIn(tx);
-      return { ...(earlier.result as unknown as SubmitAnswer), idempotent_replay: true };
+      // Stored before `superseded` was part of the answer: say null rather than leave it out.
+      const stored = earlier.result as unknown as SubmitAnswer;
+      return { ...stored, superseded: stored.superseded ?? null, idempotent_replay: true };
     }
+    const withdrawn = earlier ? await tx.inbox.tasksOfBatch(principal.tenantId, earlier.id) : [];
+    const decided = withdrawn.filter((t) => !UNDECIDED.has(t.status));
+    if (earlier && decided.length > 0)
+      throw new InboxError(
+        'RESULTS_ALREADY_DECIDED',
+        `Results for this message were submitted before and people already acted on ${decided.map((t) => t.id).join(', ')}: those results stand and this submission changed nothing. Correct it in the console, or submit results for the next message.`,
+        { batch_id: earlier.id, decided_task_ids: decided.map((t) => t.id) },
+      );
     const now = deps.clock.now();
     const batchId = deps.ids.newId('batch');
     // Tasks of one batch share their creation time; ids that sort in array order keep the contract's order.
@@ -142,6 +163,7 @@ export async function submitTaskResults(
     const answer: SubmitAnswer = {
       batch_id: batchId,
       idempotent_replay: false,
+      superseded: earlier ? { batch_id: earlier.id, withdrawn_task_ids: withdrawn.map((t) => t.id) } : null,
       accepted_count: tasks.length,
       items: tasks.map((t) => ({
         source_event_index: t.sourceEventIndex,
@@ -149,6 +171,11 @@ export async function submitTaskResults(
         transition_kind: t.kind,
         problem: (t.detail.problem as string | null) ?? null,
         order_id: t.objectId?.startsWith('ORDER:') ? t.objectId.slice(6) : null,
+        order_id_reason: t.objectId?.startsWith('ORDER:')
+          ? null
+          : t.kind === 'task'
+            ? 'pending_confirmation'
+            : 'contract_error',
         object_id: t.objectId,
         task_id: t.kind === 'task' ? t.id : null,
         task_status: t.status,
@@ -166,10 +193,22 @@ export async function submitTaskResults(
       messageId: message.id,
       shape: adapted.shape,
       result: answer as unknown as Record<string, unknown>,
+      contentDigest,
       submittedBy: `${principal.connectionId} for ${principal.subject}`,
       createdAt: now,
     };
-    if (!(await tx.inbox.insertBatch(batch)))
+    if (earlier) {
+      if (!(await tx.inbox.supersedeBatch(earlier, batch)))
+        throw new InboxError(
+          'SOURCE_MESSAGE_AMBIGUOUS',
+          'Another submission for this message won; call again.',
+          {},
+        );
+      call.audit?.made({
+        supersededBatchId: earlier.id,
+        withdrawnTaskIds: withdrawn.map((t) => t.id).join(','),
+      });
+    } else if (!(await tx.inbox.insertBatch(batch)))
       throw new InboxError(
         'SOURCE_MESSAGE_AMBIGUOUS',
         'Another submission for this message won; call again.',

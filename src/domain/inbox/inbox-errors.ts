@@ -12,6 +12,7 @@ export const inboxErrorCodes = [
   'INVALID_OBJECT_ID',
   'OBJECT_NOT_FOUND',
   'BUSINESS_KEY_TAKEN',
+  'RESULTS_ALREADY_DECIDED',
 ] as const;
 export type InboxErrorCode = (typeof inboxErrorCodes)[number];
 

@@ -104,6 +104,8 @@ export interface SubmitBatch {
   readonly shape: string;
   /** The answer given when it was accepted (items, mapping diagnostics). */
   readonly result: Readonly<Record<string, unknown>>;
+  /** Digest of the submitted transitions: the same content replays, other content may supersede. Null: stored before it was kept. */
+  readonly contentDigest: string | null;
   readonly submittedBy: string;
   readonly createdAt: Instant;
 }

@@ -13,6 +13,12 @@
  */
 
 export const MAX_STRING = 10_000;
+/**
+ * Fields that quote mail as evidence may be as long as the contract's request (10 MB by default;
+ * the edge bounds the whole request by the configured limit first).
+ */
+export const QUOTING_FIELDS: ReadonlySet<string> = new Set(['evidence', 'current_or_history']);
+export const MAX_QUOTE = 10 * 1024 * 1024;
 export const MAX_ITEMS = 200;
 export const MAX_KEYS = 200;
 export const MAX_DEPTH = 32;
@@ -77,11 +83,13 @@ function defineOwn(target: Record<string, unknown>, key: string, value: unknown)
 }
 
 /** A bounded JSON copy of `value`, or a rejection naming where it is not JSON or too large. */
-export function snapshot(value: unknown, path = '', depth = 0): Json {
+export function snapshot(value: unknown, path = '', depth = 0, key = ''): Json {
   switch (typeof value) {
-    case 'string':
-      if (value.length > MAX_STRING) reject(path, `longer than ${MAX_STRING} characters`);
+    case 'string': {
+      const max = QUOTING_FIELDS.has(key) ? MAX_QUOTE : MAX_STRING;
+      if (value.length > max) reject(path, `longer than ${max} characters`);
       return value;
+    }
     case 'number':
       if (!Number.isFinite(value)) reject(path, `${value} is not a JSON number`);
       return value;
@@ -110,7 +118,7 @@ export function snapshot(value: unknown, path = '', depth = 0): Json {
   for (const key of keys) {
     const at = childPath(path, key);
     if (key.length > MAX_STRING) reject(at, `field name longer than ${MAX_STRING} characters`);
-    defineOwn(copy, key, snapshot(ownValue(value, key, at), at, depth + 1));
+    defineOwn(copy, key, snapshot(ownValue(value, key, at), at, depth + 1, key));
   }
   return copy;
 }

@@ -101,6 +101,8 @@ export interface ServerConfig {
     readonly expires?: string;
     /** inbox import --provider, --channel: where imported mail says it came from. */
     readonly provider?: string;
+    /** tokens create --profile hotel-ops: the scopes that contract's tools need (the flag itself, not HOLDFAST_PROFILE). */
+    readonly tokenProfile?: string;
     /** tenants set --tool-profile inherit|hotel-ops|standard */
     readonly toolProfile?: string;
     /** tenants set --tools inherit|flat|catalog */
@@ -463,6 +465,7 @@ export function readConfig(
       expires: values.expires,
       provider: values.provider,
       toolProfile: values['tool-profile'],
+      tokenProfile: values.profile,
       tools: values.tools,
       channel: values.channel,
       callsPerMinute: values['calls-per-minute'],

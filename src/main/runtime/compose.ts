@@ -163,7 +163,12 @@ export async function buildRuntime(
     stateKey: config.stateKey ?? randomBytes(32).toString('base64url'),
     metrics,
     publicBaseUrl,
-    profile: { profile: config.profile, disabledTools: config.disabledTools, toolMode: config.toolMode },
+    profile: {
+      profile: config.profile,
+      disabledTools: config.disabledTools,
+      toolMode: config.toolMode,
+      maxBodyBytes: config.maxBodyBytes,
+    },
     links: linksFor({
       publicBaseUrl,
       paymentUrlBase: config.paymentUrlBase ?? `${publicBaseUrl.replace(/\/+$/, '')}/pay/`,

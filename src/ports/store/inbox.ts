@@ -70,6 +70,13 @@ export interface InboxStore {
   insertBatch(batch: SubmitBatch): Promise<boolean>;
   /** The batch submitted for a message; null when none was. */
   batchOf(tenantId: string, messageId: string): Promise<SubmitBatch | null>;
+  /** The tasks (and contract-error transitions) of a batch, by id. */
+  tasksOfBatch(tenantId: string, batchId: string): Promise<InboxTask[]>;
+  /**
+   * Replaces the message's batch `earlier`, whose tasks nobody decided, with `next`: the earlier
+   * tasks are removed and the batch row becomes `next`. False when `earlier` is not there any more.
+   */
+  supersedeBatch(earlier: SubmitBatch, next: SubmitBatch): Promise<boolean>;
 
   /** Adds the tasks; the case keys in each one's `detail.case_keys` are kept for tasksAbout to find. */
   insertTasks(tasks: readonly InboxTask[]): Promise<void>;

@@ -73,6 +73,7 @@ const batch = (m: InboxMessage, fields: Partial<SubmitBatch> = {}): SubmitBatch 
   messageId: m.id,
   shape: 'agentbus.v1',
   result: { items: [] },
+  contentDigest: null,
   submittedBy: 'connection:conn_1',
   createdAt: T0,
   ...fields,
@@ -501,6 +502,40 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
         await write((inbox) => inbox.insertTasks([waiting]));
         expect(await read((inbox) => inbox.taskAwaitingApproval('t1', 'apr_2'))).toEqual(waiting);
         expect(await read((inbox) => inbox.taskAwaitingApproval('t2', 'apr_2'))).toBeNull();
+      });
+
+      it('tasksOfBatch by id; supersedeBatch removes the earlier tasks and makes the row the next batch, once', async () => {
+        await addConversations(conversation('conv_a'));
+        const m = message('msg_1', 'conv_a');
+        const other = message('msg_2', 'conv_a');
+        await addMessages(m, other);
+        await submit(m, [task('tsk_2', m), task('tsk_1', m)]);
+        await submit(other, [task('tsk_9', other)]);
+        const earlier = (await read((inbox) => inbox.batchOf('t1', 'msg_1')))!;
+        const idsOf = async (tenant: string, batchId: string) =>
+          (await read((inbox) => inbox.tasksOfBatch(tenant, batchId))).map((t) => t.id);
+        expect(await idsOf('t1', earlier.id)).toEqual(['tsk_1', 'tsk_2']);
+        expect(await idsOf('t2', earlier.id)).toEqual([]);
+
+        const next = batch(m, {
+          id: 'bat_next',
+          result: { items: ['corrected'] },
+          contentDigest: 'sha256:next',
+          createdAt: T0 + MIN,
+        });
+        expect(await write((inbox) => inbox.supersedeBatch(earlier, next))).toBe(true);
+        expect(await read((inbox) => inbox.batchOf('t1', 'msg_1'))).toEqual(next);
+        expect(await idsOf('t1', earlier.id)).toEqual([]);
+        expect(await read((inbox) => inbox.task('t1', 'tsk_1'))).toBeNull();
+        // Another message's batch and tasks are untouched.
+        expect(await idsOf('t1', 'bat_msg_2')).toEqual(['tsk_9']);
+        // The earlier batch is gone: superseding it again changes nothing.
+        expect(await write((inbox) => inbox.supersedeBatch(earlier, batch(m, { id: 'bat_third' })))).toBe(
+          false,
+        );
+        expect(await read((inbox) => inbox.batchOf('t1', 'msg_1'))).toEqual(next);
+        await write((inbox) => inbox.insertTasks([task('tsk_3', m, { batchId: 'bat_next' })]));
+        expect(await idsOf('t1', 'bat_next')).toEqual(['tsk_3']);
       });
 
       it("tasksOfConversation: by the message's received time, then the task's created time, then id", async () => {

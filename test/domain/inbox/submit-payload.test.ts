@@ -675,7 +675,13 @@ describe('adaptSubmitPayload: transport rejections name the field', () => {
     ],
     [
       'a string of 10,001 characters',
-      event((e) => (e.evidence = 'x'.repeat(10_001))),
+      event((e) => (e.catalog_code = 'x'.repeat(10_001))),
+      'message_events[0].catalog_code',
+    ],
+    [
+      // Quoted mail may be long (the contract's 10 MB), not longer.
+      'an evidence quote over 10 MB',
+      event((e) => (e.evidence = 'x'.repeat(10 * 1024 * 1024 + 1))),
       'message_events[0].evidence',
     ],
     [

@@ -11,17 +11,10 @@ import { formatInstant } from '../../../domain/time/instant.js';
 import type { AuditEntry } from '../../../ports/audit.js';
 import { CallAudit } from '../../audit/call-audit.js';
 import { rejectedPreview, previewOf } from '../../audit/preview.js';
+import type { InputLimits } from '../input-guard.js';
 import { inspectInput } from '../input-guard.js';
 import type { ClientIdentity, RunContext, ToolContext } from '../tool-kit.js';
-import {
-  ANONYMOUS,
-  declaredClient,
-  elapsed,
-  markAudited,
-  stepUpTo,
-  traceIdOf,
-  withinCallBudget,
-} from '../tool-kit.js';
+import { ANONYMOUS, declaredClient, elapsed, markAudited, traceIdOf, withinCallBudget } from '../tool-kit.js';
 import { ContractError, toContractError } from './contract-errors.js';
 import { envelopeSchema } from './contract-schemas.js';
 
@@ -48,6 +41,24 @@ export interface ContractTool<I> {
   parse(args: unknown): I;
   readonly annotations: ToolAnnotations;
   run(ctx: RunContext, input: I, call: ContractCall): Promise<ContractRun>;
+  /** One short Chinese line on what the answer holds, for the text content beside the envelope. */
+  summaryZh(data: Record<string, unknown>): string;
+}
+
+/**
+ * The contract's tools take mail: a thread quoted as evidence is far past the 256 Ki characters
+ * Holdfast's own tools allow. Their text may fill the request body limit (10 MB by default with
+ * this profile, HOLDFAST_MAX_BODY_MB), and their shapes are the contract's, a little deeper and wider.
+ */
+export function contractInputLimits(maxBodyBytes: number): InputLimits {
+  return {
+    maxDepth: 12,
+    maxKeys: 256,
+    maxArrayItems: 10_000,
+    maxValues: 1_000_000,
+    maxStringLength: maxBodyBytes,
+    maxTotalText: maxBodyBytes,
+  };
 }
 
 /** The contract's schema as it stands, and every call let through to the handler's own check. */
@@ -96,7 +107,7 @@ export function registerContractTool<I>(
       inputSchema: schema,
       outputSchema: schema,
       annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
-      scopeChallenge: stepUpTo(tool.scope),
+      // No HTTP 403 step-up: a missing scope is answered in the contract's envelope (below).
     },
     async (args: unknown, request: ServerContext) => {
       const started = performance.now();
@@ -106,7 +117,7 @@ export function registerContractTool<I>(
       const principal: Principal = caller
         ? { ...caller, clientId: `${caller.clientId} · ${declaredClient(request, server, identity)}` }
         : ANONYMOUS;
-      const problem = inspectInput(args ?? {});
+      const problem = inspectInput(args ?? {}, contractInputLimits(ctx.profile.maxBodyBytes));
       const audit = new CallAudit(
         {
           tenantId: principal.tenantId,
@@ -127,18 +138,30 @@ export function registerContractTool<I>(
         started,
       );
       markAudited(request);
-      const answer = (body: Record<string, unknown>, isError: boolean) => ({
+      // The envelope as JSON text first (clients parse it), then the contract's short Chinese summary.
+      const answer = (body: Record<string, unknown>, isError: boolean, summary: string) => ({
         ...(isError ? { isError: true } : {}),
-        content: [{ type: 'text' as const, text: JSON.stringify(body) }],
+        content: [
+          { type: 'text' as const, text: JSON.stringify(body) },
+          { type: 'text' as const, text: summary },
+        ],
         structuredContent: body,
       });
       try {
         if (!caller) throw new ContractError('MCP_AUTH_INVALID', 'No valid credential for this call.', {});
         await refuseDisabled(ctx, principal, tool.name);
+        if (!principal.scopes.includes(tool.scope))
+          throw new ContractError(
+            'MCP_AUTH_INVALID',
+            `This credential lacks the ${tool.scope} scope ${tool.name} needs; ask for a token with it (holdfast tokens create --profile hotel-ops).`,
+            { missing_scope: tool.scope, granted_scopes: principal.scopes },
+          );
         if (problem)
-          throw new ContractError('MCP_REQUEST_INVALID', `${problem.field}: ${problem.message}`, {
-            field: problem.field,
-          });
+          throw new ContractError(
+            problem.tooLarge ? 'MCP_REQUEST_BODY_TOO_LARGE' : 'MCP_REQUEST_INVALID',
+            `${problem.field}: ${problem.message}`,
+            { field: problem.field },
+          );
         const input = tool.parse(args ?? {});
         checkHotel(principal, args);
         await withinCallBudget(ctx, principal);
@@ -158,6 +181,7 @@ export function registerContractTool<I>(
             error: null,
           },
           false,
+          `${tool.summaryZh(result.data)}（请求 ${requestId}）`,
         );
       } catch (thrown) {
         const error = toContractError(thrown);
@@ -175,6 +199,7 @@ export function registerContractTool<I>(
         return answer(
           { success: false, request_id: requestId, trace_id: traceId, data: null, warnings: [], error },
           true,
+          `失败：${error.code}，${error.message}（请求 ${requestId}）`,
         );
       }
     },

@@ -40,6 +40,8 @@ export function taskView(task: InboxTask, externalSourceMessageId: string | null
     result_type: task.resultType,
     source_event_index: task.sourceEventIndex,
     object_id: task.objectId,
+    // The booking's id as soon as a person's decision made one (a create waits for it).
+    order_id: task.objectId?.startsWith('ORDER:') ? task.objectId.slice('ORDER:'.length) : null,
     task_created_at: formatInstant(task.createdAt),
   };
 }

@@ -13,6 +13,7 @@ import {
 import { messageView, orderView, taskView } from './contract-views.js';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
+const count = (list: unknown) => (Array.isArray(list) ? list.length : 0);
 
 export const queryCaseContextTool: ContractTool<ReturnType<typeof caseContextInput.parse>> = {
   name: 'th_hotel_query_case_context',
@@ -24,6 +25,10 @@ export const queryCaseContextTool: ContractTool<ReturnType<typeof caseContextInp
   inputJson: caseContextSchema,
   parse: strictParser(caseContextInput),
   annotations: READ,
+  summaryZh: (d) => {
+    const validation = d.target_object_validation as { can_create: boolean };
+    return `找到 ${count(d.matched_order_records)} 个订单、${count(d.matched_groups)} 个团组、${count(d.pending_or_open_tasks)} 个未完成任务；${validation.can_create ? '可以新建' : '不可新建'}。`;
+  },
   async run(ctx, input) {
     const found = await caseContext(
       ctx.deps,
@@ -56,6 +61,7 @@ export const queryCaseContextTool: ContractTool<ReturnType<typeof caseContextInp
           can_cancel: v.canCancel,
           can_attach_evidence: v.canAttachEvidence,
           target_object_id: v.targetObjectId,
+          open_create_task_id: v.openCreateTaskId,
           reasons: v.reasons,
         },
         warnings: found.warnings,
@@ -75,6 +81,7 @@ export const queryObjectDetailTool: ContractTool<ReturnType<typeof objectDetailI
   inputJson: objectDetailSchema,
   parse: strictParser(objectDetailInput),
   annotations: READ,
+  summaryZh: (d) => `对象 ${String(d.object_id)}（${String(d.object_type)}）的详情。`,
   async run(ctx, input) {
     const detail = await objectDetail(ctx.deps, ctx.principal, input.object_id);
     const orders = detail.bookings.map(orderView);
@@ -113,6 +120,7 @@ export const listConversationTasksTool: ContractTool<ReturnType<typeof conversat
   inputJson: conversationSchema,
   parse: strictParser(conversationInput),
   annotations: READ,
+  summaryZh: (d) => `该会话共有 ${String(d.task_count)} 个任务。`,
   async run(ctx, input) {
     const found = await conversationTasks(ctx.deps, ctx.principal, conversationOf(input));
     return {
@@ -139,6 +147,7 @@ export const listConversationMessagesTool: ContractTool<ReturnType<typeof conver
   parse: strictParser(conversationInput),
   // Not idempotent in effect: each read leaves an access record.
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false },
+  summaryZh: (d) => `该会话共有 ${String(d.message_count)} 封邮件（本次读取已记录）。`,
   async run(ctx, input) {
     const found = await conversationMessages(
       ctx.deps,

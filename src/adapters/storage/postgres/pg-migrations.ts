@@ -862,4 +862,9 @@ CREATE TRIGGER tenants_credentials_changed AFTER UPDATE OR DELETE
   ON tenants FOR EACH STATEMENT EXECUTE FUNCTION holdfast_credentials_changed();
 `,
   },
+  {
+    version: 23,
+    name: "a message's batch keeps the digest of its content: the same replays, other content supersedes",
+    sql: `ALTER TABLE inbox_batches ADD COLUMN content_digest text;`,
+  },
 ];

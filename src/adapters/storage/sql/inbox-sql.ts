@@ -315,11 +315,51 @@ export class InboxSql implements InboxStore {
 
   async insertBatch(b: SubmitBatch): Promise<boolean> {
     const added = await this.db.run(
-      `INSERT INTO inbox_batches (id, tenant_id, message_id, shape, result, submitted_by, created_at)
-       VALUES (${placeholders(7)}) ON CONFLICT (tenant_id, message_id) DO NOTHING`,
-      [b.id, b.tenantId, b.messageId, b.shape, JSON.stringify(b.result), b.submittedBy, b.createdAt],
+      `INSERT INTO inbox_batches (id, tenant_id, message_id, shape, result, submitted_by, created_at, content_digest)
+       VALUES (${placeholders(8)}) ON CONFLICT (tenant_id, message_id) DO NOTHING`,
+      [
+        b.id,
+        b.tenantId,
+        b.messageId,
+        b.shape,
+        JSON.stringify(b.result),
+        b.submittedBy,
+        b.createdAt,
+        b.contentDigest,
+      ],
     );
     return added === 1;
+  }
+
+  async tasksOfBatch(tenantId: string, batchId: string): Promise<InboxTask[]> {
+    const rows = await this.db.all<TaskRow>(
+      'SELECT * FROM inbox_tasks WHERE tenant_id = ? AND batch_id = ? ORDER BY id',
+      [tenantId, batchId],
+    );
+    return rows.map(taskOf);
+  }
+
+  async supersedeBatch(earlier: SubmitBatch, next: SubmitBatch): Promise<boolean> {
+    await this.db.run('DELETE FROM inbox_tasks WHERE tenant_id = ? AND batch_id = ?', [
+      earlier.tenantId,
+      earlier.id,
+    ]);
+    const changed = await this.db.run(
+      `UPDATE inbox_batches SET id = ?, shape = ?, result = ?, submitted_by = ?, created_at = ?, content_digest = ?
+       WHERE tenant_id = ? AND id = ? AND message_id = ?`,
+      [
+        next.id,
+        next.shape,
+        JSON.stringify(next.result),
+        next.submittedBy,
+        next.createdAt,
+        next.contentDigest,
+        earlier.tenantId,
+        earlier.id,
+        earlier.messageId,
+      ],
+    );
+    return changed === 1;
   }
 
   async batchOf(tenantId: string, messageId: string): Promise<SubmitBatch | null> {
@@ -331,6 +371,7 @@ export class InboxSql implements InboxStore {
       result: string;
       submitted_by: string;
       created_at: Time;
+      content_digest: string | null;
     }>('SELECT * FROM inbox_batches WHERE tenant_id = ? AND message_id = ?', [tenantId, messageId]);
     return r
       ? {
@@ -339,6 +380,7 @@ export class InboxSql implements InboxStore {
           messageId: r.message_id,
           shape: r.shape,
           result: JSON.parse(r.result) as Record<string, unknown>,
+          contentDigest: r.content_digest,
           submittedBy: r.submitted_by,
           createdAt: time(r.created_at),
         }

@@ -722,6 +722,11 @@ CREATE TABLE installation (
     name: "a server's remembered credentials (PostgreSQL's NOTIFY; SQLite's one process reads each call's)",
     sql: `SELECT 1;`,
   },
+  {
+    version: 23,
+    name: "a message's batch keeps the digest of its content: the same replays, other content supersedes",
+    sql: `ALTER TABLE inbox_batches ADD COLUMN content_digest TEXT;`,
+  },
 ];
 
 /**

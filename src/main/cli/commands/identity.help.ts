@@ -49,14 +49,20 @@ export const usersHelp: CommandDoc = {
 export const tokensHelp: CommandDoc = {
   name: 'tokens',
   usage: [
-    'holdfast tokens create EMAIL [--name N] [--scopes S] [--write-policy P] [--expires DAYS] [--json]',
+    'holdfast tokens create EMAIL [--name N] [--scopes S | --profile hotel-ops] [--write-policy P] [--expires DAYS] [--json]',
     'holdfast tokens list [--json]',
     'holdfast tokens revoke TOKEN_ID',
   ],
   summary: 'Personal access tokens (hf_pat_…) an agent host uses on /mcp, acting for one person.',
-  details: ['The token is printed once and stored only as a digest.'],
-  options: [...DATABASE, 'name', 'scopes', 'write-policy', 'expires', 'json'],
-  examples: ['holdfast tokens create ana@example.com --name "Claude on laptop" --scopes read,draft'],
+  details: [
+    'The token is printed once and stored only as a digest.',
+    'Scopes default to read,draft,write; --profile hotel-ops gives an operations agent read,draft,sensitive (the contract tools read mail, which carries contact details).',
+  ],
+  options: [...DATABASE, 'name', 'scopes', 'profile', 'write-policy', 'expires', 'json'],
+  examples: [
+    'holdfast tokens create ana@example.com --name "Claude on laptop" --scopes read,draft',
+    'holdfast tokens create ops@hotel.example --name "mail agent" --profile hotel-ops',
+  ],
 };
 
 export const hostsHelp: CommandDoc = {

@@ -245,7 +245,7 @@ export async function tokens(runtime: Runtime, config: ServerConfig, print: Prin
     const { token, secret } = await createToken(deps, {
       email: arg,
       name: config.options.name ?? 'agent',
-      scopes: parseScopes(config.options.scopes ?? 'read,draft,write'),
+      scopes: parseScopes(config.options.scopes ?? defaultScopes(config.options.tokenProfile)),
       writePolicy: policy,
       ttlMs: days === undefined ? undefined : days * 24 * 60 * 60_000,
     });
@@ -312,7 +312,7 @@ export async function tokens(runtime: Runtime, config: ServerConfig, print: Prin
     return 0;
   }
   throw new UsageError(
-    'usage: holdfast tokens create EMAIL [--name N --scopes S --expires DAYS] | list | revoke ID',
+    'usage: holdfast tokens create EMAIL [--name N --scopes S --profile hotel-ops --expires DAYS] | list | revoke ID',
   );
 }
 
@@ -356,4 +356,15 @@ export async function hosts(runtime: Runtime, config: ServerConfig, print: Print
     return 0;
   }
   throw new UsageError('usage: holdfast hosts add NAME | list | revoke ID');
+}
+
+/**
+ * A token's scopes unless --scopes names them: an agent that books, or with --profile hotel-ops
+ * an operations agent — it reads cases, drafts task results and reads mail, which carries
+ * customers' contact details (sensitive), and books nothing itself.
+ */
+function defaultScopes(profile: string | undefined): string {
+  if (profile === undefined) return 'read,draft,write';
+  if (profile === 'hotel-ops') return 'read,draft,sensitive';
+  throw new UsageError(`--profile for a token must be hotel-ops (got "${profile}")`);
 }
