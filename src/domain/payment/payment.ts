@@ -16,9 +16,19 @@ export interface PaymentReport {
 
 export type PaymentVerdict = 'PAID' | 'PENDING' | 'FAILED' | 'CLOSED';
 
-/** A PAID report counts only when booking id, amount string and currency match exactly. */
+/**
+ * A PAID report counts only when booking id, amount string and currency match exactly, and it
+ * says when the money arrived: PAID without `paidAt` is not an answer (the contract requires it),
+ * whichever provider sent it.
+ */
 export function judgePayment(booking: Booking, report: PaymentReport): PaymentVerdict {
   if (report.status !== 'PAID') return report.status;
+  if (report.paidAt === null)
+    throw new DomainError(
+      'PAYMENT_UNAVAILABLE',
+      'The payment provider said PAID without saying when (paidAt): that is not an answer. Nothing was confirmed; try again later.',
+      { bookingId: booking.id },
+    );
   const price = booking.price;
   const matches =
     report.bookingId === booking.id &&
