@@ -165,6 +165,7 @@ async function placeWithFreshReference(
   move?: Move,
 ): Promise<{ placement: HoldPlacement; snapshot: BookingSnapshot }> {
   const now = deps.clock.now();
+  const price = sumPrices(calendars.map((c) => c.price));
   const base: Booking = {
     id: deps.ids.newId('bk'),
     tenantId: principal.tenantId,
@@ -179,8 +180,9 @@ async function placeWithFreshReference(
     expiresAt: now + deps.config.holdTtlMs,
     customer: input.customer ?? null,
     label: input.label ?? null,
-    price: sumPrices(calendars.map((c) => c.price)),
-    payment: null,
+    price,
+    // A priced hold waits for its money from the start; an unpriced one has no payment at all.
+    payment: price === null ? null : { status: 'PENDING', paidAt: null },
     owner: { subject: principal.subject, clientId: principal.clientId, connectionId: principal.connectionId },
     externalKeys: {},
     paymentFollowUp: false,

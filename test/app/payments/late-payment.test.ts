@@ -153,9 +153,19 @@ describe('late money is always found, whichever path expired the hold', () => {
         idempotencyKey: randomUUID(),
       })
     ).value.booking;
+    expect(b.payment).toBeNull();
     h.clock.advance(TTL + 1);
     expect((await sweep(h.deps)).payments.asked).toBe(0);
     expect((await getBooking(h.deps, operator, b.id)).booking.paymentFollowUp).toBe(false);
+  });
+
+  it('a priced hold waits for its money from the start: payment PENDING, not null', async () => {
+    const b = await hold();
+    expect(b.payment).toEqual({ status: 'PENDING', paidAt: null });
+    expect((await getBooking(h.deps, operator, b.id)).booking.payment).toEqual({
+      status: 'PENDING',
+      paidAt: null,
+    });
   });
 });
 
