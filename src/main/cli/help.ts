@@ -107,11 +107,12 @@ export const optionDocs: Record<string, string> = {
   currency: '--currency C            currency the simulated provider reports (default: the booking price)',
   debug: '--debug                 print the stack of an unexpected error',
   profile:
-    '--profile P             hotel-ops: also the reservation-operations contract tools (default standard)',
+    '--profile P             hotel-ops: also the reservation-operations contract tools; expert-booking: the catalog, the timing contract, 2026-07-28 clients only (--tools, --legacy still win); default standard. tokens create: hotel-ops scopes',
   'disable-tool': '--disable-tool NAME     switch a contract tool off (MCP_TOOL_DISABLED); repeatable',
   'max-body-mb':
     '--max-body-mb N         largest request in MB (default 10 with --profile hotel-ops, else 0.25)',
-  'tool-profile': "--tool-profile P        inherit (the server's --profile), hotel-ops or standard",
+  'tool-profile':
+    "--tool-profile P        inherit (the server's --profile), hotel-ops, standard, or expert-booking (standard tools through the catalog)",
   'timing-contract':
     '--timing-contract       /mcp requests must carry x-mcp-client-sent-at (and _meta.clientSentAt); answers carry server times',
   tools:

@@ -43,8 +43,12 @@ export interface ServerConfig {
   /** The development payment form (`--dev`); never in production. */
   readonly dev: boolean;
   readonly maxBodyBytes: number;
-  /** `hotel-ops`: the reservation-operations contract's tools beside Holdfast's own (`--profile`). */
-  readonly profile: 'standard' | 'hotel-ops';
+  /**
+   * `hotel-ops`: the reservation-operations contract's tools beside Holdfast's own (`--profile`);
+   * `expert-booking`: the expert-booking contract's way of serving Holdfast's tools — the catalog,
+   * the timing contract, 2026-07-28 clients only — unless --tools, --legacy say otherwise.
+   */
+  readonly profile: 'standard' | 'hotel-ops' | 'expert-booking';
   /** `--timing-contract`: /mcp requests must say when they were sent; answers say when they came and left. */
   readonly timingContract: boolean;
   /** How agents see the tools (`--tools`): all listed, or the progressive catalog. */
@@ -316,7 +320,6 @@ export function readConfig(
   const { values, positionals } = parse(argv, declared);
   const { command, helpFor } = commandOf(values, positionals);
   const env = setVariables(environment);
-  const legacy = oneOf(values.legacy ?? 'stateless', 'legacy', ['stateless', 'reject'] as const);
   const policy = values['write-policy'] ?? env.HOLDFAST_WRITE_POLICY ?? null;
   const writePolicy =
     policy === null
@@ -345,12 +348,21 @@ export function readConfig(
   const profile = oneOf(values.profile ?? env.HOLDFAST_PROFILE ?? 'standard', 'profile', [
     'standard',
     'hotel-ops',
+    'expert-booking',
+  ] as const);
+  const expert = profile === 'expert-booking';
+  const legacy = oneOf(values.legacy ?? (expert ? 'reject' : 'stateless'), 'legacy', [
+    'stateless',
+    'reject',
   ] as const);
   // `tenants set --tools` also takes `inherit`; it is checked there.
   const toolMode =
     command === 'tenants'
       ? 'flat'
-      : oneOf(values.tools ?? env.HOLDFAST_TOOLS ?? 'flat', 'tools', ['flat', 'catalog'] as const);
+      : oneOf(values.tools ?? env.HOLDFAST_TOOLS ?? (expert ? 'catalog' : 'flat'), 'tools', [
+          'flat',
+          'catalog',
+        ] as const);
   const production = values.production ?? (env.HOLDFAST_PRODUCTION === '1' || env.NODE_ENV === 'production');
   const dev = values.dev ?? false;
   if (dev && production)
@@ -364,7 +376,7 @@ export function readConfig(
     port: whole(values.port ?? env.HOLDFAST_PORT ?? env.PORT, 'port', 3000, [0, 65535]),
     consolePort: whole(values['console-port'] ?? env.HOLDFAST_CONSOLE_PORT, 'console-port', 0, [0, 65535]),
     seed: !values['no-seed'],
-    timingContract: values['timing-contract'] ?? env.HOLDFAST_TIMING_CONTRACT === '1',
+    timingContract: values['timing-contract'] ?? (env.HOLDFAST_TIMING_CONTRACT === '1' || expert),
     holdTtlMs:
       whole(values['hold-ttl'] ?? env.HOLDFAST_HOLD_TTL_SECONDS, 'hold-ttl', 300, [1, 7 * 24 * 3600]) * 1000,
     legacy,

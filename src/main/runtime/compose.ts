@@ -164,7 +164,8 @@ export async function buildRuntime(
     metrics,
     publicBaseUrl,
     profile: {
-      profile: config.profile,
+      // The expert-booking contract is Holdfast's own tools, served its way: no contract tools.
+      profile: config.profile === 'hotel-ops' ? 'hotel-ops' : 'standard',
       disabledTools: config.disabledTools,
       toolMode: config.toolMode,
       maxBodyBytes: config.maxBodyBytes,

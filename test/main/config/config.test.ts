@@ -19,6 +19,25 @@ describe('readConfig', () => {
     expect(() => readConfig(['serve'], { HOLDFAST_PORT: 'many' })).toThrow(UsageError);
   });
 
+  it('--profile expert-booking serves the catalog, the timing contract and 2026-07-28 only; --tools and --legacy still win', () => {
+    const expert = readConfig(['serve', '--profile', 'expert-booking'], {});
+    expect([expert.toolMode, expert.timingContract, expert.legacy]).toEqual(['catalog', true, 'reject']);
+    const fromEnv = readConfig(['stdio'], { HOLDFAST_PROFILE: 'expert-booking' });
+    expect([fromEnv.toolMode, fromEnv.timingContract, fromEnv.legacy]).toEqual(['catalog', true, 'reject']);
+    const relaxed = readConfig(
+      ['serve', '--profile', 'expert-booking', '--tools', 'flat', '--legacy', 'stateless'],
+      {},
+    );
+    expect([relaxed.toolMode, relaxed.legacy]).toEqual(['flat', 'stateless']);
+    const standard = readConfig(['serve'], {});
+    expect([standard.toolMode, standard.timingContract, standard.legacy]).toEqual([
+      'flat',
+      false,
+      'stateless',
+    ]);
+    expect(() => readConfig(['serve', '--profile', 'expert'], {})).toThrow(UsageError);
+  });
+
   it('finds --version and --help from the arguments alone', () => {
     expect(readCommand(['--version'])).toEqual({ command: 'version', helpFor: null });
     expect(readCommand(['help', 'approvals'])).toEqual({ command: 'help', helpFor: 'approvals' });

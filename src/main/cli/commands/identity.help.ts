@@ -25,6 +25,7 @@ export const tenantsHelp: CommandDoc = {
     'holdfast tenants set local --calls-per-minute 600 --max-active-holds 20',
     'holdfast tenants set local --tool-profile hotel-ops --disable-tool th_hotel_submit_task_results',
     'holdfast tenants set local --tools catalog',
+    'holdfast tenants set local --tool-profile expert-booking',
   ],
 };
 
