@@ -17,7 +17,8 @@ export const errorCatalog = {
   },
   OUTSIDE_AVAILABILITY: {
     retryable: false,
-    recovery: 'The time is outside the calendar hours. Use find_slots to pick an open time.',
+    recovery:
+      'The time is outside the calendar hours. Offer one of details.alternatives to the user, or use find_slots to pick an open time.',
   },
   OUTSIDE_BOOKING_RULES: {
     retryable: false,
@@ -98,6 +99,15 @@ type StatusText = string;
  * What each code's details carry. Instants are epoch milliseconds here: each transport gives
  * them its own wire form, and adds what only it knows (links, command lines).
  */
+/** A free time of the same length offered instead of a refused one; nothing is reserved. */
+export interface AlternativeSlot {
+  readonly start: Instant;
+  readonly end: Instant;
+  readonly reserved: false;
+  /** The (first) calendar's zone, so the time can be said in its local time too. */
+  readonly timeZone?: string;
+}
+
 export interface ErrorDetailsByCode {
   INVALID_ARGUMENTS: { readonly field: string; readonly issueCount?: number };
   NOT_FOUND: {
@@ -110,24 +120,19 @@ export interface ErrorDetailsByCode {
     /** The calendars actually taken then, so the agent can offer to drop one. */
     readonly calendarIds?: readonly string[];
     /** Free ranges of the same length nearest the one asked for; not reserved. */
-    readonly alternatives?: readonly {
-      readonly start: Instant;
-      readonly end: Instant;
-      readonly reserved: false;
-    }[];
+    readonly alternatives?: readonly AlternativeSlot[];
   };
-  OUTSIDE_AVAILABILITY: { readonly calendarId: string };
+  OUTSIDE_AVAILABILITY: {
+    readonly calendarId: string;
+    readonly alternatives?: readonly AlternativeSlot[];
+  };
   OUTSIDE_BOOKING_RULES: {
     readonly calendarId: string;
     /** Which rule: minimumNotice, maximumHorizon, slotStep, allowedDurations, maxBookingsPerDay, … */
     readonly rule: string;
     /** The rule's setting and, for a limit, the local day or week it counts in. */
     readonly [setting: string]: unknown;
-    readonly alternatives?: readonly {
-      readonly start: Instant;
-      readonly end: Instant;
-      readonly reserved: false;
-    }[];
+    readonly alternatives?: readonly AlternativeSlot[];
   };
   HOLD_EXPIRED: {
     readonly bookingId: string;

@@ -132,6 +132,8 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
     const alternatives = clash.error!.details.alternatives as {
       start: string;
       end: string;
+      startLocal: string;
+      endLocal: string;
       reserved: boolean;
     }[];
     expect(alternatives.length).toBeGreaterThan(0);
@@ -139,6 +141,10 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
     for (const alt of alternatives) {
       expect(alt.reserved).toBe(false);
       expect(Date.parse(alt.end) - Date.parse(alt.start)).toBe(3_600_000);
+      // The same instants said in the calendar's local time, with its offset.
+      expect(alt.startLocal).toMatch(/T\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
+      expect(Date.parse(alt.startLocal)).toBe(Date.parse(alt.start));
+      expect(Date.parse(alt.endLocal)).toBe(Date.parse(alt.end));
     }
 
     const released = await ok(agent, 'release_hold', {

@@ -1,6 +1,6 @@
-import type { ErrorCode } from '../../domain/errors.js';
+import type { AlternativeSlot, ErrorCode } from '../../domain/errors.js';
 import { DomainError, errorCatalog, isDomainError } from '../../domain/errors.js';
-import { formatInstant } from '../../domain/time/instant.js';
+import { formatInstant, formatLocal } from '../../domain/time/instant.js';
 import type { Instant } from '../../domain/time/instant.js';
 import type { Links } from './links.js';
 import { pendingApprovalView } from './views.js';
@@ -16,9 +16,17 @@ export interface ToolError {
 const instant = (value: Instant | null | undefined) =>
   value === undefined ? undefined : value === null ? null : formatInstant(value);
 
-const wireAlternative = (a: { readonly start: Instant; readonly end: Instant }) => ({
+/** An alternative in UTC and, where its calendar's zone is known, in that zone's local time. */
+const wireAlternative = (a: AlternativeSlot) => ({
   start: formatInstant(a.start),
   end: formatInstant(a.end),
+  ...(a.timeZone
+    ? {
+        startLocal: formatLocal(a.start, a.timeZone),
+        endLocal: formatLocal(a.end, a.timeZone),
+        timeZone: a.timeZone,
+      }
+    : {}),
   reserved: false,
 });
 
@@ -27,7 +35,10 @@ const wireAlternative = (a: { readonly start: Instant; readonly end: Instant }) 
  * reaches an approval (page link, command line) or a payment page.
  */
 function wireDetails(error: DomainError, links: Links): Record<string, unknown> {
-  if (isDomainError(error, 'SLOT_UNAVAILABLE') && error.details.alternatives) {
+  if (
+    (isDomainError(error, 'SLOT_UNAVAILABLE') || isDomainError(error, 'OUTSIDE_AVAILABILITY')) &&
+    error.details.alternatives
+  ) {
     return { ...error.details, alternatives: error.details.alternatives.map(wireAlternative) };
   }
   if (isDomainError(error, 'OUTSIDE_BOOKING_RULES')) {

@@ -15,6 +15,8 @@ export interface Alternative {
   readonly start: Instant;
   readonly end: Instant;
   readonly reserved: false;
+  /** The first calendar's zone: alternatives are offered in its local time too. */
+  readonly timeZone: string;
 }
 
 /** Up to three free ranges of the same length nearest the one asked for; nothing is reserved. */
@@ -41,7 +43,7 @@ export async function nearestFree(
   now: Instant,
 ): Promise<{ alternatives: Alternative[]; busyCalendarIds: string[] }> {
   const durationMs = range.end - range.start;
-  const { starts, busyCalendarIds } = await deps.store.read(async (tx) => {
+  const { starts, busyCalendarIds, timeZone } = await deps.store.read(async (tx) => {
     const calendars = await loadCalendars(tx, principal.tenantId, calendarIds);
     const busy = await tx.bookings.busyIntervals(principal.tenantId, calendarIds, range, now);
     const found = await searchSlotStarts(
@@ -59,6 +61,7 @@ export async function nearestFree(
       now,
     );
     return {
+      timeZone: calendars[0]?.timeZone ?? 'UTC',
       // Only the calendars that are actually taken then, so the agent can offer to drop one.
       busyCalendarIds: calendarIds.filter((id) => (busy.get(id) ?? []).some((b) => overlaps(b, range))),
       starts: servable(found, calendars, now)
@@ -69,6 +72,11 @@ export async function nearestFree(
   });
   return {
     busyCalendarIds,
-    alternatives: starts.map((start) => ({ start, end: start + durationMs, reserved: false as const })),
+    alternatives: starts.map((start) => ({
+      start,
+      end: start + durationMs,
+      reserved: false as const,
+      timeZone,
+    })),
   };
 }

@@ -84,6 +84,11 @@ export async function holdSlot(
       const { alternatives } = await nearestFree(deps, principal, input.calendarIds, range, now);
       throw new DomainError('OUTSIDE_BOOKING_RULES', error.message, { ...error.details, alternatives });
     }
+    // Closed hours too: the nearest open times of the same length, as for a taken slot.
+    if (isDomainError(error, 'OUTSIDE_AVAILABILITY')) {
+      const { alternatives } = await nearestFree(deps, principal, input.calendarIds, range, now);
+      throw new DomainError('OUTSIDE_AVAILABILITY', error.message, { ...error.details, alternatives });
+    }
     throw error;
   }
 }

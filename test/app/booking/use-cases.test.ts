@@ -39,6 +39,18 @@ describe('hold_slot use case', () => {
     expect(early.code).toBe('OUTSIDE_AVAILABILITY');
     const weekend = await refusal(holdAt('2030-01-12T09:00:00Z', '2030-01-12T10:00:00Z'));
     expect(weekend.code).toBe('OUTSIDE_AVAILABILITY');
+    // Closed hours come with the nearest open times of the same length, in the calendar's zone.
+    const offered = (early.details as { alternatives: { start: number; end: number; timeZone: string }[] })
+      .alternatives;
+    expect(offered.length).toBeGreaterThan(0);
+    for (const alt of offered) {
+      expect(alt.end - alt.start).toBe(3_600_000);
+      expect(alt.timeZone).toBe('Europe/Berlin');
+      const hour = new Date(alt.start).getUTCHours() + 1; // Berlin is UTC+1 in January
+      expect(hour >= 9 && hour + 1 <= 17).toBe(true);
+    }
+    // The hour right after the refused early one opens at 09:00 Berlin (08:00 UTC) the same day.
+    expect(offered.map((a) => a.start)).toContain(Date.parse('2030-01-08T08:00:00Z'));
   });
 
   it('refuses the past, inverted ranges and unknown calendars', async () => {
