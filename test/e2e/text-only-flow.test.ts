@@ -86,7 +86,13 @@ describe('the demo flow from the text content alone', () => {
 
     const clash = await text(rival, 'hold_slot', { ...hold, idempotencyKey: randomUUID() });
     expect(firstLine(clash)).toMatch(/^error SLOT_UNAVAILABLE from hold_slot: /);
-    const alternative = field(clash, /^ {4}- start: (\S+), end: \S+, reserved: no$/m);
+    const alternative = field(
+      clash,
+      /^ {4}- start: (\S+), end: \S+, startLocal: \S+, endLocal: \S+, timeZone: \S+, reserved: no$/m,
+    );
+    // The same time in the calendar's zone, as a person there would say it.
+    const local = field(clash, new RegExp(`- start: ${alternative}, end: \\S+, startLocal: (\\S+),`));
+    expect(Date.parse(local)).toBe(Date.parse(alternative));
     expect(Date.parse(alternative)).not.toBe(Date.parse(start));
 
     const released = await text(agent, 'release_hold', {
