@@ -102,6 +102,15 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
     });
     expect(found.slots).toHaveLength(5);
     expect(found.total).toBe(13);
+    // The envelope says whether the free times were searched now or came from the slot cache.
+    const findArgs = {
+      calendarIds: [roomA, roomB],
+      from,
+      to: plusMinutes(from, 240),
+      durationMinutes: 60,
+      limit: 5,
+    };
+    expect((await call(agent, 'find_slots', findArgs)).meta.cache).toBe('HIT');
     const slot = found.slots[0];
     expect(slot.start).toBe(from.replace('.000Z', 'Z'));
 

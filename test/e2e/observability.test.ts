@@ -58,6 +58,7 @@ describe('traces and logs', () => {
   it('a call continues the caller’s trace: HTTP span, tool span, store and payment children, same ids in the logs', async () => {
     const traceId = hex(16);
     const callerSpan = hex(8);
+    const clientSentAt = new Date(Date.now() - 5).toISOString();
     const hold = await agent.callTool({
       name: 'hold_slot',
       arguments: {
@@ -66,10 +67,16 @@ describe('traces and logs', () => {
         end: futureHour(2, 1),
         idempotencyKey: randomUUID(),
       },
-      _meta: { traceparent: `00-${traceId}-${callerSpan}-01` },
+      _meta: { traceparent: `00-${traceId}-${callerSpan}-01`, clientSentAt },
     });
     const held = hold.structuredContent as unknown as Envelope<{ booking: { id: string } }>;
     expect(held.meta.traceId).toBe(traceId);
+    // The envelope's meta: a UUID per operation, and the times in order wherever they are known.
+    const times = held.meta as unknown as Record<string, string>;
+    expect(times.operationId).toMatch(/^[\da-f]{8}-[\da-f]{4}-4[\da-f]{3}-[89ab][\da-f]{3}-[\da-f]{12}$/);
+    expect(times.clientSentAt).toBe(clientSentAt);
+    expect(Date.parse(times.clientSentAt!)).toBeLessThanOrEqual(Date.parse(times.serverReceivedAt!));
+    expect(Date.parse(times.serverReceivedAt!)).toBeLessThanOrEqual(Date.parse(times.serverResultCreatedAt!));
     const bookingId = held.data!.booking.id;
 
     const tool = await until(
@@ -101,6 +108,9 @@ describe('traces and logs', () => {
       span_id: tool.spanId,
       operation_id: held.meta.operationId,
       tool: 'hold_slot',
+      // Who called and from where, on every tool-call line.
+      caller: { person: expect.any(String), connection: expect.any(String), tenant: 'local' },
+      source: { transport: 'http', client: expect.any(String) },
     });
     expect(line.span_id).toMatch(/^[\da-f]{16}$/);
 
@@ -125,6 +135,19 @@ describe('traces and logs', () => {
       'the confirm span',
     );
     expect(confirmSpan.name).toBe('tool confirm_booking');
+    // The provider's answer is logged with its response time and the local receive time.
+    const answered = await until(
+      () =>
+        server.logs
+          .flatMap((chunk) => chunk.split('\n'))
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => l.message === 'payment provider answered' && l.trace_id === traceId),
+      'the payment log line',
+    );
+    expect(answered).toMatchObject({ call: 'query', status: 200, ms: expect.any(Number) });
+    expect(Date.parse(answered.received_at as string)).toBeGreaterThan(Date.now() - 60_000);
+    expect('provider_responded_at' in answered).toBe(true);
   });
 
   it('without a traceparent in _meta, the HTTP request’s header starts the trace; every request gets a server span', async () => {

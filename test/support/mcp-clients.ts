@@ -14,7 +14,13 @@ export interface Envelope<D = Record<string, unknown>> {
     details: Record<string, unknown>;
     recovery: { action: string };
   };
-  meta: { traceId: string; operationId: string; serverTime: string; idempotentReplay?: boolean };
+  meta: {
+    traceId: string;
+    operationId: string;
+    serverTime: string;
+    idempotentReplay?: boolean;
+    cache?: 'HIT' | 'MISS' | 'BYPASS';
+  };
 }
 
 function newClient(era: Era): Client {

@@ -223,8 +223,13 @@ const meta = z.object({
   spanId: z.string().optional(),
   operationId: z.string(),
   serverTime: instantOut,
+  /** The client's clock as it said (`_meta.clientSentAt`); absent when it did not. */
+  clientSentAt: z.string().optional(),
+  serverReceivedAt: instantOut.optional(),
   serverResultCreatedAt: instantOut.optional(),
   idempotentReplay: z.boolean().optional(),
+  /** find_slots: HIT when the free times came from the slot cache, MISS when searched now. */
+  cache: z.enum(['HIT', 'MISS', 'BYPASS']).optional(),
 });
 
 const toolError = z.object({

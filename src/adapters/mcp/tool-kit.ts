@@ -89,6 +89,8 @@ export interface ToolCall {
 export interface ToolRun<D> {
   readonly data: D;
   readonly replayed?: boolean;
+  /** What the envelope's meta says beside the call's own times and ids (find_slots: `cache`). */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 /** A tool may answer with a multi-round-trip request instead of a result (2026-07-28 clients). */
@@ -308,20 +310,34 @@ export function toolHandler<I, D>(
     const started = performance.now();
     const ids = span.spanContext();
     const traced = trace.isSpanContextValid(ids);
+    const receivedAt = formatInstant(ctx.deps.clock.now());
+    const clientSentAt = clientSentAtOf(request);
     const meta = {
       traceId: traced ? ids.traceId : traceIdOf(request),
       ...(traced ? { spanId: ids.spanId } : {}),
-      operationId: ctx.deps.ids.newId('op'),
-      serverTime: formatInstant(ctx.deps.clock.now()),
+      operationId: ctx.deps.ids.newUuid(),
+      serverTime: receivedAt,
+      // When known, every answer orders clientSentAt <= serverReceivedAt <= serverResultCreatedAt.
+      ...(clientSentAt ? { clientSentAt } : {}),
+      serverReceivedAt: receivedAt,
     };
-    const log = { tool: tool.name, operation_id: meta.operationId, transport: ctx.transport };
     const admission = admit(ctx, tool.input, schemas.fieldNames, args ?? {});
     // The audit names the connection (credential and its name) and the client as it declared
     // itself (untrusted, printable). Nobody: only possible if a transport skipped authentication.
     const caller = ctx.principalOf(request);
+    const client = declaredClient(request, server, identity);
     const principal: Principal = caller
-      ? { ...caller, clientId: `${caller.clientId} · ${declaredClient(request, server, identity)}` }
+      ? { ...caller, clientId: `${caller.clientId} · ${client}` }
       : ANONYMOUS;
+    // Every line of the call names who called (person and connection) and from where (transport
+    // and the client as it declared itself: untrusted, printable).
+    const log = {
+      tool: tool.name,
+      operation_id: meta.operationId,
+      transport: ctx.transport,
+      caller: { person: principal.subject, connection: principal.connectionId, tenant: principal.tenantId },
+      source: { transport: ctx.transport, client },
+    };
     const base: EntryBase = {
       tenantId: principal.tenantId,
       subject: principal.subject,
@@ -362,7 +378,12 @@ export function toolHandler<I, D>(
         return result.inputRequired;
       }
       await finish('ok');
-      const callMeta = { ...meta, ...(result.replayed ? { idempotentReplay: true } : {}), ...created() };
+      const callMeta = {
+        ...meta,
+        ...result.meta,
+        ...(result.replayed ? { idempotentReplay: true } : {}),
+        ...created(),
+      };
       ctx.logger.info('tool call', {
         ...log,
         outcome: 'ok',
@@ -448,4 +469,10 @@ export function markAudited(request: ServerContext): void {
 
 export function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10;
+}
+
+/** The client's own clock, when it said (`_meta.clientSentAt`, RFC 3339); never guessed. */
+function clientSentAtOf(request: ServerContext): string | undefined {
+  const sent = (request.mcpReq._meta as Record<string, unknown> | undefined)?.clientSentAt;
+  return typeof sent === 'string' && sent.length <= 40 && !Number.isNaN(Date.parse(sent)) ? sent : undefined;
 }

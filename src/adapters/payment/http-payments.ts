@@ -8,6 +8,8 @@ import type { Span } from '@opentelemetry/api';
 import type { OutboundFetch } from '../net/outbound-guard.js';
 import { SERVER_REQUEST_SENT_AT, SERVER_RESPONDED_AT } from '../telemetry/timing-headers.js';
 import { inSpan, outgoingTraceHeaders, SpanKind } from '../telemetry/tracing.js';
+import type { Logger } from '../log/logger.js';
+import { silentLogger } from '../log/logger.js';
 
 // The payment contract: a PAID answer says when it was paid. Without it the answer is not one
 // Holdfast can act on (it would stamp the booking with its own clock): the provider is treated
@@ -34,6 +36,7 @@ export class HttpPayments implements PaymentQuery, PaymentRefunds {
     /** The outbound guard's fetch, unless the operator allowed a provider on a private network. */
     private readonly fetch: OutboundFetch,
     private readonly timeoutMs = 3_000,
+    private readonly logger: Logger = silentLogger,
   ) {}
 
   queryPayment(bookingId: string, trace: { readonly traceId: string }): Promise<PaymentReport> {
@@ -94,6 +97,7 @@ export class HttpPayments implements PaymentQuery, PaymentRefunds {
     init: { method?: string; headers: Record<string, string>; body?: string },
   ): Promise<unknown> {
     const url = `${this.baseUrl.replace(/\/+$/, '')}/payments/${path}`;
+    const sentAt = Date.now();
     try {
       // This span's traceparent; without a tracer (no provider), one in the caller's trace id.
       const propagated = outgoingTraceHeaders();
@@ -108,18 +112,31 @@ export class HttpPayments implements PaymentQuery, PaymentRefunds {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       // When the provider answered (its own claim, if it makes one) and when the answer arrived.
+      const receivedAt = new Date().toISOString();
+      const answeredAt = response.headers.get(SERVER_RESPONDED_AT)?.slice(0, 40) ?? null;
       span.setAttribute('http.response.status_code', response.status);
-      span.setAttribute('holdfast.payment.received_at', new Date().toISOString());
-      const answeredAt = response.headers.get(SERVER_RESPONDED_AT);
-      if (answeredAt) span.setAttribute('holdfast.payment.responded_at', answeredAt.slice(0, 40));
+      span.setAttribute('holdfast.payment.received_at', receivedAt);
+      if (answeredAt) span.setAttribute('holdfast.payment.responded_at', answeredAt);
+      this.logger.info('payment provider answered', {
+        call: init.method === 'POST' ? 'refund' : 'query',
+        status: response.status,
+        trace_id: trace.traceId,
+        provider_responded_at: answeredAt,
+        received_at: receivedAt,
+        ms: Date.now() - sentAt,
+      });
       if (!response.ok)
         throw new PaymentUnavailableError(`payment provider answered HTTP ${response.status}`);
       return await response.json();
     } catch (error) {
       if (error instanceof PaymentUnavailableError) throw error;
-      throw new PaymentUnavailableError(
-        error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable',
-      );
+      const reason = error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable';
+      this.logger.warn('payment provider did not answer', {
+        reason,
+        trace_id: trace.traceId,
+        ms: Date.now() - sentAt,
+      });
+      throw new PaymentUnavailableError(reason);
     }
   }
 }

@@ -27,6 +27,8 @@ export interface FindSlotsResult {
   readonly slots: readonly { start: Instant; end: Instant }[];
   readonly total: number;
   readonly nextCursor: string | null;
+  /** HIT: the free times came from the slot cache; MISS: searched for this call. */
+  readonly cache: 'HIT' | 'MISS';
 }
 
 export const MAX_SEARCH_DAYS = 62;
@@ -55,6 +57,7 @@ export async function findSlots(
     const calendars = await loadCalendars(tx, tenantId, input.calendarIds);
     requireAllowedDuration(calendars, input.durationMinutes);
     let starts = deps.slotCache.get(tenantId, cacheKey, now);
+    const cache = starts ? ('HIT' as const) : ('MISS' as const);
     if (!starts) {
       const range = { start: from, end: to };
       const query = { calendars, range, durationMinutes: input.durationMinutes, stepMinutes };
@@ -79,6 +82,7 @@ export async function findSlots(
       calendars: calendars.map(calendarRef),
       slots: page.map((start) => ({ start, end: start + durationMs })),
       total,
+      cache,
       nextCursor:
         remaining.length > page.length && last !== undefined
           ? encodeCursor(deps.digest, { ...query, stepMinutes }, last)

@@ -35,7 +35,7 @@ export function operatorCall(runtime: Runtime, action: OperatorAction): CallAudi
       argumentsDigest: deps.requestDigest.ofJson(action.args),
       preview: previewOf(action.args, (value) => runtime.auditKey.digest(value)),
       traceId: randomBytes(16).toString('hex'),
-      operationId: deps.ids.newId('op'),
+      operationId: deps.ids.newUuid(),
     },
     runtime.audit,
     () => deps.clock.now(),

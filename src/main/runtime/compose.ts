@@ -119,7 +119,7 @@ export async function buildRuntime(
   const metrics = options.metrics
     ? new (await loadMetrics()).HoldfastMetrics(() => operationalCounts({ ...deps, store: traced }))
     : null;
-  const payments = config.payments === 'http' ? await httpPayments(config) : simulator;
+  const payments = config.payments === 'http' ? await httpPayments(config, logger) : simulator;
   const deps: AppDeps = {
     store: traced,
     clock: systemClock,
@@ -179,7 +179,7 @@ export async function buildRuntime(
 }
 
 /** The provider's adapter and the outbound guard load only when payments go over HTTP. */
-async function httpPayments(config: ServerConfig) {
+async function httpPayments(config: ServerConfig, logger: Logger) {
   const [{ HttpPayments }, { outboundFetch }] = await Promise.all([
     loadHttpPayments(),
     import('../../adapters/net/index.js'),
@@ -187,5 +187,7 @@ async function httpPayments(config: ServerConfig) {
   return new HttpPayments(
     config.paymentQueryBaseUrl!,
     outboundFetch({ allowPrivate: config.allowPrivateUpstreams }),
+    undefined,
+    logger,
   );
 }

@@ -32,7 +32,7 @@ export function mcpGateWiring(
           argumentsDigest: ctx.digests.arguments(entry.preview, true),
           preview: JSON.stringify(entry.preview),
           traceId: randomBytes(16).toString('hex'),
-          operationId: deps.ids.newId('op'),
+          operationId: deps.ids.newUuid(),
         },
         runtime.audit,
         () => deps.clock.now(),

@@ -23,6 +23,7 @@ function hundredSlots() {
     slots,
     total: 340,
     nextCursor: 'c_abc',
+    cache: 'MISS',
   });
 }
 

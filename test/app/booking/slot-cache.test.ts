@@ -27,6 +27,19 @@ const query = () => ({
 });
 
 describe('find_slots cache', () => {
+  it('says whether an answer came from the cache: MISS, then HIT, then MISS after a write', async () => {
+    const cacheOf = async () => (await findSlots(h.deps, operator, query())).cache;
+    expect(await cacheOf()).toBe('MISS');
+    expect(await cacheOf()).toBe('HIT');
+    await holdSlot(h.deps, operator, {
+      calendarIds: [room],
+      start: '2030-01-07T09:00:00Z',
+      end: '2030-01-07T10:00:00Z',
+      idempotencyKey: randomUUID(),
+    });
+    expect(await cacheOf()).toBe('MISS');
+  });
+
   it('serves fresh results after every write through the app', async () => {
     expect((await findSlots(h.deps, operator, query())).total).toBe(5);
     const held = await holdSlot(h.deps, operator, {

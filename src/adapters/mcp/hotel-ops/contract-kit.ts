@@ -112,7 +112,7 @@ export function registerContractTool<I>(
     async (args: unknown, request: ServerContext) => {
       const started = performance.now();
       const traceId = traceIdOf(request);
-      const requestId = ctx.deps.ids.newId('op');
+      const requestId = ctx.deps.ids.newUuid();
       const caller = ctx.principalOf(request);
       const principal: Principal = caller
         ? { ...caller, clientId: `${caller.clientId} · ${declaredClient(request, server, identity)}` }

@@ -42,7 +42,7 @@ export async function guarded<T>(
       argumentsDigest: ctx.digests.arguments(call.preview, true),
       preview: JSON.stringify(call.preview),
       traceId: traceIdOf(request),
-      operationId: ctx.deps.ids.newId('op'),
+      operationId: ctx.deps.ids.newUuid(),
     },
     ctx.audit,
     () => ctx.deps.clock.now(),

@@ -28,6 +28,7 @@ export const findSlotsTool = defineTool({
   kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true },
   async run({ deps, principal }, input) {
-    return { data: slotsView(await findSlots(deps, principal, input)) };
+    const found = await findSlots(deps, principal, input);
+    return { data: slotsView(found), meta: { cache: found.cache } };
   },
 });
