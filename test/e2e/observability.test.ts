@@ -77,6 +77,17 @@ describe('traces and logs', () => {
     expect(times.clientSentAt).toBe(clientSentAt);
     expect(Date.parse(times.clientSentAt!)).toBeLessThanOrEqual(Date.parse(times.serverReceivedAt!));
     expect(Date.parse(times.serverReceivedAt!)).toBeLessThanOrEqual(Date.parse(times.serverResultCreatedAt!));
+    // What is not an RFC 3339 time is not echoed: the server never repeats a client's guess.
+    for (const bogus of ['yesterday', '2026-12-03T09:00:00Z\u0000<script>', 12345]) {
+      const listed = await agent.callTool({
+        name: 'list_calendars',
+        arguments: {},
+        _meta: { clientSentAt: bogus },
+      });
+      expect((listed.structuredContent as { meta: Record<string, unknown> }).meta).not.toHaveProperty(
+        'clientSentAt',
+      );
+    }
     const bookingId = held.data!.booking.id;
 
     const tool = await until(

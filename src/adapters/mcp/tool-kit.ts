@@ -471,8 +471,10 @@ export function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10;
 }
 
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/;
+
 /** The client's own clock, when it said (`_meta.clientSentAt`, RFC 3339); never guessed. */
 function clientSentAtOf(request: ServerContext): string | undefined {
   const sent = (request.mcpReq._meta as Record<string, unknown> | undefined)?.clientSentAt;
-  return typeof sent === 'string' && sent.length <= 40 && !Number.isNaN(Date.parse(sent)) ? sent : undefined;
+  return typeof sent === 'string' && RFC3339.test(sent) && !Number.isNaN(Date.parse(sent)) ? sent : undefined;
 }
