@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Booking } from '../../src/domain/booking/booking.js';
 import {
@@ -126,7 +127,12 @@ describe('money', () => {
 });
 
 describe('error catalog', () => {
-  it('is the closed set of DESIGN.md plus QUOTA_EXCEEDED and OUTSIDE_BOOKING_RULES, each with a recovery sentence', () => {
+  it('is the closed set of codes docs/tools.md lists, each with a recovery sentence', () => {
+    // The docs' table, row by row: code, retryable, the recovery sentence exactly.
+    const rows = [
+      ...readFileSync('docs/tools.md', 'utf8').matchAll(/^\| `([A-Z_]+)` +\| (yes|no) +\| (.+?) *\|$/gm),
+    ].map((m) => [m[1], m[2] === 'yes', m[3]!.replace(/\\\|/g, '|')]);
+    expect(rows).toEqual(errorCodes.map((c) => [c, errorCatalog[c].retryable, errorCatalog[c].recovery]));
     expect(errorCodes).toHaveLength(24);
     expect(errorCodes).toContain('QUOTA_EXCEEDED');
     expect(errorCodes).toContain('OUTSIDE_BOOKING_RULES');

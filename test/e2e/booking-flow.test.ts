@@ -62,7 +62,7 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
     expect(agent.getProtocolEra()).toBe(era);
   });
 
-  it('lists the tools of DESIGN.md with honest annotations and output schemas', async () => {
+  it('lists the tools of docs/tools.md with honest annotations and output schemas', async () => {
     const { tools } = await agent.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect([...byName.keys()].sort()).toEqual(

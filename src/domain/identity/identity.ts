@@ -1,7 +1,7 @@
 import { DomainError } from '../errors.js';
 import type { Instant } from '../time/instant.js';
 
-/** What an agent connection may do (DESIGN.md, seeds): each tool names the one it needs. */
+/** What an agent connection may do (docs/people.md): each tool names the one it needs. */
 export const SCOPES = ['read', 'draft', 'write', 'sensitive'] as const;
 export type Scope = (typeof SCOPES)[number];
 
