@@ -69,6 +69,7 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
       [
         'book_slot',
         'cancel_booking',
+        'check_availability',
         'confirm_booking',
         'create_calendar',
         'find_slots',

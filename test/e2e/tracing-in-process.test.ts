@@ -86,7 +86,9 @@ describe('spans in an in-memory exporter', () => {
       }
       const logged = lines.find((l) => l.message === 'tool call' && l.trace_id === traceId);
       expect(logged).toMatchObject({ span_id: tool.spanContext().spanId, transport: 'stdio' });
-      expect(logged!.operation_id).toMatch(/^op_/);
+      expect(logged!.operation_id).toMatch(
+        /^[\da-f]{8}-[\da-f]{4}-4[\da-f]{3}-[89ab][\da-f]{3}-[\da-f]{12}$/,
+      );
     }
     expect(made.meta).toMatchObject({ traceId: traceIds[0] });
     // Any other trace is background work of its own (the audit chain being sealed): root store

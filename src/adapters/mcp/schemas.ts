@@ -80,7 +80,7 @@ export const moneySchema = z.strictObject({
   currency: z.string().max(3).describe('ISO 4217 code, e.g. "CNY"'),
 });
 
-const instantOut = z.string().describe('UTC, RFC 3339');
+export const instantOut = z.string().describe('UTC, RFC 3339');
 const localTime = z.object({ timeZone: z.string(), start: z.string(), end: z.string() });
 const calendarRef = z.object({ id: z.string(), name: z.string(), timeZone: z.string() });
 

@@ -12,6 +12,7 @@ import { bookSlotTool } from './tools/book-slot.js';
 import { getApprovalTool, requestApprovalTool } from './tools/approvals.js';
 import { releaseHoldTool } from './tools/release-hold.js';
 import { cancelBookingTool, confirmBookingTool } from './tools/gated-booking.js';
+import { checkAvailabilityTool } from './tools/check-availability.js';
 import { findSlotsTool } from './tools/find-slots.js';
 import { holdSlotTool } from './tools/hold-slot.js';
 import { getBookingTool, listBookingsTool } from './tools/read-bookings.js';
@@ -37,6 +38,7 @@ Times are RFC 3339 with an offset. Errors carry code, retryable and recovery.act
 export const holdfastTools = [
   listCalendarsTool,
   findSlotsTool,
+  checkAvailabilityTool,
   holdSlotTool,
   releaseHoldTool,
   confirmBookingTool,
