@@ -54,6 +54,7 @@ const rules: fc.Arbitrary<BookingRules> = fc.record({
   maxBookingsPerCustomerPerDay: fc.constant(null),
   maxBookingsPerCustomerPerWeek: fc.constant(null),
   capacity: fc.constantFrom(1, 1, 2, 3),
+  offerAlternatives: fc.boolean(),
 });
 
 interface Case {

@@ -135,6 +135,10 @@ export const bookingRulesFields = {
     .max(1000)
     .optional()
     .describe('How many bookings may overlap: seats of a class, rooms of a pool (default 1).'),
+  offerAlternatives: z
+    .boolean()
+    .optional()
+    .describe('false: a refused hold offers no alternative times (no counter-offers); default true.'),
 };
 
 const bookingRulesOut = z.object({
@@ -149,6 +153,7 @@ const bookingRulesOut = z.object({
   maxBookingsPerCustomerPerDay: z.int().nullable(),
   maxBookingsPerCustomerPerWeek: z.int().nullable(),
   capacity: z.int(),
+  offerAlternatives: z.boolean(),
 });
 
 export const calendarOut = z.object({

@@ -5,6 +5,7 @@ import type { Instant } from '../../domain/time/instant.js';
 import { overlaps } from '../../domain/time/interval.js';
 import type { Interval } from '../../domain/time/interval.js';
 import type { AppDeps } from '../deps.js';
+import { rulesOf } from '../../domain/calendar.js';
 import { loadCalendars } from './snapshot.js';
 import { searchSlotStarts, servable } from './slot-search.js';
 
@@ -46,6 +47,10 @@ export async function nearestFree(
   const { starts, busyCalendarIds, timeZone } = await deps.store.read(async (tx) => {
     const calendars = await loadCalendars(tx, principal.tenantId, calendarIds);
     const busy = await tx.bookings.busyIntervals(principal.tenantId, calendarIds, range, now);
+    const taken = calendarIds.filter((id) => (busy.get(id) ?? []).some((b) => overlaps(b, range)));
+    // A calendar that makes no counter-offers (offerAlternatives: false): none are searched.
+    if (calendars.some((c) => !rulesOf(c).offerAlternatives))
+      return { timeZone: calendars[0]?.timeZone ?? 'UTC', busyCalendarIds: taken, starts: [] };
     const found = await searchSlotStarts(
       tx,
       principal.tenantId,
@@ -63,7 +68,7 @@ export async function nearestFree(
     return {
       timeZone: calendars[0]?.timeZone ?? 'UTC',
       // Only the calendars that are actually taken then, so the agent can offer to drop one.
-      busyCalendarIds: calendarIds.filter((id) => (busy.get(id) ?? []).some((b) => overlaps(b, range))),
+      busyCalendarIds: taken,
       starts: servable(found, calendars, now)
         .sort((a, b) => Math.abs(a - range.start) - Math.abs(b - range.start) || a - b)
         .slice(0, ALTERNATIVES)

@@ -29,6 +29,8 @@ export interface BookingRules {
   readonly maxBookingsPerCustomerPerWeek: number | null;
   /** How many bookings may overlap (seats of a class, rooms of a pool); each takes one seat lane. */
   readonly capacity: number;
+  /** false: a refused time comes with no alternative times (the calendar makes no counter-offers). */
+  readonly offerAlternatives: boolean;
 }
 
 export const DEFAULT_BOOKING_RULES: BookingRules = Object.freeze({
@@ -43,6 +45,7 @@ export const DEFAULT_BOOKING_RULES: BookingRules = Object.freeze({
   maxBookingsPerCustomerPerDay: null,
   maxBookingsPerCustomerPerWeek: null,
   capacity: 1,
+  offerAlternatives: true,
 });
 
 /** The name a refusal gives in `details.rule`. */
@@ -92,6 +95,8 @@ export function validateBookingRules(rules: BookingRules, prefix = ''): void {
     if (new Set(durations).size !== durations.length)
       throw invalidArgument(field('allowedDurationsMinutes'), 'must not repeat a length');
   }
+  if (typeof rules.offerAlternatives !== 'boolean')
+    throw invalidArgument(field('offerAlternatives'), 'must be true or false');
   if (rules.slotStepMinutes !== null && 1440 % rules.slotStepMinutes !== 0)
     throw invalidArgument(field('slotStepMinutes'), 'must divide a day evenly (5, 10, 15, 20, 30, 60, …)');
 }

@@ -56,7 +56,12 @@ describe('reading the booking-rules form', () => {
       maxBookingsPerCustomerPerDay: 1,
       maxBookingsPerCustomerPerWeek: 2,
       capacity: 3,
+      offerAlternatives: true,
     } satisfies BookingRules);
+    // Counter-offers off only when the form says no; a form without the field keeps them on.
+    expect(rulesFromDraft(draft({ counterOffers: 'no' })).offerAlternatives).toBe(false);
+    expect(readRules({ counterOffers: 'maybe' }).counterOffers).toBe('yes');
+    expect(readRules({}).counterOffers).toBe('yes');
     expect(rulesFromDraft(draft({ notice: '2', noticeUnit: 'days' })).minimumNoticeMinutes).toBe(2880);
     expect(rulesFromDraft(draft({ notice: '90', noticeUnit: 'minutes' })).minimumNoticeMinutes).toBe(90);
   });

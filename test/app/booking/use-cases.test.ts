@@ -6,6 +6,7 @@ import { findSlots } from '../../../src/app/booking/find-slots.js';
 import { holdSlot } from '../../../src/app/booking/hold-slot.js';
 import { getBooking } from '../../../src/app/booking/read-bookings.js';
 import { sweep } from '../../../src/app/booking/sweep.js';
+import { setBookingRules } from '../../../src/app/calendars/calendars.js';
 import { formatInstant } from '../../../src/domain/time/instant.js';
 import { appHarness, operator } from '../../support/app-harness.js';
 import { refusal } from '../../support/refusal.js';
@@ -51,6 +52,30 @@ describe('hold_slot use case', () => {
     }
     // The hour right after the refused early one opens at 09:00 Berlin (08:00 UTC) the same day.
     expect(offered.map((a) => a.start)).toContain(Date.parse('2030-01-08T08:00:00Z'));
+  });
+
+  it('a calendar with counter-offers off (offerAlternatives: false) refuses with no alternatives', async () => {
+    await setBookingRules(h.deps, operator, {
+      calendarId: berlin,
+      rules: { offerAlternatives: false },
+      idempotencyKey: randomUUID(),
+    });
+    const closed = await refusal(holdAt('2030-01-08T07:30:00Z', '2030-01-08T08:30:00Z'));
+    expect(closed.code).toBe('OUTSIDE_AVAILABILITY');
+    expect((closed.details as { alternatives: unknown[] }).alternatives).toEqual([]);
+    await holdAt('2030-01-08T09:00:00Z', '2030-01-08T10:00:00Z');
+    const taken = await refusal(holdAt('2030-01-08T09:00:00Z', '2030-01-08T10:00:00Z'));
+    expect(taken.code).toBe('SLOT_UNAVAILABLE');
+    expect(taken.details).toMatchObject({ calendarIds: [berlin], alternatives: [] });
+    // Invalid values are refused naming the field.
+    const bad = await refusal(
+      setBookingRules(h.deps, operator, {
+        calendarId: berlin,
+        rules: { offerAlternatives: 'no' as unknown as boolean },
+        idempotencyKey: randomUUID(),
+      }),
+    );
+    expect(bad.details).toMatchObject({ field: 'offerAlternatives' });
   });
 
   it('refuses the past, inverted ranges and unknown calendars', async () => {

@@ -177,6 +177,20 @@ export function RulesFields(props: { draft: RulesDraft; problem?: Problem | unde
           <NumberField rule="capacity" name="seats" draft={draft} placeholder="1" problem={problem} />
         </div>
       </fieldset>
+      <fieldset class="cal-rules">
+        <legend>When a requested time is refused</legend>
+        <p>
+          <label for="rule-counter-offers">Agents are offered</label>{' '}
+          <select id="rule-counter-offers" name="counterOffers">
+            <option value="yes" selected={draft.counterOffers === 'yes'}>
+              the 3 nearest free times
+            </option>
+            <option value="no" selected={draft.counterOffers === 'no'}>
+              no other times
+            </option>
+          </select>
+        </p>
+      </fieldset>
     </>
   );
 }

@@ -28,6 +28,8 @@ export interface RulesDraft {
   readonly perCustomerDay: string;
   readonly perCustomerWeek: string;
   readonly seats: string;
+  /** `no`: a refused time offers no other times; anything else (or a form without it): yes. */
+  readonly counterOffers: 'yes' | 'no';
 }
 
 /** The form's field names are the draft's keys. */
@@ -47,6 +49,7 @@ export function readRules(form: FormBody): RulesDraft {
     perCustomerDay: field('perCustomerDay'),
     perCustomerWeek: field('perCustomerWeek'),
     seats: field('seats'),
+    counterOffers: field('counterOffers') === 'no' ? 'no' : 'yes',
   };
 }
 
@@ -70,6 +73,7 @@ export function rulesDraftOf(rules: BookingRules): RulesDraft {
     perCustomerDay: text(rules.maxBookingsPerCustomerPerDay),
     perCustomerWeek: text(rules.maxBookingsPerCustomerPerWeek),
     seats: text(rules.capacity),
+    counterOffers: rules.offerAlternatives ? 'yes' : 'no',
   };
 }
 
@@ -171,6 +175,7 @@ export function rulesFromDraft(draft: RulesDraft): BookingRules {
       1,
       'give a whole number from 1 to 1,000 (how many bookings may overlap), or leave it empty for 1',
     ),
+    offerAlternatives: draft.counterOffers !== 'no',
   };
   // What the use case checks too; here first, so the message names the field as it was typed.
   validateBookingRules(rules);
