@@ -54,6 +54,12 @@ async function main(argv: readonly string[]): Promise<void> {
   if (!doc) throw new UsageError(`unknown command "${asked.command}" (see holdfast --help)`);
   const config = readConfig(argv, process.env, { command: doc.name, options: doc.options });
   if (config.command === 'serve' || config.command === 'stdio') return runServer(config);
+  // A client of another server: no database of its own.
+  if (config.command === 'probe') {
+    const { probe } = await import('./cli/commands/probe.js');
+    process.exitCode = await probe(config, print);
+    return;
+  }
   const { runOperatorCommand } = await import('./cli/operator-commands.js');
   process.exitCode = await runOperatorCommand(config, print);
 }

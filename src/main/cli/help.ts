@@ -13,6 +13,7 @@ import { connectionsHelp, hostsHelp, tenantsHelp, tokensHelp, usersHelp } from '
 import { inboxHelp } from './commands/inbox.help.js';
 import { oauthHelp } from './commands/oauth.help.js';
 import { paymentsHelp } from './commands/payments.help.js';
+import { probeHelp } from './commands/probe.help.js';
 import { serveHelp, stdioHelp } from './commands/server.help.js';
 import { webhooksHelp } from './commands/webhooks.help.js';
 
@@ -106,6 +107,7 @@ export const optionDocs: Record<string, string> = {
   amount: '--amount A              amount the simulated provider reports (default: the booking price)',
   currency: '--currency C            currency the simulated provider reports (default: the booking price)',
   debug: '--debug                 print the stack of an unexpected error',
+  token: '--token T               probe: the bearer token to call with (a short-lived, read-only one)',
   profile:
     '--profile P             hotel-ops: also the reservation-operations contract tools; expert-booking: the catalog, the timing contract, 2026-07-28 clients only (--tools, --legacy still win); default standard. tokens create: hotel-ops scopes',
   'disable-tool': '--disable-tool NAME     switch a contract tool off (MCP_TOOL_DISABLED); repeatable',
@@ -155,6 +157,7 @@ export const commands: readonly CommandDoc[] = [
   oauthHelp,
   webhooksHelp,
   auditHelp,
+  probeHelp,
 ];
 
 const pad = (text: string) => `  ${text}`;

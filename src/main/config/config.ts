@@ -105,6 +105,8 @@ export interface ServerConfig {
     readonly expires?: string;
     /** inbox import --provider, --channel: where imported mail says it came from. */
     readonly provider?: string;
+    /** probe --token T: the bearer token the probe calls with. */
+    readonly token?: string;
     /** tokens create --profile hotel-ops: the scopes that contract's tools need (the flag itself, not HOLDFAST_PROFILE). */
     readonly tokenProfile?: string;
     /** tenants set --tool-profile inherit|hotel-ops|standard */
@@ -210,6 +212,7 @@ const OPTIONS = {
   'max-body-mb': { type: 'string' },
   provider: { type: 'string' },
   channel: { type: 'string' },
+  token: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
   debug: { type: 'boolean' },
@@ -478,6 +481,7 @@ export function readConfig(
       provider: values.provider,
       toolProfile: values['tool-profile'],
       tokenProfile: values.profile,
+      token: values.token,
       tools: values.tools,
       channel: values.channel,
       callsPerMinute: values['calls-per-minute'],
