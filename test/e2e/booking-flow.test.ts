@@ -70,6 +70,8 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
         'book_slot',
         'cancel_booking',
         'check_availability',
+        'list_customers',
+        'get_customer',
         'confirm_booking',
         'create_calendar',
         'find_slots',

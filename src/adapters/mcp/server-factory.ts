@@ -13,6 +13,7 @@ import { getApprovalTool, requestApprovalTool } from './tools/approvals.js';
 import { releaseHoldTool } from './tools/release-hold.js';
 import { cancelBookingTool, confirmBookingTool } from './tools/gated-booking.js';
 import { checkAvailabilityTool } from './tools/check-availability.js';
+import { getCustomerTool, listCustomersTool } from './tools/customers.js';
 import { findSlotsTool } from './tools/find-slots.js';
 import { holdSlotTool } from './tools/hold-slot.js';
 import { getBookingTool, listBookingsTool } from './tools/read-bookings.js';
@@ -45,6 +46,8 @@ export const holdfastTools = [
   cancelBookingTool,
   getBookingTool,
   listBookingsTool,
+  listCustomersTool,
+  getCustomerTool,
   requestApprovalTool,
   getApprovalTool,
   createCalendarTool,

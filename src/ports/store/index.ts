@@ -2,6 +2,7 @@ import type { ApprovalStore } from './approvals.js';
 import type { AuditStore } from './audit.js';
 import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
+import type { CustomerStore } from './customers.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { FeedStore } from './feeds.js';
 import type { HostStore, PeopleStore, SessionStore, TenantStore, TokenStore } from './identity.js';
@@ -25,6 +26,7 @@ export type {
 } from './bookings.js';
 export { ReferenceTakenError } from './bookings.js';
 export type { CalendarDetails, CalendarStore, Page } from './calendars.js';
+export type { CustomerStore } from './customers.js';
 export type { IdempotencyRecord, IdempotencyScope, IdempotencyStore } from './idempotency.js';
 export type { SimulatedPaymentStore } from './simulated-payments.js';
 export type {
@@ -58,6 +60,8 @@ export type {
 export interface Aggregates {
   readonly calendars: CalendarStore;
   readonly bookings: BookingStore;
+  /** Customers as bookings name them. */
+  readonly customers: CustomerStore;
   readonly idempotency: IdempotencyStore;
   readonly approvals: ApprovalStore;
   readonly simulatedPayments: SimulatedPaymentStore;

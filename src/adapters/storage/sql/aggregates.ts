@@ -3,6 +3,7 @@ import { ApprovalsSql } from './approvals-sql.js';
 import { AuditSql } from './audit-sql.js';
 import { BookingsSql } from './bookings-sql.js';
 import { CalendarsSql } from './calendars-sql.js';
+import { CustomersSql } from './customers-sql.js';
 import { FeedsSql } from './feeds-sql.js';
 import { IdempotencySql } from './idempotency-sql.js';
 import { HostsSql } from './hosts-sql.js';
@@ -34,6 +35,7 @@ export type AggregateOverrides = { readonly [K in AggregateName]?: AggregateClas
 export const SQL_AGGREGATES: { readonly [K in AggregateName]: AggregateClass<K> } = {
   calendars: CalendarsSql,
   bookings: BookingsSql,
+  customers: CustomersSql,
   idempotency: IdempotencySql,
   approvals: ApprovalsSql,
   simulatedPayments: SimulatedPaymentsSql,

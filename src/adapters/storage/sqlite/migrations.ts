@@ -727,6 +727,11 @@ CREATE TABLE installation (
     name: "a message's batch keeps the digest of its content: the same replays, other content supersedes",
     sql: `ALTER TABLE inbox_batches ADD COLUMN content_digest TEXT;`,
   },
+  {
+    version: 24,
+    name: "customers are read from the bookings that name them: an index on each tenant's customer keys",
+    sql: `CREATE INDEX bookings_customer ON bookings (tenant_id, customer_key) WHERE customer_key IS NOT NULL;`,
+  },
 ];
 
 /**

@@ -1,0 +1,57 @@
+import type { Booking } from '../../../domain/booking/booking.js';
+import type { CustomerStore } from '../../../ports/store/customers.js';
+import type { BookingRow } from '../rows.js';
+import { bookingFromRow } from '../rows.js';
+import type { SqlRunner } from './sql-runner.js';
+
+const MAX_BOOKINGS = 200;
+
+/** Customers read from the bookings that name them (the `customer_key` each booking stores). */
+export class CustomersSql implements CustomerStore {
+  constructor(private readonly db: SqlRunner) {}
+
+  async customerPage(tenantId: string, afterKey: string | null, limit: number) {
+    const rows = await this.db.all<{ customer_key: string; first_id: string }>(
+      `SELECT b.customer_key, (SELECT f.id FROM bookings f WHERE f.tenant_id = b.tenant_id AND f.customer_key = b.customer_key
+           ORDER BY f.created_at, f.id LIMIT 1) AS first_id
+       FROM bookings b WHERE b.tenant_id = ? AND b.customer_key IS NOT NULL AND b.customer_key > ?
+       GROUP BY b.tenant_id, b.customer_key ORDER BY b.customer_key LIMIT ?`,
+      [tenantId, afterKey ?? '', limit],
+    );
+    return rows.map((r) => ({ key: r.customer_key, firstBookingId: r.first_id }));
+  }
+
+  async customerCount(tenantId: string): Promise<number> {
+    const [row] = await this.db.all<{ n: number | string }>(
+      'SELECT count(DISTINCT customer_key) AS n FROM bookings WHERE tenant_id = ? AND customer_key IS NOT NULL',
+      [tenantId],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async firstBookingOf(tenantId: string, key: string): Promise<string | null> {
+    const [row] = await this.db.all<{ id: string }>(
+      'SELECT id FROM bookings WHERE tenant_id = ? AND customer_key = ? ORDER BY created_at, id LIMIT 1',
+      [tenantId, key],
+    );
+    return row?.id ?? null;
+  }
+
+  async customerKeyOf(tenantId: string, bookingId: string): Promise<string | null> {
+    const [row] = await this.db.all<{ customer_key: string | null }>(
+      'SELECT customer_key FROM bookings WHERE tenant_id = ? AND id = ?',
+      [tenantId, bookingId],
+    );
+    return row?.customer_key ?? null;
+  }
+
+  async bookingsOfCustomers(tenantId: string, keys: readonly string[]): Promise<Booking[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db.all<BookingRow>(
+      `SELECT * FROM bookings WHERE tenant_id = ? AND customer_key IN (${keys.map(() => '?').join(', ')})
+       ORDER BY start_at DESC, id LIMIT ?`,
+      [tenantId, ...keys, MAX_BOOKINGS * keys.length],
+    );
+    return rows.map(bookingFromRow);
+  }
+}
