@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getCustomer, listCustomers } from '../../../src/app/booking/customers.js';
 import { holdSlot } from '../../../src/app/booking/hold-slot.js';
 import type { Principal } from '../../../src/domain/identity/principal.js';
-import type { appHarness} from '../../support/app-harness.js';
+import type { appHarness } from '../../support/app-harness.js';
 import { appHarnessOn, operator } from '../../support/app-harness.js';
 import { refusal } from '../../support/refusal.js';
 
