@@ -11,28 +11,10 @@ import {
 } from '../../src/domain/booking/booking.js';
 import { sumPrices, validateMoney } from '../../src/domain/booking/money.js';
 import { DomainError, errorCatalog, errorCodes } from '../../src/domain/errors.js';
+import { heldBooking } from '../support/booking-fixture.js';
 
 const T0 = Date.UTC(2030, 0, 7, 9);
-const held: Booking = {
-  id: 'bk_1',
-  tenantId: 't',
-  reference: 'HF-ABC123',
-  calendarIds: ['cal_a'],
-  start: T0 + 3_600_000,
-  end: T0 + 7_200_000,
-  status: 'HELD',
-  version: 1,
-  createdAt: T0,
-  updatedAt: T0,
-  expiresAt: T0 + 300_000,
-  customer: null,
-  label: null,
-  price: null,
-  payment: null,
-  owner: { subject: 's', clientId: 'c', connectionId: 'k' },
-  externalKeys: {},
-  paymentFollowUp: false,
-};
+const held: Booking = heldBooking(T0);
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

@@ -3,28 +3,13 @@ import type { Booking } from '../../src/domain/booking/booking.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { PaymentReport } from '../../src/domain/payment/payment.js';
 import { judgePayment } from '../../src/domain/payment/payment.js';
+import { heldBooking } from '../support/booking-fixture.js';
 
 const T0 = Date.UTC(2030, 0, 7, 9);
-const priced: Booking = {
-  id: 'bk_1',
-  tenantId: 't',
-  reference: 'HF-ABC123',
-  calendarIds: ['cal_a'],
-  start: T0 + 3_600_000,
-  end: T0 + 7_200_000,
-  status: 'HELD',
-  version: 1,
-  createdAt: T0,
-  updatedAt: T0,
-  expiresAt: T0 + 300_000,
-  customer: null,
-  label: null,
+const priced: Booking = heldBooking(T0, {
   price: { amount: '500.00', currency: 'CNY' },
-  payment: { status: 'PENDING', paidAt: null, reconciliationRequired: false },
-  owner: { subject: 's', clientId: 'c', connectionId: 'k' },
-  externalKeys: {},
-  paymentFollowUp: false,
-} as Booking;
+  payment: { status: 'PENDING', paidAt: null },
+});
 
 const paid: PaymentReport = {
   bookingId: 'bk_1',

@@ -54,6 +54,14 @@ async function until<T>(find: () => T | undefined, what: string): Promise<T> {
   throw new Error(`never came: ${what}`);
 }
 
+/** The server's JSON log line with this message in this trace, once it was written. */
+const logLine = (message: string, traceId: string) =>
+  server.logs
+    .flatMap((chunk) => chunk.split('\n'))
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l.message === message && l.trace_id === traceId);
+
 describe('traces and logs', () => {
   it('a call continues the caller’s trace: HTTP span, tool span, store and payment children, same ids in the logs', async () => {
     const traceId = hex(16);
@@ -106,15 +114,7 @@ describe('traces and logs', () => {
     expect(writes.map((w) => w.attributes['db.system.name'])).toContain('sqlite');
 
     // The log line of the call carries the same trace, the tool span, and the operation id.
-    const line = await until(
-      () =>
-        server.logs
-          .flatMap((chunk) => chunk.split('\n'))
-          .filter((l) => l.startsWith('{'))
-          .map((l) => JSON.parse(l) as Record<string, unknown>)
-          .find((l) => l.message === 'tool call' && l.trace_id === traceId),
-      'the log line',
-    );
+    const line = await until(() => logLine('tool call', traceId), 'the log line');
     expect(line).toMatchObject({
       span_id: tool.spanId,
       operation_id: held.meta.operationId,
@@ -147,15 +147,7 @@ describe('traces and logs', () => {
     );
     expect(confirmSpan.name).toBe('tool confirm_booking');
     // The provider's answer is logged with its response time and the local receive time.
-    const answered = await until(
-      () =>
-        server.logs
-          .flatMap((chunk) => chunk.split('\n'))
-          .filter((l) => l.startsWith('{'))
-          .map((l) => JSON.parse(l) as Record<string, unknown>)
-          .find((l) => l.message === 'payment provider answered' && l.trace_id === traceId),
-      'the payment log line',
-    );
+    const answered = await until(() => logLine('payment provider answered', traceId), 'the payment log line');
     expect(answered).toMatchObject({ call: 'query', status: 200, ms: expect.any(Number) });
     expect(Date.parse(answered.received_at as string)).toBeGreaterThan(Date.now() - 60_000);
     expect('provider_responded_at' in answered).toBe(true);
