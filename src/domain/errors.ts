@@ -121,6 +121,14 @@ export interface ErrorDetailsByCode {
     readonly calendarIds?: readonly string[];
     /** Free ranges of the same length nearest the one asked for; not reserved. */
     readonly alternatives?: readonly AlternativeSlot[];
+    /** What takes the time: a confirmed booking, a hold (which may lapse), or other (buffers, imported busy time, seats). */
+    readonly takenBy?: 'booking' | 'hold' | 'other';
+    /** takenBy hold: when the last of those holds lapses unless confirmed. */
+    readonly holdLapsesAt?: Instant;
+    /** Whether asking for the same time again can succeed: only if what takes it is a hold. */
+    readonly retryCanSucceed?: boolean;
+    /** The nearest free alternative at or after the time asked for; null when none was found. */
+    readonly nextFree?: AlternativeSlot | null;
   };
   OUTSIDE_AVAILABILITY: {
     readonly calendarId: string;

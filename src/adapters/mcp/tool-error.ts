@@ -35,10 +35,16 @@ const wireAlternative = (a: AlternativeSlot) => ({
  * reaches an approval (page link, command line) or a payment page.
  */
 function wireDetails(error: DomainError, links: Links): Record<string, unknown> {
-  if (
-    (isDomainError(error, 'SLOT_UNAVAILABLE') || isDomainError(error, 'OUTSIDE_AVAILABILITY')) &&
-    error.details.alternatives
-  ) {
+  if (isDomainError(error, 'SLOT_UNAVAILABLE')) {
+    const { alternatives, holdLapsesAt, nextFree } = error.details;
+    return {
+      ...error.details,
+      ...(alternatives ? { alternatives: alternatives.map(wireAlternative) } : {}),
+      ...(holdLapsesAt !== undefined ? { holdLapsesAt: formatInstant(holdLapsesAt) } : {}),
+      ...(nextFree !== undefined ? { nextFree: nextFree && wireAlternative(nextFree) } : {}),
+    };
+  }
+  if (isDomainError(error, 'OUTSIDE_AVAILABILITY') && error.details.alternatives) {
     return { ...error.details, alternatives: error.details.alternatives.map(wireAlternative) };
   }
   if (isDomainError(error, 'OUTSIDE_BOOKING_RULES')) {

@@ -1,3 +1,4 @@
+import { effectiveStatus } from '../../domain/booking/booking.js';
 import { DomainError } from '../../domain/errors.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import { MINUTE_MS } from '../../domain/time/instant.js';
@@ -29,11 +30,51 @@ export async function slotTakenWithAlternatives(
   now: Instant,
 ): Promise<DomainError> {
   const { alternatives, busyCalendarIds } = await nearestFree(deps, principal, calendarIds, range, now);
-  return new DomainError(
-    'SLOT_UNAVAILABLE',
-    'The requested time is already taken on at least one calendar.',
-    { calendarIds: busyCalendarIds, alternatives },
-  );
+  const taken = await whatTakes(deps, principal, busyCalendarIds, range, now);
+  const words =
+    taken.takenBy === 'hold'
+      ? 'The requested time is held by another booking that has not been confirmed; it frees if that hold lapses.'
+      : taken.takenBy === 'booking'
+        ? 'The requested time is already booked on at least one calendar.'
+        : 'The requested time is not free on at least one calendar (buffers, busy time elsewhere or full seats).';
+  return new DomainError('SLOT_UNAVAILABLE', words, {
+    calendarIds: busyCalendarIds,
+    alternatives,
+    ...taken,
+    retryCanSucceed: taken.takenBy === 'hold',
+    nextFree: alternatives.find((a) => a.start >= range.start) ?? null,
+  });
+}
+
+/** A confirmed booking, live holds (and when the last lapses), or something else. */
+async function whatTakes(
+  deps: AppDeps,
+  principal: Principal,
+  calendarIds: readonly string[],
+  range: Interval,
+  now: Instant,
+): Promise<{ takenBy: 'booking' | 'hold' | 'other'; holdLapsesAt?: Instant }> {
+  const found = await deps.store.read(async (tx) => {
+    const lists = await Promise.all(
+      calendarIds.map((calendarId) =>
+        tx.bookings.list(principal.tenantId, {
+          calendarId,
+          from: range.start,
+          to: range.end,
+          now,
+          offset: 0,
+          limit: 50,
+        }),
+      ),
+    );
+    return lists.flatMap((l) => l.items);
+  });
+  const statuses = found.map((b) => ({ b, status: effectiveStatus(b, now) }));
+  if (statuses.some((s) => s.status === 'CONFIRMED')) return { takenBy: 'booking' };
+  const holds = statuses.filter((s) => s.status === 'HELD' && s.b.expiresAt !== null);
+  if (holds.length > 0)
+    return { takenBy: 'hold', holdLapsesAt: Math.max(...holds.map((s) => s.b.expiresAt!)) };
+  return { takenBy: 'other' };
 }
 
 export async function nearestFree(

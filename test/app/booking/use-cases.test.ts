@@ -78,6 +78,23 @@ describe('hold_slot use case', () => {
     expect(bad.details).toMatchObject({ field: 'offerAlternatives' });
   });
 
+  it('a taken time says what takes it: a hold (and when it lapses: retry can succeed) or a booking (it cannot)', async () => {
+    const { value } = await holdAt('2030-01-08T09:00:00Z', '2030-01-08T10:00:00Z');
+    const held = await refusal(holdAt('2030-01-08T09:00:00Z', '2030-01-08T10:00:00Z'));
+    expect(held.details).toMatchObject({
+      takenBy: 'hold',
+      holdLapsesAt: value.booking.expiresAt,
+      retryCanSucceed: true,
+    });
+    const next = (held.details as { nextFree: { start: number } | null }).nextFree;
+    expect(next!.start).toBeGreaterThanOrEqual(Date.parse('2030-01-08T10:00:00Z'));
+    expect(held.message).toMatch(/held by another booking/);
+    await confirm({ bookingId: value.booking.id, expectedVersion: 1, idempotencyKey: randomUUID() });
+    const booked = await refusal(holdAt('2030-01-08T09:00:00Z', '2030-01-08T10:00:00Z'));
+    expect(booked.details).toMatchObject({ takenBy: 'booking', retryCanSucceed: false });
+    expect(booked.details).not.toHaveProperty('holdLapsesAt');
+  });
+
   it('refuses the past, inverted ranges and unknown calendars', async () => {
     expect((await refusal(holdAt('2030-01-07T07:00:00Z', '2030-01-07T07:30:00Z'))).details.field).toBe(
       'start',
