@@ -50,8 +50,22 @@ describe('npm run dev', () => {
       await exited;
       db.cleanup();
     }
-    // Stopped means stopped: nothing answers where the restarted server was.
+    // Stopped means stopped: nothing answers where the restarted server was. npm's shell can exit
+    // before the server has drained its connections, so allow the graceful stop a bounded time.
     expect(second).toBeDefined();
-    await expect(fetch(new URL('/healthz', second!))).rejects.toThrow();
+    expect(await refusesWithin(new URL('/healthz', second!), 20_000)).toBe(true);
   }, 240_000);
 });
+
+async function refusesWithin(url: URL, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      await fetch(url);
+    } catch {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
+}
