@@ -16,6 +16,10 @@ export interface Calendar {
   readonly version: number;
   /** Absent: every rule at its default (`rulesOf`). */
   readonly rules?: BookingRules;
+  /** What it is, in words an agent looking by need can match (`query` on find_slots, list_calendars). */
+  readonly description?: string;
+  /** Tags and specialties ("dermatology", "projector"); matched like the description. */
+  readonly tags?: readonly string[];
 }
 
 /** The calendar's booking rules, defaults filled in. */

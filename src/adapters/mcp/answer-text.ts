@@ -169,6 +169,17 @@ function slotLines(slots: readonly SlotWire[], out: string[]): void {
   out.push(line);
 }
 
+/** A search by need: the slots of each calendar under a line naming it, calendars in the order searched. */
+function needSlotLines(data: Json, out: string[]): void {
+  const slots = data.slots as (SlotWire & { calendarId: string })[];
+  for (const calendar of data.calendars as Json[]) {
+    const own = slots.filter((slot) => slot.calendarId === calendar.id);
+    if (own.length === 0) continue;
+    out.push(`calendar ${scalar(calendar.id)} ${scalar(calendar.name)}:`);
+    slotLines(own, out);
+  }
+}
+
 function slotsSummary(data: Json): string {
   const slots = data.slots as SlotWire[];
   const first = slots[0];
@@ -176,7 +187,10 @@ function slotsSummary(data: Json): string {
   const shown = first
     ? `${slots.length} of ${String(data.total)} free starts, ${minutes} min each`
     : 'no free starts';
-  return data.nextCursor ? `${shown}; more with cursor ${scalar(data.nextCursor)}` : shown;
+  const calendars = Array.isArray(data.calendars)
+    ? `${shown} on ${data.calendars.length} of ${String(data.calendarsMatched)} matching calendars`
+    : shown;
+  return data.nextCursor ? `${calendars}; more with cursor ${scalar(data.nextCursor)}` : calendars;
 }
 
 function bookingSummary(booking: Json): string {
@@ -228,7 +242,8 @@ export function answerText(tool: string, envelope: Envelope): string {
     const data = (envelope.data ?? {}) as Json;
     const replay = envelope.meta.idempotentReplay ? ' (replay of an earlier call: nothing new was done)' : '';
     out.push(`ok ${tool}: ${summaryOf(data)}${replay}`);
-    if (Array.isArray(data.slots)) slotLines(data.slots as SlotWire[], out);
+    if (Array.isArray(data.slots) && Array.isArray(data.calendars)) needSlotLines(data, out);
+    else if (Array.isArray(data.slots)) slotLines(data.slots as SlotWire[], out);
     else if (isObject(data.booking))
       objectLines({ ...data, booking: withoutSummarized(data.booking) }, '', out);
     else objectLines(data, '', out);

@@ -14,6 +14,13 @@ export const calendarIdsInput = z
   .min(1)
   .max(10)
   .describe('One or more calendar ids; all must be free at the same time.');
+export const calendarQueryInput = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe(
+    'Words a calendar name, description or tags must all hold (case and accents ignored), e.g. "dermatology".',
+  );
 export const bookingIdInput = z.string().min(1).max(100);
 export const expectedVersion = z
   .int()
@@ -163,11 +170,17 @@ export const calendarOut = z.object({
   price: moneySchema.nullable(),
   availability: availabilitySchema,
   rules: bookingRulesOut,
+  description: z.string().optional(),
+  tags: z.array(z.string()).optional(),
 });
 
 export const slotOut = z.object({
   start: instantOut,
   end: instantOut,
+  calendarId: z
+    .string()
+    .optional()
+    .describe('With query: the one calendar free then; hold it with calendarIds [calendarId].'),
   local: z
     .record(z.string(), z.string())
     .describe('The start on the wall clock of each time zone among the calendars, keyed by zone.'),

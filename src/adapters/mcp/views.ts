@@ -4,6 +4,7 @@ import type { Customer } from '../../domain/booking/booking.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import { rulesOf } from '../../domain/calendar.js';
 import type { FindSlotsResult } from '../../app/booking/find-slots.js';
+import type { FindSlotsByNeedResult } from '../../app/booking/find-slots-by-need.js';
 import type { BookingSnapshot, CalendarRef } from '../../app/booking/snapshot.js';
 import type { AppDeps } from '../../app/deps.js';
 import { confirmIntentOf } from '../../domain/approval/intent.js';
@@ -32,6 +33,8 @@ export function calendarView(calendar: Calendar) {
     price: calendar.price,
     availability: calendar.availability,
     rules: rulesOf(calendar),
+    ...(calendar.description ? { description: calendar.description } : {}),
+    ...(calendar.tags && calendar.tags.length > 0 ? { tags: calendar.tags } : {}),
   };
 }
 
@@ -114,6 +117,26 @@ export function slotsView(result: FindSlotsResult) {
     })),
     total: result.total,
     nextCursor: result.nextCursor,
+  };
+}
+
+/** A search by need: each slot names its calendar and is shown in that calendar's zone. */
+export function slotsByNeedView(result: FindSlotsByNeedResult) {
+  const byId = new Map(result.calendars.map((c) => [c.id, c]));
+  return {
+    slots: result.slots.map((slot) => {
+      const zone = byId.get(slot.calendarId!)!.timeZone;
+      return {
+        start: formatInstant(slot.start),
+        end: formatInstant(slot.end),
+        calendarId: slot.calendarId!,
+        local: { [zone]: formatLocal(slot.start, zone) },
+      };
+    }),
+    total: result.total,
+    nextCursor: result.nextCursor,
+    calendars: result.calendars.map(({ id, name, timeZone }) => ({ id, name, timeZone })),
+    calendarsMatched: result.calendarsMatched,
   };
 }
 

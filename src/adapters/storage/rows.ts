@@ -19,6 +19,9 @@ export interface CalendarRow {
   version: number;
   /** JSON of the rules that differ from the defaults; NULL: all defaults. */
   booking_rules: string | null;
+  description?: string | null;
+  /** JSON array of tags; NULL: none. */
+  tags?: string | null;
 }
 
 export interface BookingRow {
@@ -78,6 +81,8 @@ export function calendarFromRow(row: CalendarRow): Calendar {
     ...(row.booking_rules === null
       ? {}
       : { rules: completeRules(JSON.parse(row.booking_rules) as Partial<BookingRules>) }),
+    ...(row.description ? { description: row.description } : {}),
+    ...(row.tags ? { tags: JSON.parse(row.tags) as string[] } : {}),
   };
 }
 
@@ -93,6 +98,8 @@ export function calendarToRow(c: Calendar): CalendarRow {
     created_at: c.createdAt,
     version: c.version,
     booking_rules: c.rules === undefined ? null : JSON.stringify(c.rules),
+    description: c.description ?? null,
+    tags: c.tags && c.tags.length > 0 ? JSON.stringify(c.tags) : null,
   };
 }
 

@@ -89,8 +89,11 @@ export async function nearestFree(
     const calendars = await loadCalendars(tx, principal.tenantId, calendarIds);
     const busy = await tx.bookings.busyIntervals(principal.tenantId, calendarIds, range, now);
     const taken = calendarIds.filter((id) => (busy.get(id) ?? []).some((b) => overlaps(b, range)));
-    // A calendar that makes no counter-offers (offerAlternatives: false): none are searched.
-    if (calendars.some((c) => !rulesOf(c).offerAlternatives))
+    // A calendar or a tenant that makes no counter-offers (offerAlternatives: false): none are searched.
+    if (
+      calendars.some((c) => !rulesOf(c).offerAlternatives) ||
+      (await tx.tenants.getTenant(principal.tenantId))?.offerAlternatives === false
+    )
       return { timeZone: calendars[0]?.timeZone ?? 'UTC', busyCalendarIds: taken, starts: [] };
     const found = await searchSlotStarts(
       tx,

@@ -12,6 +12,8 @@ import type { AppDeps } from '../deps.js';
 import type { Outcome, WriteCall } from '../idempotent.js';
 import { idempotent } from '../idempotent.js';
 import { loadCalendars } from '../booking/snapshot.js';
+import { calendarDescription, calendarTags } from '../../domain/calendar-profile.js';
+import { profiled } from './calendars.js';
 
 /** Changes to a calendar made from what it is now (the console's edits), each retry-safe and versioned. */
 
@@ -32,10 +34,17 @@ export interface CalendarDetailsInput {
   readonly name: string;
   readonly timeZone: string;
   readonly price: Money | null;
+  /** Absent: kept as it is. Blank: none. */
+  readonly description?: string;
+  /** Absent: kept as they are. */
+  readonly tags?: readonly string[];
   readonly idempotencyKey: string;
 }
 
-/** Renames, re-zones or re-prices a calendar; bookings already made keep their times and prices. */
+/**
+ * Renames, re-zones, re-prices or re-describes a calendar; bookings already made keep their
+ * times and prices.
+ */
 export async function updateCalendarDetails(
   deps: AppDeps,
   principal: Principal,
@@ -47,7 +56,8 @@ export async function updateCalendarDetails(
   if (!isValidTimeZone(input.timeZone))
     throw invalidArgument('timeZone', `"${input.timeZone}" is not an IANA time zone`);
   if (input.price) validateMoney(input.price, 'price');
-  const details = { name, timeZone: input.timeZone, price: input.price };
+  const description = input.description === undefined ? undefined : calendarDescription(input.description);
+  const tags = input.tags === undefined ? undefined : calendarTags(input.tags);
   const record = {
     principal,
     tool: 'update_calendar',
@@ -57,11 +67,18 @@ export async function updateCalendarDetails(
   };
   const outcome = await deps.store.write((tx) =>
     idempotent(deps, tx, record, () =>
-      revise(tx, principal.tenantId, input.calendarId, async (calendar) =>
-        (await tx.calendars.updateDetails(principal.tenantId, calendar.id, details, calendar.version))
-          ? { ...calendar, ...details, version: calendar.version + 1 }
-          : null,
-      ),
+      revise(tx, principal.tenantId, input.calendarId, async (calendar) => {
+        const details = {
+          name,
+          timeZone: input.timeZone,
+          price: input.price,
+          description: input.description === undefined ? calendar.description : description,
+          tags: tags ?? calendar.tags ?? [],
+        };
+        return (await tx.calendars.updateDetails(principal.tenantId, calendar.id, details, calendar.version))
+          ? profiled({ ...calendar, ...details, version: calendar.version + 1 })
+          : null;
+      }),
     ),
   );
   deps.calendarCache.forget(principal.tenantId, [input.calendarId]);

@@ -15,10 +15,14 @@ import type { Outcome, WriteCall } from '../idempotent.js';
 import { idempotent } from '../idempotent.js';
 import { decodeCursor, encodeCursor } from '../page-cursor.js';
 import { loadCalendars } from '../booking/snapshot.js';
+import { calendarDescription, calendarTags, queryWords } from '../../domain/calendar-profile.js';
+import { calendarsMatching } from './calendars-by-need.js';
 
 export interface ListCalendarsInput {
   readonly limit: number;
   readonly cursor?: string;
+  /** Words each listed calendar's name, description or tags must hold (case and accents ignored). */
+  readonly query?: string;
 }
 
 export interface ListCalendarsResult {
@@ -33,11 +37,14 @@ export async function listCalendars(
   input: ListCalendarsInput,
 ): Promise<ListCalendarsResult> {
   requireScope(principal, 'read');
-  const query = { list: 'calendars' };
+  const words = input.query === undefined ? undefined : queryWords(input.query);
+  const query = words ? { list: 'calendars', words } : { list: 'calendars' };
   const offset = decodeCursor(deps.digest, query, input.cursor) ?? 0;
-  const page = await deps.store.read((tx) =>
-    tx.calendars.list(principal.tenantId, { offset, limit: input.limit }),
-  );
+  const page = await deps.store.read(async (tx) => {
+    if (!words) return tx.calendars.list(principal.tenantId, { offset, limit: input.limit });
+    const matching = await calendarsMatching(tx, principal.tenantId, words);
+    return { items: matching.slice(offset, offset + input.limit), total: matching.length };
+  });
   const next = offset + page.items.length;
   return {
     calendars: page.items,
@@ -59,7 +66,19 @@ export interface CreateCalendarInput {
   readonly timeZone: string;
   readonly price?: Money;
   readonly availability?: Availability;
+  readonly description?: string;
+  readonly tags?: readonly string[];
   readonly idempotencyKey: string;
+}
+
+/** The calendar as storage gives it back: no blank description, no empty tag list. */
+export function profiled(calendar: Calendar): Calendar {
+  const { description, tags, ...rest } = calendar;
+  return {
+    ...rest,
+    ...(description ? { description } : {}),
+    ...(tags && tags.length > 0 ? { tags } : {}),
+  };
 }
 
 export async function createCalendar(
@@ -74,6 +93,8 @@ export async function createCalendar(
   if (input.price) validateMoney(input.price, 'price');
   const availability = input.availability ?? { weekly: {}, overrides: [] };
   validateAvailability(availability);
+  const description = input.description === undefined ? undefined : calendarDescription(input.description);
+  const tags = calendarTags(input.tags ?? []);
   const record = {
     principal,
     tool: 'create_calendar',
@@ -84,7 +105,7 @@ export async function createCalendar(
   return deps.store.write((tx) =>
     idempotent(deps, tx, record, async () => {
       await withinCalendarQuota(deps, tx, principal.tenantId);
-      const calendar: Calendar = {
+      const calendar: Calendar = profiled({
         id: deps.ids.newId('cal'),
         tenantId: principal.tenantId,
         name: input.name,
@@ -93,7 +114,9 @@ export async function createCalendar(
         availability,
         createdAt: deps.clock.now(),
         version: 1,
-      };
+        description,
+        tags,
+      });
       await tx.calendars.insert(calendar);
       return calendar;
     }),

@@ -212,6 +212,8 @@ export interface NewCalendarInput {
   readonly timeZone: string;
   readonly price: Money | null;
   readonly weekly: WeeklyHours;
+  readonly description?: string;
+  readonly tags?: readonly string[];
   readonly idempotencyKey: string;
 }
 
@@ -232,6 +234,8 @@ export async function createCalendarAs(
       timeZone: input.timeZone,
       ...(input.price ? { price: input.price } : {}),
       availability: { weekly: input.weekly, overrides: [] },
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.tags ? { tags: input.tags } : {}),
       idempotencyKey: input.idempotencyKey,
     },
     call,

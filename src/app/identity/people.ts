@@ -58,6 +58,7 @@ export async function setTenant(
     toolMode?: ToolMode;
     disabledTools?: readonly string[];
     approvalWindowMinutes?: number;
+    offerAlternatives?: boolean;
   },
 ): Promise<Tenant> {
   const window = change.approvalWindowMinutes;
@@ -82,6 +83,7 @@ export async function setTenant(
       toolMode: change.toolMode ?? current.toolMode,
       disabledTools: change.disabledTools ?? current.disabledTools,
       approvalWindowMinutes: window ?? current.approvalWindowMinutes,
+      offerAlternatives: change.offerAlternatives ?? current.offerAlternatives ?? true,
     };
     await tx.tenants.putTenant(next);
     return next;

@@ -65,6 +65,8 @@ export interface Tenant {
   readonly toolMode: ToolMode;
   /** How long a person has to decide an approval; a hold waiting for that decision is kept as long. */
   readonly approvalWindowMinutes: number;
+  /** False: a refused time names no other times (counter-offers off for the whole tenant); absent: true. */
+  readonly offerAlternatives?: boolean;
   readonly createdAt: Instant;
 }
 

@@ -113,6 +113,8 @@ export const optionDocs: Record<string, string> = {
   'disable-tool': '--disable-tool NAME     switch a contract tool off (MCP_TOOL_DISABLED); repeatable',
   'max-body-mb':
     '--max-body-mb N         largest request in MB (default 10 with --profile hotel-ops, else 0.25)',
+  'counter-offers':
+    '--counter-offers on|off  whether a refused time names other free times (alternatives); off for the whole tenant (default on)',
   'tool-profile':
     "--tool-profile P        inherit (the server's --profile), hotel-ops, standard, or expert-booking (standard tools through the catalog)",
   'timing-contract':

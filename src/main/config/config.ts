@@ -121,6 +121,7 @@ export interface ServerConfig {
     readonly maxHoldsPerConnection?: string;
     readonly maxOpenApprovalsPerPerson?: string;
     readonly approvalWindow?: string;
+    readonly counterOffers?: string;
     /** webhooks add --events all|TYPE,… and --include-contact */
     readonly events?: string;
     readonly includeContact?: boolean;
@@ -187,6 +188,7 @@ const OPTIONS = {
   'max-holds-per-connection': { type: 'string' },
   'max-open-approvals-per-person': { type: 'string' },
   'approval-window': { type: 'string' },
+  'counter-offers': { type: 'string' },
   'write-policy': { type: 'string' },
   payments: { type: 'string' },
   'public-url': { type: 'string' },
@@ -490,6 +492,7 @@ export function readConfig(
       maxHoldsPerConnection: values['max-holds-per-connection'],
       maxOpenApprovalsPerPerson: values['max-open-approvals-per-person'],
       approvalWindow: values['approval-window'],
+      counterOffers: values['counter-offers'],
       every: values.every,
     },
   };

@@ -13,12 +13,16 @@ export const demoCalendars = [
     timeZone: 'Europe/Berlin',
     price: null,
     availability: { weekly: weekdays('08:00', '18:00'), overrides: [] },
+    description: 'Physiotherapy for sports injuries and back pain; sessions in German or English.',
+    tags: ['physiotherapy', 'sports injuries', 'German', 'English'],
   },
   {
     name: 'Marcus Reed (consultant)',
     timeZone: 'America/New_York',
     price: null,
     availability: { weekly: weekdays('07:00', '15:00'), overrides: [] },
+    description: 'Business consulting: strategy reviews and pricing.',
+    tags: ['consulting', 'strategy', 'English'],
   },
   {
     name: 'Jade Room (meeting room)',
@@ -28,6 +32,8 @@ export const demoCalendars = [
       weekly: { ...weekdays('08:00', '22:00'), sat: [{ start: '10:00', end: '18:00' }] },
       overrides: [],
     },
+    description: 'Meeting room for up to 8 people with a projector and video calls.',
+    tags: ['meeting room', 'projector', 'video'],
   },
 ];
 

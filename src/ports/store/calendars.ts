@@ -8,6 +8,8 @@ export interface CalendarDetails {
   readonly name: string;
   readonly timeZone: string;
   readonly price: Money | null;
+  readonly description?: string | undefined;
+  readonly tags: readonly string[];
 }
 
 export interface Page {
@@ -39,7 +41,7 @@ export interface CalendarStore {
     expectedVersion?: number,
   ): Promise<boolean>;
   /**
-   * Sets name, time zone and price and moves the calendar to its next version (cached copies
+   * Sets name, time zone, price, description and tags and moves the calendar to its next version (cached copies
    * and hold plans are checked against it), only while it is still at `expectedVersion`.
    * False when nothing was changed: no such calendar, or it moved on.
    */

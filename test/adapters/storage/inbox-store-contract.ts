@@ -886,6 +886,7 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
         toolMode: 'catalog',
         approvalWindowMinutes: 30,
         disabledTools: ['submit_reservation_results', 'hold_slot'],
+        offerAlternatives: false,
         createdAt: T0,
       };
       const other: Tenant = {
@@ -895,6 +896,7 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
         toolProfile: 'inherit',
         toolMode: 'flat',
         disabledTools: [],
+        offerAlternatives: true,
       };
       await store.write(async (tx) => {
         await tx.tenants.putTenant(tenant);

@@ -581,11 +581,13 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       );
     });
 
-    it('updates name, zone and price at the version expected, moving the calendar on; nothing else', async () => {
+    it('updates name, zone, price, description and tags at the version expected, moving the calendar on; nothing else', async () => {
       const details: CalendarDetails = {
         name: 'Room 2',
         timeZone: 'Asia/Tokyo',
         price: { amount: '12.50', currency: 'JPY' },
+        description: 'A quiet room with a projector',
+        tags: ['projector', '静か'],
       };
       const update = (tenantId: string, id: string, version: number, d = details) =>
         store.write((tx) => tx.calendars.updateDetails(tenantId, id, d, version));
@@ -598,12 +600,14 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect(await update('t2', 'cal_b', 1)).toBe(false);
       expect((await store.read((tx) => tx.calendars.get('t1', ['cal_a'])))[0]!.name).toBe('Room 2');
       expect((await store.read((tx) => tx.calendars.get('t1', ['cal_b'])))[0]).toEqual(calendar('cal_b'));
-      // The price can be taken away again.
-      expect(await update('t1', 'cal_a', 2, { ...details, price: null })).toBe(true);
-      expect((await store.read((tx) => tx.calendars.get('t1', ['cal_a'])))[0]).toMatchObject({
-        price: null,
-        version: 3,
-      });
+      // The price, the description and the tags can be taken away again.
+      expect(
+        await update('t1', 'cal_a', 2, { ...details, price: null, description: undefined, tags: [] }),
+      ).toBe(true);
+      const [bare] = await store.read((tx) => tx.calendars.get('t1', ['cal_a']));
+      expect(bare).toMatchObject({ price: null, version: 3 });
+      expect(bare!.description).toBeUndefined();
+      expect(bare!.tags).toBeUndefined();
     });
 
     it('places a hold with its key, answer and audit entry in one step, or writes nothing', async () => {

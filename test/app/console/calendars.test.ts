@@ -175,7 +175,7 @@ describe('console calendars, as the signed-in person', () => {
               await tx.calendars.updateDetails(
                 't1',
                 berlin,
-                { ...now!, name: 'Renamed meanwhile' },
+                { ...now!, name: 'Renamed meanwhile', tags: now!.tags ?? [] },
                 now!.version,
               );
             }

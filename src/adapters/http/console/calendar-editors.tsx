@@ -104,6 +104,35 @@ export function DetailsFields(props: { draft: DetailsDraft; problem?: Problem | 
           </p>
         </div>
       </fieldset>
+      <label for="cal-description">What it is</label>
+      <textarea
+        id="cal-description"
+        name="description"
+        maxlength={1000}
+        rows={2}
+        placeholder="Physiotherapy for sports injuries; sessions in German or English."
+        aria-describedby="cal-profile-hint"
+        {...marked(problem, 'cal-description')}
+      >
+        {draft.description}
+      </textarea>
+      <label for="cal-tags">Tags and specialties</label>
+      <input
+        type="text"
+        id="cal-tags"
+        name="tags"
+        value={draft.tags}
+        maxlength={1100}
+        autocomplete="off"
+        placeholder="physiotherapy, sports injuries, German"
+        aria-describedby="cal-profile-hint"
+        {...marked(problem, 'cal-tags')}
+      />
+      <p class="muted small cal-hint" id="cal-profile-hint">
+        Separate tags with commas. Agents looking for a need (&ldquo;a physiotherapist who speaks
+        German&rdquo;) find this calendar when its name, these words or its tags hold every word they search
+        for.
+      </p>
     </>
   );
 }

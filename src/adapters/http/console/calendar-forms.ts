@@ -26,6 +26,9 @@ export interface DetailsDraft {
   readonly timeZone: string;
   readonly amount: string;
   readonly currency: string;
+  readonly description: string;
+  /** Comma-separated, as typed. */
+  readonly tags: string;
 }
 
 export interface OverrideDraft {
@@ -89,14 +92,25 @@ export function readDetails(form: FormBody): DetailsDraft {
     timeZone: first(form, 'timeZone').trim(),
     amount: first(form, 'amount').trim(),
     currency: first(form, 'currency').trim().toUpperCase(),
+    description: first(form, 'description'),
+    tags: first(form, 'tags'),
   };
 }
+
+/** The tags typed, split on commas; blanks between commas are dropped. */
+export const tagsOf = (draft: DetailsDraft): string[] =>
+  draft.tags
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag.length > 0);
 
 export const detailsDraftOf = (calendar: Calendar): DetailsDraft => ({
   name: calendar.name,
   timeZone: calendar.timeZone,
   amount: calendar.price?.amount ?? '',
   currency: calendar.price?.currency ?? '',
+  description: calendar.description ?? '',
+  tags: (calendar.tags ?? []).join(', '),
 });
 
 /** No amount and no currency: free. One without the other is a mistake worth saying. */
@@ -142,6 +156,8 @@ const FIELDS: [RegExp, (m: RegExpExecArray) => { inputId: string; label: string 
   [/^timeZone$/, () => ({ inputId: 'cal-zone', label: 'Time zone' })],
   [/^price\.amount$/, () => ({ inputId: 'cal-amount', label: 'Price' })],
   [/^price\.currency$/, () => ({ inputId: 'cal-currency', label: 'Currency' })],
+  [/^description$/, () => ({ inputId: 'cal-description', label: 'What it is' })],
+  [/^tags(?:\[\d+\])?$/, () => ({ inputId: 'cal-tags', label: 'Tags' })],
   [
     /^weekly\.(mon|tue|wed|thu|fri|sat|sun)\[(\d+)\](?:\.(start|end))?$/,
     (m) => ({

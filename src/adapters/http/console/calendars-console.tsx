@@ -34,6 +34,7 @@ import {
   priceOf,
   problemOf,
   readDetails,
+  tagsOf,
   readOverride,
   readWeek,
   weeklyOf,
@@ -53,7 +54,7 @@ const FORM_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$
 
 const SAVED = new Map([
   ['created', 'Calendar created: agents can find its slots now.'],
-  ['details', 'Name, time zone and price saved.'],
+  ['details', 'Name, time zone, price, description and tags saved.'],
   ['hours', 'Weekly hours saved.'],
   ['override', 'Date override saved.'],
   ['removed', 'Date override removed: that date has the week’s hours again.'],
@@ -195,7 +196,7 @@ export function calendarsConsole(ctx: ConsoleContext): PageApp {
     '/new',
     page.signedIn((c, signed) =>
       showNew(c, signed, {
-        details: { name: '', timeZone: '', amount: '', currency: '' },
+        details: { name: '', timeZone: '', amount: '', currency: '', description: '', tags: '' },
         week: OFFICE_HOURS,
       }),
     ),
@@ -224,6 +225,8 @@ export function calendarsConsole(ctx: ConsoleContext): PageApp {
               timeZone: details.timeZone,
               price: priceOf(details),
               weekly: weeklyOf(week),
+              description: details.description,
+              tags: tagsOf(details),
               idempotencyKey: got.key,
             },
             call,
@@ -276,6 +279,8 @@ export function calendarsConsole(ctx: ConsoleContext): PageApp {
               name: details.name,
               timeZone: details.timeZone,
               price: priceOf(details),
+              description: details.description,
+              tags: tagsOf(details),
               idempotencyKey: got.key,
             },
             call,

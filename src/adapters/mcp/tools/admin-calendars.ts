@@ -17,12 +17,22 @@ export const createCalendarTool = defineTool({
   scope: 'sensitive',
   title: 'Create a calendar (admin)',
   description:
-    'Creates a bookable calendar with an IANA time zone (e.g. "Europe/Berlin"), optional price per booking and weekly hours. Admin only.',
+    'Creates a bookable calendar with an IANA time zone (e.g. "Europe/Berlin"), optional price per booking, weekly hours, description and tags. Admin only.',
   input: z.strictObject({
     name: z.string().min(1).max(200),
     timeZone: z.string().min(1).max(64),
     price: moneySchema.optional(),
     availability: availabilitySchema.optional(),
+    description: z
+      .string()
+      .max(1000)
+      .optional()
+      .describe('What it is, in words agents search by (find_slots and list_calendars query).'),
+    tags: z
+      .array(z.string().min(1).max(50))
+      .max(20)
+      .optional()
+      .describe('Tags and specialties, e.g. ["dermatology", "French"].'),
     idempotencyKey,
   }),
   data: z.object({ calendar: calendarOut }),

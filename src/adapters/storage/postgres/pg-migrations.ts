@@ -872,4 +872,11 @@ CREATE TRIGGER tenants_credentials_changed AFTER UPDATE OR DELETE
     name: "customers are read from the bookings that name them: an index on each tenant's customer keys",
     sql: `CREATE INDEX bookings_customer ON bookings (tenant_id, customer_key) WHERE customer_key IS NOT NULL;`,
   },
+  {
+    version: 25,
+    name: 'calendars say what they are (a description and tags an agent finds them by); a tenant may turn counter-offers off',
+    sql: `ALTER TABLE calendars ADD COLUMN description text;
+ALTER TABLE calendars ADD COLUMN tags text;
+ALTER TABLE tenants ADD COLUMN offer_alternatives integer NOT NULL DEFAULT 1;`,
+  },
 ];

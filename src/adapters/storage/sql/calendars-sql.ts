@@ -39,8 +39,8 @@ export class CalendarsSql implements CalendarStore {
   async insert(calendar: Calendar): Promise<void> {
     const r = calendarToRow(calendar);
     await this.db.run(
-      `INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version, booking_rules)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO calendars (tenant_id, id, name, time_zone, price_amount, price_currency, availability, created_at, version, booking_rules, description, tags)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         r.tenant_id,
         r.id,
@@ -52,6 +52,8 @@ export class CalendarsSql implements CalendarStore {
         r.created_at,
         r.version,
         r.booking_rules,
+        r.description,
+        r.tags,
       ],
     );
   }
@@ -91,13 +93,16 @@ export class CalendarsSql implements CalendarStore {
     expectedVersion: number,
   ): Promise<boolean> {
     const changed = await this.db.run(
-      `UPDATE calendars SET name = ?, time_zone = ?, price_amount = ?, price_currency = ?, version = version + 1
+      `UPDATE calendars SET name = ?, time_zone = ?, price_amount = ?, price_currency = ?, description = ?, tags = ?,
+         version = version + 1
        WHERE tenant_id = ? AND id = ? AND version = ?`,
       [
         details.name,
         details.timeZone,
         details.price?.amount ?? null,
         details.price?.currency ?? null,
+        details.description ?? null,
+        details.tags.length > 0 ? JSON.stringify(details.tags) : null,
         tenantId,
         calendarId,
         expectedVersion,

@@ -26,6 +26,7 @@ export interface TenantRow {
   disabled_tools?: string;
   tool_mode?: string;
   approval_window_minutes?: number | string;
+  offer_alternatives?: number | string;
   created_at: number | string;
 }
 export interface PersonRow {
@@ -80,6 +81,7 @@ export const tenantOf = (r: TenantRow): Tenant => ({
   disabledTools: JSON.parse(r.disabled_tools ?? '[]') as string[],
   toolMode: (r.tool_mode ?? 'inherit') as ToolMode,
   approvalWindowMinutes: Number(r.approval_window_minutes ?? DEFAULT_APPROVAL_WINDOW_MINUTES),
+  offerAlternatives: Number(r.offer_alternatives ?? 1) !== 0,
   createdAt: Number(r.created_at),
 });
 export const personOf = (r: PersonRow): Person => ({

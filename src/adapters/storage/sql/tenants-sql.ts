@@ -12,12 +12,13 @@ export class TenantsSql implements TenantStore {
   async putTenant(t: Tenant): Promise<void> {
     await this.db.run(
       `INSERT INTO tenants (id, name, limits, default_write_policy, tool_profile, disabled_tools, tool_mode,
-         approval_window_minutes, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         approval_window_minutes, offer_alternatives, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, limits = excluded.limits,
          default_write_policy = excluded.default_write_policy, tool_profile = excluded.tool_profile,
          disabled_tools = excluded.disabled_tools, tool_mode = excluded.tool_mode,
-         approval_window_minutes = excluded.approval_window_minutes`,
+         approval_window_minutes = excluded.approval_window_minutes,
+         offer_alternatives = excluded.offer_alternatives`,
       [
         t.id,
         t.name,
@@ -27,6 +28,7 @@ export class TenantsSql implements TenantStore {
         JSON.stringify(t.disabledTools),
         t.toolMode,
         t.approvalWindowMinutes,
+        t.offerAlternatives === false ? 0 : 1,
         t.createdAt,
       ],
     );

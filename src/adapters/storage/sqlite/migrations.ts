@@ -732,6 +732,13 @@ CREATE TABLE installation (
     name: "customers are read from the bookings that name them: an index on each tenant's customer keys",
     sql: `CREATE INDEX bookings_customer ON bookings (tenant_id, customer_key) WHERE customer_key IS NOT NULL;`,
   },
+  {
+    version: 25,
+    name: 'calendars say what they are (a description and tags an agent finds them by); a tenant may turn counter-offers off',
+    sql: `ALTER TABLE calendars ADD COLUMN description TEXT;
+ALTER TABLE calendars ADD COLUMN tags TEXT;
+ALTER TABLE tenants ADD COLUMN offer_alternatives INTEGER NOT NULL DEFAULT 1;`,
+  },
 ];
 
 /**

@@ -16,6 +16,7 @@ export const tenantsHelp: CommandDoc = {
     'max-holds-per-connection',
     'max-open-approvals-per-person',
     'approval-window',
+    'counter-offers',
     'tool-profile',
     'tools',
     'disable-tool',
@@ -26,6 +27,7 @@ export const tenantsHelp: CommandDoc = {
     'holdfast tenants set local --tool-profile hotel-ops --disable-tool th_hotel_submit_task_results',
     'holdfast tenants set local --tools catalog',
     'holdfast tenants set local --tool-profile expert-booking',
+    'holdfast tenants set local --counter-offers off',
   ],
 };
 

@@ -64,6 +64,11 @@ function approvalWindowOf(value: string): number {
   return Number(value);
 }
 
+function onOff(value: string, option: string): boolean {
+  if (value !== 'on' && value !== 'off') throw new UsageError(`${option} must be on or off, got "${value}"`);
+  return value === 'on';
+}
+
 /** holdfast tenants add|list|set */
 export async function tenants(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
   const { deps } = runtime;
@@ -130,6 +135,9 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
       ...(config.options.approvalWindow !== undefined
         ? { approvalWindowMinutes: approvalWindowOf(config.options.approvalWindow) }
         : {}),
+      ...(config.options.counterOffers !== undefined
+        ? { offerAlternatives: onOff(config.options.counterOffers, '--counter-offers') }
+        : {}),
       // `--disable-tool none` switches every tool back on.
       ...(config.disabledTools.length > 0
         ? { disabledTools: config.disabledTools.filter((t) => t !== 'none') }
@@ -138,7 +146,7 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
     print(
       config.json
         ? JSON.stringify({ ...tenant, createdAt: iso(tenant.createdAt) })
-        : `Tenant ${tenant.id}: ${JSON.stringify(tenant.limits)}; approvals wait ${tenant.approvalWindowMinutes} min; tools ${tenant.toolProfile}, ${tenant.toolMode}` +
+        : `Tenant ${tenant.id}: ${JSON.stringify(tenant.limits)}; approvals wait ${tenant.approvalWindowMinutes} min; tools ${tenant.toolProfile}, ${tenant.toolMode}; counter-offers ${tenant.offerAlternatives === false ? 'off' : 'on'}` +
             (tenant.disabledTools.length > 0 ? `, off: ${tenant.disabledTools.join(', ')}` : ''),
     );
     return 0;
