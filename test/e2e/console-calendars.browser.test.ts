@@ -289,16 +289,29 @@ describe('the calendars section', () => {
     expect(await ok(agent, 'list_calendars', {})).toEqual(listedBefore);
   });
 
-  it('renaming and repricing on the page is what the agent lists next', async () => {
+  it('renaming, repricing and describing on the page is what the agent lists and finds next', async () => {
     await go(`/console/calendars/${calendarId}`);
     await page.fill('#cal-name', 'Harbour Studio B');
     await page.fill('#cal-amount', '');
     await page.fill('#cal-currency', '');
+    await page.fill('#cal-description', 'Photo studio with daylight and a backdrop');
+    await page.fill('#cal-tags', 'photography, daylight, , Photography');
     await page.click('button:text("Save details")');
-    await page.waitForSelector('#result:text("time zone and price saved")');
+    await page.waitForSelector('#result:text("description and tags saved")');
     expect(await page.textContent('#calendar-name')).toBe('Harbour Studio B');
+    expect(await page.inputValue('#cal-tags')).toBe('photography, daylight');
     const listed = await ok<{ calendars: Record<string, unknown>[] }>(agent, 'list_calendars', {});
-    expect(listed.calendars[0]).toMatchObject({ name: 'Harbour Studio B', timeZone: ZONE, price: null });
+    expect(listed.calendars[0]).toMatchObject({
+      name: 'Harbour Studio B',
+      timeZone: ZONE,
+      price: null,
+      description: 'Photo studio with daylight and a backdrop',
+      tags: ['photography', 'daylight'],
+    });
+    const found = await ok<{ calendars: { id: string }[] }>(agent, 'list_calendars', {
+      query: 'backdrop daylight',
+    });
+    expect(found.calendars.map((c) => c.id)).toEqual([calendarId]);
   });
 
   it('an approver sees the calendar, its hours and the preview, and no form to change them', async () => {
