@@ -21,9 +21,16 @@ function run(command, args, { quiet }) {
 
 const started = performance.now();
 // Emit only: the type check below covers the same sources.
-const build = await run('sh', ['-c', 'npx tsc -p tsconfig.json --noCheck && node scripts/bundle.mjs'], {
-  quiet: true,
-});
+const build = await run(
+  'sh',
+  [
+    '-c',
+    'npx tsc -p tsconfig.json --noCheck && npx tsc -p tsconfig.embed.json --noCheck && node scripts/bundle.mjs',
+  ],
+  {
+    quiet: true,
+  },
+);
 console.log(`build: ${build.ok ? 'ok' : 'FAILED'} (${build.seconds} s)`);
 if (!build.ok) {
   process.stdout.write(build.output);

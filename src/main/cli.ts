@@ -10,6 +10,11 @@ import type { ServerConfig } from './config/config.js';
 import { holdfastVersion } from './runtime/version.js';
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
+// `holdfast audit tail | head`: a reader that stops early is not an error worth a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 
 // Node 22.1+ keeps the compiled code of every module it loads from here on in a cache on disk
 // (the OS temp dir; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a second start compiles nothing.

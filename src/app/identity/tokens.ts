@@ -143,13 +143,15 @@ export async function localConnection(
   deps: AppDeps,
   email: string,
   writePolicy: WritePolicy,
+  /** stdio, or an application embedding Holdfast (createHoldfast). */
+  via: 'stdio' | 'embedded' = 'stdio',
 ): Promise<Principal> {
   const person = await personByEmail(deps, email);
   if (person.disabledAt !== null) throw new DomainError('FORBIDDEN', `${person.email} is disabled.`);
   const tenant = await deps.store.write((tx) => ensureTenant(deps, tx, person.tenantId));
   return principalFor(tenant, person, {
-    connectionId: `stdio:${person.id}`,
-    name: 'stdio',
+    connectionId: `${via}:${person.id}`,
+    name: via,
     scopes: scopesOfRole(person.role),
     writePolicy,
   });

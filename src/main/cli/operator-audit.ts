@@ -8,8 +8,8 @@ export interface OperatorAction {
   readonly tool: string;
   readonly kind: AuditEntry['kind'];
   readonly tenantId: string;
-  /** 'cli' for the command line; 'http' for a page a person used. */
-  readonly transport: 'cli' | 'http';
+  /** 'cli' for the command line; 'http' for a page a person used; 'embedded' for createHoldfast. */
+  readonly transport: 'cli' | 'http' | 'embedded';
   readonly args: unknown;
   /** Who acted: the signed-in person on a page (their id); the CLI's operator by default. */
   readonly subject?: string;

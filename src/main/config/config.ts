@@ -130,8 +130,11 @@ export interface ServerConfig {
   };
 }
 
-/** Commands that may create a database; every other one refuses a missing one. */
-export const CREATING_COMMANDS = new Set(['serve', 'stdio', 'db']);
+/**
+ * Commands that may create a database; every other one refuses a missing one. 'embedded' is an
+ * application's createHoldfast.
+ */
+export const CREATING_COMMANDS = new Set(['serve', 'stdio', 'db', 'embedded']);
 
 function whole(value: string | undefined, name: string, fallback: number, range: [number, number]): number {
   if (value === undefined) return fallback;
