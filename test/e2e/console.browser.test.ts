@@ -121,13 +121,24 @@ describe('the console', () => {
   it('a token made on the connections page is shown once, works on /mcp, and stops when revoked', async () => {
     await page.goto(new URL('/console/connections', server.url).href);
     await audit('connections');
+    // How to connect a host: the address, and per host a snippet with a placeholder for the token.
+    const mcp = new URL('/mcp', server.url);
+    expect(await page.textContent('#mcp-url')).toBe(mcp.href);
+    const cursorConfig = async () => JSON.parse((await page.textContent('#connect-token-cursor'))!);
+    expect((await cursorConfig()).mcpServers.holdfast).toEqual({
+      url: mcp.href,
+      headers: { Authorization: 'Bearer YOUR_TOKEN' },
+    });
+    expect(await page.locator('#connect details.connect').count()).toBeGreaterThanOrEqual(5);
     await page.fill('#token-name', 'Console-made agent');
     await page.click('form[action="/console/tokens"] button[type=submit]');
     await page.waitForSelector('#new-token');
     const secret = (await page.textContent('#new-token'))!.trim();
     expect(secret).toMatch(/^hf_pat_/);
     await audit('token-created');
-    const mcp = new URL('/mcp', server.url);
+    // Shown once, the new token is also in the snippets: pasted as it stands, it works.
+    expect((await cursorConfig()).mcpServers.holdfast.headers.Authorization).toBe(`Bearer ${secret}`);
+    expect(await page.textContent('#connect-token-claude-code')).toContain(`Authorization: Bearer ${secret}`);
     expect((await bearerToolsList(mcp, secret)).status).toBe(200);
 
     await page.goto(new URL('/console/connections', server.url).href);

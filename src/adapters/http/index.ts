@@ -6,6 +6,7 @@ export type { BearerIdentity } from './bearer-gate.js';
 export { mountCalendarFeeds } from './calendar-feed-route.js';
 export type { ConsentPagesOptions } from './consent-pages.js';
 export type { ConsoleContext } from './console/console-page.js';
+export type { ConnectInfo } from './console/connect-snippets.js';
 export { createHttpApp } from './http-app.js';
 export { sessionCookieName } from './human-session.js';
 export type { HumanSessions } from './human-session.js';

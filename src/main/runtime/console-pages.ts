@@ -2,7 +2,7 @@ import type { PageApp } from '../../adapters/http/index.js';
 import type { HttpPages, HumanSessions } from '../../adapters/http/index.js';
 import { ChainWatch } from '../../adapters/audit/index.js';
 import { chainViewFor } from '../../app/console/activity.js';
-import type { ConsoleContext } from '../../adapters/http/index.js';
+import type { ConnectInfo, ConsoleContext } from '../../adapters/http/index.js';
 import type { Runtime } from './compose.js';
 import { setupUrl } from './first-owner.js';
 import { operatorCall } from '../cli/operator-audit.js';
@@ -17,6 +17,8 @@ export function mountConsole(
     readonly simulatedPayments: boolean;
     /** The tenant `holdfast serve --tenant` runs for: its owners are the installation's operators. */
     readonly operatorTenant: string;
+    /** Where agents connect, for the connections page's snippets. */
+    readonly connect: ConnectInfo;
   },
 ): void {
   const { deps } = runtime;
@@ -68,6 +70,7 @@ export function mountConsole(
     pages.consoleApp(ctx, {
       chain: (person) => chainViewFor(chain, person, options.operatorTenant),
       setupUrl: (secret) => setupUrl(runtime, secret),
+      connect: options.connect,
       ...(options.simulatedPayments
         ? {
             async simulate(id, status, signed) {

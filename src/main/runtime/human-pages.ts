@@ -28,6 +28,9 @@ import type { ServerConfig } from '../config/config.js';
 import { operatorCall } from '../cli/operator-audit.js';
 import type { OAuthServer } from './oauth-server.js';
 import { mountConsole } from './console-pages.js';
+import { resolve } from 'node:path';
+import type { ConnectInfo } from '../../adapters/http/index.js';
+import { describeDatabase, isPostgresUrl } from '../config/database-url.js';
 import { countProviderFailure, signInThroughProvider } from '../../app/identity/provider-sign-in.js';
 
 interface PageEvent {
@@ -134,6 +137,7 @@ export function mountHumanPages(
   mountConsole(app, pages, runtime, sessions, {
     simulatedPayments: config.dev && config.payments === 'simulator',
     operatorTenant: config.tenantId,
+    connect: connectInfo(runtime, config, Boolean(oauth)),
   });
 
   pages.mountLegacyApprovalLinks(app, {
@@ -160,4 +164,19 @@ export function mountHumanPages(
       },
     });
   }
+}
+
+/**
+ * Where this process's agents connect: `serve`'s /mcp at its public address; a stdio process
+ * is started by its host, with the command that started this one (its database named).
+ */
+function connectInfo(runtime: Runtime, config: ServerConfig, oauth: boolean): ConnectInfo {
+  if (config.command !== 'stdio')
+    return { mcpUrl: `${runtime.publicBaseUrl.replace(/\/+$/, '')}/mcp`, oauth, stdioCommand: [] };
+  const database = isPostgresUrl(config.database)
+    ? ['--database', describeDatabase(config.database)]
+    : ['--db', resolve(config.database)];
+  const auditKey = config.auditKeyFile ? ['--audit-key-file', resolve(config.auditKeyFile)] : [];
+  const cli = process.argv[1] ? resolve(process.argv[1]) : 'holdfast';
+  return { mcpUrl: null, oauth: false, stdioCommand: ['node', cli, 'stdio', ...database, ...auditKey] };
 }

@@ -22,6 +22,8 @@ import { csrfToken } from '../human-session.js';
 import type { ConsoleContext } from './console-page.js';
 import { consoleArea, formPosts, formStrings } from './console-page.js';
 import { CONSOLE_HEADERS, Shell, Status } from './shell.js';
+import type { ConnectInfo } from './connect-snippets.js';
+import { ConnectSection } from './connect-section.js';
 
 const FORM = 'console-connections';
 
@@ -117,6 +119,7 @@ function AccessCell(props: {
 function Page(props: {
   signed: SignedIn;
   view: ConnectionsView;
+  connect: ConnectInfo;
   now: number;
   message?: string;
   created?: { token: Pick<AccessToken, 'name'>; secret: string };
@@ -153,6 +156,7 @@ function Page(props: {
       ) : (
         ''
       )}
+      <ConnectSection connect={props.connect} email={signed.person.email} token={props.created?.secret} />
       <h2 id="tokens-title">Personal access tokens</h2>
       <div class="table-wrap">
         <table aria-labelledby="tokens-title" id="tokens">
@@ -313,7 +317,12 @@ function Page(props: {
 }
 
 /** Tokens (made, shown once, revoked), OAuth connections (revoked) and hosts, per person or, for an owner, per tenant. */
-export function connectionsConsole(ctx: ConsoleContext): PageApp {
+export interface ConnectionsConsoleOptions {
+  /** Where this server's agents connect, for the page's snippets. */
+  readonly connect: ConnectInfo;
+}
+
+export function connectionsConsole(ctx: ConsoleContext, options: ConnectionsConsoleOptions): PageApp {
   const { page, deps } = ctx;
   // Mounted at the console's root: the tokens' forms post to /console/tokens, the connections' to /console/connections.
   const app = consoleArea();
@@ -324,7 +333,13 @@ export function connectionsConsole(ctx: ConsoleContext): PageApp {
     extra: { message?: string; created?: { token: Pick<AccessToken, 'name'>; secret: string } } = {},
   ) =>
     c.html(
-      <Page signed={signed} view={await connectionsOf(deps, signed.person)} now={page.now()} {...extra} />,
+      <Page
+        signed={signed}
+        view={await connectionsOf(deps, signed.person)}
+        connect={options.connect}
+        now={page.now()}
+        {...extra}
+      />,
       status,
       CONSOLE_HEADERS,
     );

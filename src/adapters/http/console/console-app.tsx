@@ -4,6 +4,7 @@ import { activityConsole } from './activity-console.js';
 import { approvalsConsole } from './approvals-console.js';
 import { bookingsConsole } from './bookings-console.js';
 import { calendarsConsole } from './calendars-console.js';
+import type { ConnectionsConsoleOptions } from './connections-console.js';
 import { connectionsConsole } from './connections-console.js';
 import type { ConsoleContext } from './console-page.js';
 import { consoleArea } from './console-page.js';
@@ -14,7 +15,10 @@ import type { PeopleConsoleOptions } from './people-console.js';
 import { peopleConsole } from './people-console.js';
 
 /** What the console needs beyond its context: the few things only the composition root knows. */
-export type ConsoleOptions = ActivityConsoleOptions & PaymentsConsoleOptions & PeopleConsoleOptions;
+export type ConsoleOptions = ActivityConsoleOptions &
+  PaymentsConsoleOptions &
+  PeopleConsoleOptions &
+  ConnectionsConsoleOptions;
 
 /**
  * The console, mounted at /console: each area a sub-app of its own routes, calling the use
@@ -32,7 +36,7 @@ export function consoleApp(ctx: ConsoleContext, options: ConsoleOptions): PageAp
   app.route('/bookings', bookingsConsole(ctx));
   app.route('/calendars', calendarsConsole(ctx));
   // Connections and the tokens' forms (/console/tokens/...) share one area.
-  app.route('/', connectionsConsole(ctx));
+  app.route('/', connectionsConsole(ctx, options));
   app.route('/activity', activityConsole(ctx, options));
   app.route('/people', peopleConsole(ctx, options));
   app.route('/payments', paymentsConsole(ctx, options));
