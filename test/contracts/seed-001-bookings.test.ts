@@ -203,6 +203,22 @@ describe('§1 Key features', () => {
     expect((await ok(agent, 'get_booking', { bookingId: held.id })).booking.status).toBe('HELD');
   });
 
+  it('1-2c a stale approval is blocked too: past its expiry it is APPROVAL_EXPIRED and changes nothing', async () => {
+    const held = await hold();
+    const approvalId = await ask('confirm_booking', held);
+    await approve(approvalId);
+    // Time passes: the approval's expiry is moved into the past, as the clock would move it.
+    const db = new Database(server.dbPath, { timeout: 5_000 });
+    try {
+      db.prepare('UPDATE approvals SET expires_at = ? WHERE id = ?').run(Date.now() - 1_000, approvalId);
+    } finally {
+      db.close();
+    }
+    const stale = await act(agent, 'confirm_booking', held, { approval: { approvalId } });
+    expect(stale.error?.code).toBe('APPROVAL_EXPIRED');
+    expect((await ok(agent, 'get_booking', { bookingId: held.id })).booking.status).toBe('HELD');
+  });
+
   it('1-3 an approval is bound to the exact action: used for another booking it is APPROVAL_MISMATCH', async () => {
     const [approved, other] = [await hold(), await hold()];
     const approvalId = await ask('confirm_booking', approved);
@@ -571,15 +587,17 @@ describe('§6 Tools', () => {
     expect(found.status).toBe('HELD');
   });
 
-  it('6-4a check_availability takes a YYYY-MM-DD date and 1 to 16 times per call', async () => {
+  it('6-4a check_availability takes a YYYY-MM-DD date and 1 to 16 times per call, 30-minute slots by default', async () => {
     const date = futureHour(3).slice(0, 10);
     const times = Array.from(
       { length: 16 },
       (_, i) => `${String(8 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '30' : '00'}`,
     );
-    expect((await ok(agent, 'check_availability', { calendarIds: [room], date, times })).times).toHaveLength(
-      16,
-    );
+    const sixteen = await ok(agent, 'check_availability', { calendarIds: [room], date, times });
+    expect(sixteen.times).toHaveLength(16);
+    // Half-hour slots unless told otherwise.
+    expect(sixteen.durationMinutes).toBe(30);
+    expect(Date.parse(sixteen.times[0].end) - Date.parse(sixteen.times[0].start)).toBe(30 * 60_000);
     const tooMany = await call(agent, 'check_availability', {
       calendarIds: [room],
       date,
