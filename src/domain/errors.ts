@@ -220,6 +220,24 @@ export type ErrorDetails<C extends ErrorCode = ErrorCode> = ErrorDetailsByCode[C
  */
 export type ErrorDetailsView<C extends ErrorCode> = ErrorDetailsByCode[C] & Readonly<Record<string, unknown>>;
 
+/** Where counter-offers are off (a calendar's or a tenant's), a refusal offers none: say what to do instead. */
+const WITHOUT_ALTERNATIVES: Partial<Record<ErrorCode, string>> = {
+  SLOT_UNAVAILABLE:
+    'The time is taken and no other time is offered. Use find_slots to pick an open time, then hold it.',
+  OUTSIDE_AVAILABILITY: 'The time is outside the calendar hours. Use find_slots to pick an open time.',
+  OUTSIDE_BOOKING_RULES:
+    "The time breaks the calendar's booking rule named in details.rule. Use find_slots to pick a time the rules allow.",
+};
+
+/** The catalog's recovery sentence, unless it points at alternatives the refusal does not carry. */
+function recoveryFor(code: ErrorCode, details: unknown): string {
+  const alternatives = (details as { alternatives?: unknown } | undefined)?.alternatives;
+  const instead = WITHOUT_ALTERNATIVES[code];
+  return Array.isArray(alternatives) && alternatives.length === 0 && instead
+    ? instead
+    : errorCatalog[code].recovery;
+}
+
 export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
   override readonly name = 'DomainError';
   readonly details: ErrorDetailsView<C>;
@@ -228,7 +246,7 @@ export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
     message: string,
     details?: ErrorDetails<C>,
     /** Overrides the catalog's recovery sentence when the situation needs a more specific one. */
-    readonly recovery: string = errorCatalog[code].recovery,
+    readonly recovery: string = recoveryFor(code, details),
   ) {
     super(message);
     this.details = (details ?? {}) as ErrorDetailsView<C>;

@@ -971,7 +971,9 @@ describe('§11 Production hardening notes', () => {
 });
 
 describe('§12 License', () => {
-  it('12-1 the package declares the MIT licence', () => {
+  it('12-1 the package declares the MIT licence, and the README links the LICENSE text', () => {
     expect(packageJson().license).toBe('MIT');
+    expect(readFileSync('LICENSE', 'utf8')).toMatch(/^MIT License\n/);
+    expect(readFileSync('README.md', 'utf8')).toContain('[MIT](LICENSE)');
   });
 });

@@ -711,7 +711,9 @@ describe('## 端到端验证 (end-to-end check)', () => {
 });
 
 describe('## 许可证 (license)', () => {
-  it('1. MIT', () => {
+  it('1. MIT, with the licence text in the repository and the package', () => {
     expect(pkg.license).toBe('MIT');
+    expect(readFileSync('LICENSE', 'utf8')).toContain('Permission is hereby granted, free of charge');
+    expect((pkg as { files?: string[] }).files).toContain('LICENSE');
   });
 });

@@ -104,6 +104,32 @@ describe('finding a calendar by need', () => {
   });
 });
 
+describe('the cache field of a slot search', () => {
+  it('find_slots says MISS when it searched; check_availability reads the bookings as they are: BYPASS', async () => {
+    const [calendar] = (
+      await ok<{ calendars: { id: string }[] }>(client, 'list_calendars', { query: 'consulting' })
+    ).calendars;
+    const date = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York' }).format(
+      Date.now() + 2 * 86_400_000,
+    );
+    const checked = await call(client, 'check_availability', {
+      calendarIds: [calendar!.id],
+      date,
+      times: ['10:00'],
+    });
+    expect(checked.ok).toBe(true);
+    expect(checked.meta.cache).toBe('BYPASS');
+    const search = {
+      calendarIds: [calendar!.id],
+      from: futureHour(1),
+      to: futureHour(30),
+      durationMinutes: 30,
+      limit: 1,
+    };
+    expect((await call(client, 'find_slots', search)).meta.cache).toBe('MISS');
+  });
+});
+
 describe('counter-offers switched off for the tenant', () => {
   it('holdfast tenants set --counter-offers off: a taken time is refused without other times', async () => {
     const [calendar] = (
@@ -128,6 +154,10 @@ describe('counter-offers switched off for the tenant', () => {
     const bare = await call(client, 'hold_slot', { ...slot, idempotencyKey: randomUUID() });
     expect(bare.error!.code).toBe('SLOT_UNAVAILABLE');
     expect(bare.error!.details.alternatives ?? []).toEqual([]);
+    // Its recovery does not point at alternatives it does not carry.
+    expect(bare.error!.recovery.action).not.toContain('details.alternatives');
+    expect(bare.error!.recovery.action).toContain('find_slots');
+    expect(offered.error!.recovery.action).toContain('details.alternatives');
 
     const wrong = await runCli([
       'tenants',

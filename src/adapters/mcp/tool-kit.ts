@@ -129,13 +129,15 @@ export function defineTool<I, D>(definition: ToolDefinition<I, D>): ToolDefiniti
 
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
 
-/** Reuses the caller's W3C trace id when it sent one, so logs join up across systems. */
+/**
+ * Reuses the caller's W3C trace id when it sent one, so logs join up across systems: the
+ * message's own `_meta.traceparent` (2026-07-28 clients) first, then the HTTP request's span.
+ */
 export function traceIdOf(request: ServerContext): string {
-  const active = activeIds();
-  if (active) return active.traceId;
   const traceparent = request.mcpReq._meta?.[TRACEPARENT_META_KEY];
   const match = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent) : null;
-  return match?.[1] ?? randomBytesPooled(16).toString('hex');
+  if (match) return match[1]!;
+  return activeIds()?.traceId ?? randomBytesPooled(16).toString('hex');
 }
 
 interface CompiledSchemas {

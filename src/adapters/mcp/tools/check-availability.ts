@@ -57,6 +57,8 @@ export const checkAvailabilityTool = defineTool({
           reason: t.reason,
         })),
       },
+      // Each named time is checked against the bookings as they are now, never the slot cache.
+      meta: { cache: 'BYPASS' },
     };
   },
 });
