@@ -304,9 +304,14 @@ describe('§2 通用约定 (common conventions)', () => {
     }
     // A 2026-07-28 client carries the trace in the message's _meta instead: the same trace id.
     const metaTrace = randomBytes(16).toString('hex');
-    const viaMeta = await contract(agent, 'th_hotel_query_case_context', { group_code: 'GRP-A' }, {
-      traceparent: `00-${metaTrace}-${randomBytes(8).toString('hex')}-01`,
-    });
+    const viaMeta = await contract(
+      agent,
+      'th_hotel_query_case_context',
+      { group_code: 'GRP-A' },
+      {
+        traceparent: `00-${metaTrace}-${randomBytes(8).toString('hex')}-01`,
+      },
+    );
     expect(viaMeta.trace_id).toBe(metaTrace);
   });
 

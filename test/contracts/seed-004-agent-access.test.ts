@@ -377,6 +377,30 @@ describe('§1 开始使用 (getting started)', () => {
     }
   });
 
+  it('1-4b every grant includes read: a draft-only OAuth grant and a draft-only token both read', async () => {
+    const drafted = await grant(['draft'], 'draft');
+    const viaOAuth = await connectHttp(server.url, 'modern', { token: drafted.access_token });
+    try {
+      expect((await call(viaOAuth, 'list_calendars', { limit: 1 })).ok).toBe(true);
+    } finally {
+      await viaOAuth.close();
+    }
+    const made = await runCli([
+      'tokens',
+      'create',
+      server.agent.email,
+      '--name',
+      'draft only',
+      '--scopes',
+      'draft',
+      '--json',
+      '--db',
+      server.dbPath,
+    ]);
+    expect(made.status, made.stderr).toBe(0);
+    expect((JSON.parse(made.stdout) as { scopes: string[] }).scopes).toEqual(['read', 'draft']);
+  });
+
   it('1-4c sensitive is given only on the web page, unticked, after a fresh sign-in — never by a tool argument', async () => {
     const { page: consentPage } = await consent(
       { scope: 'read sensitive', state: 's', code_challenge: pkce().challenge },

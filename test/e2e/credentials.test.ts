@@ -100,7 +100,7 @@ describe('the credential matrix on /mcp', () => {
     expect((await tryList(`Bearer ${server.agent.token}`)).outcome).toBe('accepted');
   });
 
-  it('a token without the scope a tool needs: 403 insufficient_scope naming every scope needed; accepted 0', async () => {
+  it('a token without the scope a tool needs: 403 insufficient_scope naming every scope needed; accepted 0 (read comes with every token)', async () => {
     const { deps, close } = await identityDeps(server.dbPath);
     const needs: Record<Scope, [string, Record<string, unknown>]> = {
       read: ['list_bookings', {}],
@@ -120,7 +120,12 @@ describe('the credential matrix on /mcp', () => {
       ],
     };
     let accepted = 0;
-    for (const scope of SCOPES) {
+    // Every grant includes read: a token made without it reads all the same.
+    const noRead = await addAgent(deps, { email: 'no-read@local.example', scopes: ['draft', 'write'] });
+    const reader = await connectHttp(server.url, 'modern', { token: noRead.token });
+    expect((await call(reader, 'list_calendars', {})).ok).toBe(true);
+    await reader.close();
+    for (const scope of SCOPES.filter((s) => s !== 'read')) {
       const agent = await addAgent(deps, {
         email: `no-${scope}@local.example`,
         scopes: SCOPES.filter((s) => s !== scope),

@@ -79,4 +79,51 @@ describe('development payment form (simulator)', () => {
       await production.stop();
     }
   });
+
+  it('production simulates no payment: --payments simulator is refused, and without a provider a priced booking does not confirm', async () => {
+    const db = tempDbPath();
+    try {
+      const refused = await runCli([
+        'serve',
+        '--production',
+        '--payments',
+        'simulator',
+        '--port',
+        '0',
+        '--db',
+        db.path,
+      ]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toContain('--payments simulator (development) cannot run in production');
+    } finally {
+      db.cleanup();
+    }
+    const production = await spawnServer(['--no-seed', '--production'], { writePolicy: 'direct' });
+    try {
+      const client = await connectHttp(production.url, 'modern');
+      const room = await createOpenCalendar(client, 'Priced room', { amount: '40.00', currency: 'EUR' });
+      const held = await ok<{ booking: { id: string } }>(client, 'hold_slot', {
+        calendarIds: [room],
+        start: futureHour(4),
+        end: futureHour(4, 1),
+        idempotencyKey: randomUUID(),
+      });
+      // Even marked paid in the simulator's table, nothing confirms: production never asks it.
+      await runCli(['payments', 'set', held.booking.id, 'PAID', '--db', production.dbPath]);
+      const confirm = await call(client, 'confirm_booking', {
+        bookingId: held.booking.id,
+        expectedVersion: 1,
+        idempotencyKey: randomUUID(),
+      });
+      expect(confirm.error!.code).toBe('PAYMENT_UNAVAILABLE');
+      expect(confirm.error!.message).toContain('no payment provider is configured');
+      expect(
+        (await ok<{ booking: { status: string } }>(client, 'get_booking', { bookingId: held.booking.id }))
+          .booking.status,
+      ).toBe('HELD');
+      await client.close();
+    } finally {
+      await production.stop();
+    }
+  });
 });

@@ -47,11 +47,17 @@ describe('holdfast probe', () => {
     expect(businessRows()).toEqual(before);
   });
 
-  it('fails the step a bad token fails, and refuses what is not a URL', async () => {
+  it('fails the step a bad token fails, takes the token from MCP_ACCESS_TOKEN, and refuses what is not a URL', async () => {
     const refused = await spawnCli(['probe', server.url, '--token', 'hf_pat_not-a-token']);
     expect(refused.status).toBe(1);
     expect(refused.stdout).toContain('ok   health');
     expect(refused.stdout).toContain('FAIL MCP connection');
+    // The token from MCP_ACCESS_TOKEN (kept out of the process list): the same read passes.
+    const fromEnv = await spawnCli(['probe', server.url], {
+      env: { ...process.env, MCP_ACCESS_TOKEN: server.agent.token },
+    });
+    expect(fromEnv.status, fromEnv.stdout).toBe(0);
+    expect(fromEnv.stdout).toMatch(/\d+ calendar\(s\) visible to this token/);
     const notUrl = await spawnCli(['probe', 'holdfast.example']);
     expect(notUrl.status).toBe(2);
     expect(notUrl.stderr).toContain('is not a URL');

@@ -1,5 +1,5 @@
 import type { AccessToken, Host, Person, Role, Scope, WritePolicy } from '../../domain/identity/identity.js';
-import { SCOPES, scopesOfRole } from '../../domain/identity/identity.js';
+import { SCOPES, scopesOfRole, withRead } from '../../domain/identity/identity.js';
 import type { OAuthConnection } from '../../domain/identity/oauth.js';
 import { policiesOfRole } from '../../domain/identity/oauth.js';
 import { DomainError } from '../../domain/errors.js';
@@ -118,9 +118,10 @@ export async function changeAccessAs(
   const holder = await deps.store.read((tx) => tx.people.getPerson(row.personId));
   if (!holder) throw new DomainError('NOT_FOUND', `No ${kind} like that.`);
   const reachable = kind === 'token' ? scopesOfRole(holder.role) : row.scopes;
-  const scopes = SCOPES.filter((s) => input.scopes.includes(s));
-  if (scopes.length === 0)
+  const chosen = SCOPES.filter((s) => input.scopes.includes(s));
+  if (chosen.length === 0)
     throw new DomainError('INVALID_ARGUMENTS', 'scopes: choose at least one', { field: 'scopes' });
+  const scopes = withRead(chosen);
   const beyond = scopes.filter((s) => !reachable.includes(s));
   if (beyond.length > 0)
     throw new DomainError(

@@ -1,6 +1,6 @@
 import { DomainError } from '../../domain/errors.js';
 import type { Person, Scope, WritePolicy } from '../../domain/identity/identity.js';
-import { SCOPES, scopesOfRole } from '../../domain/identity/identity.js';
+import { SCOPES, scopesOfRole, withRead } from '../../domain/identity/identity.js';
 import type { OAuthConnection } from '../../domain/identity/oauth.js';
 import { policiesOffered } from '../../domain/identity/oauth.js';
 import type { Principal } from '../../domain/identity/principal.js';
@@ -16,7 +16,7 @@ export function consentOffer(
 ) {
   const asked = SCOPES.filter((s) => requested.includes(s));
   // A client that names no scope of ours gets what an ordinary agent needs, never `sensitive`.
-  const wanted: readonly Scope[] = asked.length > 0 ? asked : ['read', 'draft', 'write'];
+  const wanted: readonly Scope[] = asked.length > 0 ? withRead(asked) : ['read', 'draft', 'write'];
   const allowed = scopesOfRole(person.role);
   return {
     grantable: wanted.filter((s) => allowed.includes(s)),
@@ -36,7 +36,8 @@ export function checkConsent(
   writePolicy: string,
 ): { scopes: readonly Scope[]; writePolicy: WritePolicy } {
   const offer = consentOffer(person, requested);
-  const scopes = offer.grantable.filter((s) => chosen.includes(s));
+  const ticked = offer.grantable.filter((s) => chosen.includes(s));
+  const scopes = ticked.length > 0 ? withRead(ticked) : ticked;
   if (scopes.length === 0)
     throw new DomainError(
       'INVALID_ARGUMENTS',
@@ -102,7 +103,10 @@ export async function authenticateGrant(
   if (connection.lastUsedAt === null || now - connection.lastUsedAt >= TOUCH_EVERY_MS)
     await deps.store.write((tx) => tx.oauth.touchConnection(connection.grantId, now));
   const role = scopesOfRole(person.role);
-  const scopes = connection.scopes.filter((s) => claims.scopes.includes(s) && role.includes(s));
+  // The token carries what its client asked for; `read` comes with every grant.
+  const scopes = connection.scopes.filter(
+    (s) => (s === 'read' || claims.scopes.includes(s)) && role.includes(s),
+  );
   return {
     connection,
     toolMode: chosenToolMode(tenant),

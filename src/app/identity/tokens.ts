@@ -6,6 +6,7 @@ import {
   TOKEN_DEFAULT_TTL_MS,
   TOKEN_MAX_TTL_MS,
   tokenUsable,
+  withRead,
 } from '../../domain/identity/identity.js';
 import type { AppDeps } from '../deps.js';
 import { ensureTenant, personByEmail } from './people.js';
@@ -50,7 +51,7 @@ export async function createToken(
     tenantId: person.tenantId,
     personId: person.id,
     name,
-    scopes: [...input.scopes],
+    scopes: withRead(input.scopes),
     writePolicy: input.writePolicy,
     secretHash: deps.credentials.hashSecret(secret),
     createdAt: now,

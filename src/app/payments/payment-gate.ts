@@ -42,7 +42,8 @@ async function queryPayment(
     return { verdict: judgePayment(booking, report), paidAt: report.paidAt };
   } catch (error) {
     if (error instanceof PaymentUnavailableError) {
-      throw new DomainError('PAYMENT_UNAVAILABLE', 'The payment provider did not answer in time.', {
+      const why = error.message ? ` (${error.message})` : '';
+      throw new DomainError('PAYMENT_UNAVAILABLE', `The payment provider gave no usable answer${why}.`, {
         bookingId: booking.id,
       });
     }

@@ -191,6 +191,14 @@ export function checkNewPassword(password: string): void {
     throw new DomainError('INVALID_ARGUMENTS', 'password: 12 to 256 characters', { field: 'password' });
 }
 
+/**
+ * Every grant includes `read` (the agent access contract): an agent that may draft or write
+ * may also see what it drafts. Applied wherever scopes are given: a token, a consent, a change.
+ */
+export function withRead(scopes: readonly Scope[]): Scope[] {
+  return scopes.includes('read') ? [...scopes] : ['read', ...scopes];
+}
+
 export function parseScopes(value: string, field = 'scopes'): Scope[] {
   const scopes = [...new Set(value.split(/[\s,]+/).filter(Boolean))];
   const unknown = scopes.find((s) => !(SCOPES as readonly string[]).includes(s));

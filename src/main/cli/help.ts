@@ -84,7 +84,7 @@ export const optionDocs: Record<string, string> = {
   'approval-window':
     '--approval-window MIN   minutes a person has to decide an approval; a hold waiting for it is kept as long (default 30, at most 1440)',
   payments:
-    '--payments KIND         simulator (default) | http (needs HOLDFAST_PAYMENT_QUERY_BASE_URL or PAYMENT_QUERY_BASE_URL)',
+    '--payments KIND         simulator (default; refused in production) | http (needs HOLDFAST_PAYMENT_QUERY_BASE_URL or PAYMENT_QUERY_BASE_URL) | none (production default without a provider: priced bookings cannot confirm)',
   'payment-url-base':
     '--payment-url-base U    payment page base for priced bookings (env HOLDFAST_PAYMENT_URL_BASE)',
   production: '--production            refuse --dev (also HOLDFAST_PRODUCTION=1 or NODE_ENV=production)',

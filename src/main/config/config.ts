@@ -59,7 +59,7 @@ export interface ServerConfig {
   readonly slotCacheMaxAgeMs: number;
   /** Overrides the transport's default write policy (stdio: attested, HTTP: draft). */
   readonly writePolicy: WritePolicy | null;
-  readonly payments: 'simulator' | 'http';
+  readonly payments: 'simulator' | 'http' | 'none';
   readonly paymentQueryBaseUrl: string | null;
   readonly publicBaseUrl: string | null;
   readonly paymentUrlBase: string | null;
@@ -337,10 +337,17 @@ export function readConfig(
     env.HOLDFAST_PAYMENT_QUERY_BASE_URL ?? env.PAYMENT_QUERY_BASE_URL ?? null,
     'HOLDFAST_PAYMENT_QUERY_BASE_URL',
   );
-  const payments = oneOf(values.payments ?? (paymentQueryBaseUrl ? 'http' : 'simulator'), 'payments', [
-    'simulator',
-    'http',
-  ] as const);
+  const production = values.production ?? (env.HOLDFAST_PRODUCTION === '1' || env.NODE_ENV === 'production');
+  // In production nothing simulates a payment: without a provider a priced booking cannot confirm.
+  const payments = oneOf(
+    values.payments ?? (paymentQueryBaseUrl ? 'http' : production ? 'none' : 'simulator'),
+    'payments',
+    ['simulator', 'http', 'none'] as const,
+  );
+  if (payments === 'simulator' && production)
+    throw new UsageError(
+      '--payments simulator (development) cannot run in production: set HOLDFAST_PAYMENT_QUERY_BASE_URL (your provider) or --payments none',
+    );
   if (payments === 'http' && !paymentQueryBaseUrl)
     throw new UsageError('--payments http needs HOLDFAST_PAYMENT_QUERY_BASE_URL (the provider’s base URL)');
   if (values.db !== undefined && values.database !== undefined)
@@ -371,7 +378,6 @@ export function readConfig(
           'flat',
           'catalog',
         ] as const);
-  const production = values.production ?? (env.HOLDFAST_PRODUCTION === '1' || env.NODE_ENV === 'production');
   const dev = values.dev ?? false;
   if (dev && production)
     throw new UsageError('--dev (the development payment form) cannot run in production');

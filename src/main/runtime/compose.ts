@@ -119,7 +119,12 @@ export async function buildRuntime(
   const metrics = options.metrics
     ? new (await loadMetrics()).HoldfastMetrics(() => operationalCounts({ ...deps, store: traced }))
     : null;
-  const payments = config.payments === 'http' ? await httpPayments(config, logger) : simulator;
+  const payments =
+    config.payments === 'http'
+      ? await httpPayments(config, logger)
+      : config.payments === 'none'
+        ? (await import('../../adapters/payment/no-payments.js')).noPayments
+        : simulator;
   const deps: AppDeps = {
     store: traced,
     clock: systemClock,

@@ -17,9 +17,14 @@ interface Step {
  * client negotiates, the tools with their read/write hints, and one read (list_calendars).
  * Nothing is written (the reads leave their audit records). Exit 0 when every step passed.
  */
-export async function probe(config: ServerConfig, print: Print): Promise<number> {
+export async function probe(
+  config: ServerConfig,
+  print: Print,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const base = serverBase(config.rest[0]);
-  const token = config.options.token;
+  // From the environment, a token stays out of the process list other local users can read.
+  const token = config.options.token ?? (env.MCP_ACCESS_TOKEN || undefined);
   const steps: Step[] = [
     await step('health', async () => {
       const response = await fetch(new URL('/healthz', base), { signal: AbortSignal.timeout(5_000) });
