@@ -459,6 +459,38 @@ describe('§1 开始使用 (getting started)', () => {
     expect(reused.error?.code).toBe('IDEMPOTENCY_CONFLICT');
   });
 
+  it('1-5e different: the same key and arguments from another connection of the same person replay, not refused (keys are the person’s)', async () => {
+    hour += 2;
+    const args = {
+      calendarIds: [room],
+      start: futureHour(2, hour),
+      end: futureHour(2, hour + 1),
+      idempotencyKey: randomUUID(),
+    };
+    const first = await call(agent, 'hold_slot', args);
+    expect(first.ok).toBe(true);
+    const made = await runCli([
+      'tokens',
+      'create',
+      server.agent.email,
+      '--name',
+      'second host',
+      '--json',
+      '--db',
+      server.dbPath,
+    ]);
+    const second = await connectHttp(server.url, 'modern', {
+      token: (JSON.parse(made.stdout) as { token: string }).token,
+    });
+    try {
+      const again = await call(second, 'hold_slot', args);
+      expect(again.meta.idempotentReplay).toBe(true);
+      expect(again.data).toEqual(first.data);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('1-6a different: a pending write gives approveUrl (the contract’s confirmationUrl), where the person reviews and approves or denies', async () => {
     const asked = await confirm(agent, await hold());
     expect(asked.error?.code).toBe('APPROVAL_REQUIRED');
