@@ -2,3 +2,4 @@
 export { SimulatedPayments } from './simulated-payments.js';
 
 export const loadHttpPayments = () => import('./http-payments.js');
+export { noPayments } from './no-payments.js';

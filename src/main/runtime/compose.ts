@@ -19,7 +19,7 @@ import { KeyedPageTokens } from '../../adapters/ids/index.js';
 import { randomIds } from '../../adapters/ids/index.js';
 import type { Logger } from '../../adapters/log/index.js';
 import type { ProfileSettings } from '../../adapters/mcp/index.js';
-import { loadHttpPayments, SimulatedPayments } from '../../adapters/payment/index.js';
+import { loadHttpPayments, noPayments, SimulatedPayments } from '../../adapters/payment/index.js';
 import { nodeCredentials } from '../../adapters/ids/index.js';
 import { webAuthnCeremonies } from '../../adapters/ids/index.js';
 import { FlexibleRateLimits } from '../../adapters/limits/index.js';
@@ -123,7 +123,7 @@ export async function buildRuntime(
     config.payments === 'http'
       ? await httpPayments(config, logger)
       : config.payments === 'none'
-        ? (await import('../../adapters/payment/no-payments.js')).noPayments
+        ? noPayments
         : simulator;
   const deps: AppDeps = {
     store: traced,

@@ -4,6 +4,7 @@ import {
   priceOf,
   problemOf,
   readDetails,
+  tagsOf,
   readOverride,
   readWeek,
   weeklyOf,
@@ -55,11 +56,25 @@ describe('reading the calendar forms', () => {
       timeZone: 'UTC',
       amount: '',
       currency: '',
+      description: '',
+      tags: '',
     });
     expect(priceOf(details('', ''))).toBeNull();
     expect(priceOf(details(' 50.00 ', 'eur'))).toEqual({ amount: '50.00', currency: 'EUR' });
     expect(fieldOf(() => priceOf(details('50', '')))).toBe('price.currency');
     expect(fieldOf(() => priceOf(details('', 'EUR')))).toBe('price.amount');
+  });
+
+  it('reads tags as typed, split on commas, blanks left out', () => {
+    const draft = readDetails({
+      name: 'x',
+      timeZone: 'UTC',
+      tags: ' physio, ,German,  ',
+      description: ' Sports ',
+    });
+    expect(draft.description).toBe(' Sports ');
+    expect(tagsOf(draft)).toEqual(['physio', 'German']);
+    expect(tagsOf(readDetails({ name: 'x', timeZone: 'UTC' }))).toEqual([]);
   });
 
   it('reads a date override as closed, or as the hours given, and refuses the two mixed up', () => {
