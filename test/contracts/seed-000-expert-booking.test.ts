@@ -24,9 +24,6 @@ import { CLI, runCli, runProcess, spawnCli, spawnServer, tempDbPath } from '../s
 // requirement, numbered within its section. `different:` marks where Holdfast chose otherwise on
 // purpose (docs/contracts.md, "Deliberate differences", says why). Everything runs against the
 // real entry point started the contract's way: `holdfast serve --profile expert-booking`.
-//
-// Not tested here, being built in the main checkout: slot search by need (the `query` and the
-// specialty filter of booking.search_available_slots).
 
 const ROOT = process.cwd();
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, any>;
@@ -572,6 +569,33 @@ describe('## Agent 使用流程 (how an agent uses it)', () => {
     for (const slot of page1.slots) expect(Date.parse(slot.end) - Date.parse(slot.start)).toBe(3_600_000);
     const page2 = await must(agent, 'find_slots', { ...query, limit: 3, cursor: page1.nextCursor });
     expect(Date.parse(page2.slots[0].start)).toBeGreaterThan(Date.parse(page1.slots[2].start));
+  });
+
+  it('6b. slot search by need: a query of words (a specialty) instead of ids finds the matching experts’ free times, each naming its expert, paged', async () => {
+    const word = `derm${randomBytes(4).toString('hex')}`;
+    const { calendar } = await must<{ calendar: { id: string } }>(agent, 'create_calendar', {
+      name: 'Dr. Query',
+      timeZone: 'UTC',
+      availability: openAllWeek,
+      description: 'Skin and allergies',
+      tags: [word, 'French'],
+      idempotencyKey: randomUUID(),
+    });
+    hour += 4;
+    const from = futureHour(3, hour - 3);
+    const search = {
+      query: `${word.toUpperCase()} french`,
+      from,
+      to: plusMinutes(from, 180),
+      durationMinutes: 60,
+    };
+    const page1 = await must(agent, 'find_slots', { ...search, limit: 2 });
+    expect(page1.calendarsMatched).toBe(1);
+    expect(page1.slots.map((s: { calendarId: string }) => s.calendarId)).toEqual([calendar.id, calendar.id]);
+    const page2 = await must(agent, 'find_slots', { ...search, limit: 2, cursor: page1.nextCursor });
+    expect(Date.parse(page2.slots[0].start)).toBeGreaterThan(Date.parse(page1.slots[1].start));
+    const none = await must(agent, 'find_slots', { ...search, query: `${word} german`, limit: 2 });
+    expect(none).toMatchObject({ slots: [], calendarsMatched: 0 });
   });
 
   it('7. different: hold_slot takes calendarIds + start + end (what find_slots answers), not a slotId', async () => {

@@ -11,7 +11,7 @@ import { call, connectHttp, ok } from '../support/mcp-clients.js';
 import { decideOnPage, signIn } from '../support/person.js';
 import { addAgent, identityDeps } from '../support/provision.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { CLI, runCli, spawnCli, spawnServer, untilSealed } from '../support/spawn-server.js';
+import { CLI, runCli, spawnCli, spawnServer, tempDbPath, untilSealed } from '../support/spawn-server.js';
 
 /**
  * Contract 001, "bookings-mcp" (/work/shared/seeds/001_e31d480a59766f8e.txt), walked in its own
@@ -904,6 +904,21 @@ describe('§9 Project structure', () => {
     const help = await spawnCli(['--help']);
     expect(help.stdout).toMatch(/^ {2}serve {2,}/m);
     expect(help.stdout).toMatch(/^ {2}stdio {2,}/m);
+  });
+
+  it('9-2 different: the factory with injectable dependencies is createHoldfast, the package’s main export: an application gives it a database and runs the same use cases, no MCP in between', async () => {
+    const exported = (packageJson().exports as Record<string, { types: string; default: string }>)['.'];
+    expect(exported).toEqual({ types: './types/holdfast.d.ts', default: './dist/main/embed.js' });
+    const { createHoldfast } = await import('../../src/main/embed.js');
+    const db = tempDbPath();
+    const app = await createHoldfast({ database: db.path, actAs: 'shop@local.example' });
+    try {
+      await app.createCalendar({ name: 'Shop counter', timeZone: 'UTC' });
+      expect((await app.listCalendars()).calendars.map((c) => c.name)).toEqual(['Shop counter']);
+    } finally {
+      await app.close();
+      db.cleanup();
+    }
   });
 });
 

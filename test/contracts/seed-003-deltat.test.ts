@@ -18,10 +18,6 @@ import { provisionOnce, runCli, spawnCli, spawnServer, tempDbPath } from '../sup
 // requirement, numbered within its section. `different:` marks where Holdfast chose otherwise on
 // purpose (docs/contracts.md, "Deliberate differences", says why). Everything runs against the
 // real entry point, `holdfast serve` (and `holdfast stdio`), through the official MCP client.
-//
-// Not tested here, being built in the main checkout: a per-tenant switch that turns counter-offers
-// off (DELTAT_COUNTER_OFFER=0's counterpart; the per-calendar rule is tested below) and the
-// embedding API (createDeltatMcpServer's counterpart, createHoldfast).
 
 const ROOT = process.cwd();
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, any>;
@@ -468,6 +464,27 @@ describe('## 拒绝时告知可用时间 (a refusal says which times are free)',
     expect(text).toMatch(/^error SLOT_UNAVAILABLE from hold_slot: "/);
     expect(text).not.toMatch(/^\s+alternatives:/m);
   });
+
+  it('5b. the switch for a whole tenant too (DELTAT_COUNTER_OFFER=0’s counterpart): tenants set --counter-offers off, and on again', async () => {
+    const room = await calendar(agent, 'Tenant-wide switch');
+    const slot = nextHour();
+    await hold(agent, [room], slot);
+    const refusedAlternatives = async () => {
+      const refused = await rival.callTool({ name: 'hold_slot', arguments: holdArgs([room], slot) });
+      const envelope = refused.structuredContent as unknown as Envelope;
+      expect(envelope.error!.code).toBe('SLOT_UNAVAILABLE');
+      return (envelope.error!.details.alternatives as unknown[]).length;
+    };
+    expect(await refusedAlternatives()).toBeGreaterThan(0);
+    const tenant = (args: string[]) => runCli(['tenants', 'set', 'local', ...args, '--db', server.dbPath]);
+    expect((await tenant(['--counter-offers', 'off'])).status).toBe(0);
+    try {
+      expect(await refusedAlternatives()).toBe(0);
+    } finally {
+      expect((await tenant(['--counter-offers', 'on'])).status).toBe(0);
+    }
+    expect(await refusedAlternatives()).toBeGreaterThan(0);
+  });
 });
 
 describe('## 同时预约多个日历 (several calendars at once)', () => {
@@ -677,8 +694,41 @@ describe('## 关于身份验证，实话实说 (authentication, honestly)', () =
   });
 });
 
-// ## 嵌入 (embedding): createDeltatMcpServer's counterpart, createHoldfast, is being built in the
-// main checkout; no test here.
+describe('## 嵌入 (embedding)', () => {
+  it('1. different: an application embeds Holdfast with createHoldfast — the booking use cases themselves (hold, a person’s approval, confirm), not an MCP server object to connect; MCP is holdfast stdio or serve', async () => {
+    const { createHoldfast } = await import('../../src/main/embed.js');
+    const db = tempDbPath();
+    const embedded = await createHoldfast({ database: db.path, actAs: 'app@local.example' });
+    try {
+      const room = await embedded.createCalendar({
+        name: 'Embedded room',
+        timeZone: 'UTC',
+        availability: openAllWeek,
+      });
+      const held = await embedded.holdSlot({
+        calendarIds: [room.id],
+        start: futureHour(2),
+        end: futureHour(2, 1),
+      });
+      const approval = await embedded.requestApproval({ bookingId: held.id, action: 'confirm_booking' });
+      await embedded.decideApproval({
+        approvalId: approval.approvalId,
+        decision: 'APPROVE',
+        by: 'app@local.example',
+      });
+      const confirmed = await embedded.confirmBooking({
+        bookingId: held.id,
+        expectedVersion: held.version,
+        approvalId: approval.approvalId,
+      });
+      expect(confirmed.status).toBe('CONFIRMED');
+      expect((await embedded.getBooking(held.id)).status).toBe('CONFIRMED');
+    } finally {
+      await embedded.close();
+      db.cleanup();
+    }
+  });
+});
 
 describe('## 端到端验证 (end-to-end check)', () => {
   it('1. the smoke run’s round trip works end to end (create → availability → find → hold → confirm → list → cancel); `npm run demo` is Holdfast’s scripted one', async () => {

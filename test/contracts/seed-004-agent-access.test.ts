@@ -224,6 +224,16 @@ describe('§1 开始使用 (getting started)', () => {
     expect(connections).toContain('Conformance host');
   });
 
+  it('1-0e the connections page shows the actual MCP address and what to paste into Claude Code, Claude Desktop, Cursor, VS Code and the MCP Inspector', async () => {
+    const cookie = await signIn(server.url, server.agent.email, server.agent.password);
+    const connections = await page('/console/connections', cookie);
+    const address = new URL('/mcp', server.url).href;
+    expect(connections).toContain(`<code id="mcp-url">${address}</code>`);
+    for (const host of ['Claude Code', 'Claude Desktop', 'Cursor', 'VS Code', 'MCP Inspector'])
+      expect(connections, host).toContain(`<summary>${host}</summary>`);
+    expect(connections).toContain(`claude mcp add --transport http holdfast ${address}`);
+  });
+
   it('1-0b the console shows the operations waiting for a person', async () => {
     const asked = await confirm(agent, await hold());
     const approvalId = asked.error!.details.approvalId as string;
