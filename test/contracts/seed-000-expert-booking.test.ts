@@ -1101,7 +1101,7 @@ describe('## 支付依赖 seam (the payment seam)', () => {
     });
   });
 
-  it('3. the repository implements no payment: no tool pays, and the development payment form refuses to run in production', async () => {
+  it('3. the repository implements no payment: no tool pays; the development payment form and the payment simulator refuse to run in production', async () => {
     const all = await call<{ tools: { name: string; summary: string }[] }>(agent, 'tool_catalog.search', {
       query: '',
       limit: 50,
@@ -1109,9 +1109,22 @@ describe('## 支付依赖 seam (the payment seam)', () => {
     expect(all.data!.tools.filter((t) => /\bpay(s|ment)?\b/i.test(t.name))).toEqual([]);
     const db = tempDbPath();
     const production = await spawnCli(['serve', '--production', '--dev', '--port', '0', '--db', db.path]);
+    // Nor does the payment simulator: production asks a provider, or nothing (priced bookings wait).
+    const simulated = await spawnCli([
+      'serve',
+      '--production',
+      '--payments',
+      'simulator',
+      '--port',
+      '0',
+      '--db',
+      db.path,
+    ]);
     db.cleanup();
     expect(production.status).toBe(2);
     expect(production.stderr).toContain('cannot run in production');
+    expect(simulated.status).toBe(2);
+    expect(simulated.stderr).toContain('--payments simulator (development) cannot run in production');
   });
 
   it('4. PAID counts only with the exact booking id, amount string, currency and a paidAt; otherwise nothing changes', async () => {
