@@ -1715,14 +1715,16 @@ describe('## 假设与范围 (assumptions and scope)', () => {
   });
 
   it('5. callers are authenticated before the MCP handler and read only their own bookings; booking ids are unguessable', async () => {
+    // One stamp for header and _meta: two calls of the clock may fall in different milliseconds.
+    const sent = stamp();
     const anonymous = await fetch(server.url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        ...stamp().headers,
+        ...sent.headers,
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: stamp().meta } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: sent.meta } }),
     });
     expect(anonymous.status).toBe(401);
     const mine = await hold(agent, free);

@@ -7,7 +7,7 @@ import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import type { BackendKind } from './harness.js';
 import { clientsFor, record, scale, startBackend } from './harness.js';
 
-const CYCLES = scale(3, 100);
+const CYCLES = scale(2, 100);
 const CLIENTS = 4;
 
 type BookingData = { booking: { id: string; status: string } };

@@ -11,8 +11,8 @@ import { runCli } from '../support/spawn-server.js';
 import type { Backend, BackendKind } from './harness.js';
 import { record, scale, startBackend } from './harness.js';
 
-const CALLS = Number(process.env.FUZZ_CALLS ?? scale(500, 20_000));
-const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? scale(300, 100_000));
+const CALLS = Number(process.env.FUZZ_CALLS ?? scale(250, 20_000));
+const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? scale(150, 100_000));
 const CLIENTS = 4;
 
 /** Audit records per trace id, once every written entry is sealed. */

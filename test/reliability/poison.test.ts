@@ -6,7 +6,7 @@ import { call } from '../support/mcp-clients.js';
 import type { BackendKind } from './harness.js';
 import { clientsFor, record, scale, startBackend } from './harness.js';
 
-const ROUNDS = scale(15, 100);
+const ROUNDS = scale(8, 100);
 
 function deep(depth: number): unknown {
   let value: unknown = 'x';
