@@ -18,6 +18,7 @@ import { startPaymentStub } from '../support/payment-stub.js';
 import { addAgent, identityDeps } from '../support/provision.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { CLI, runCli, runProcess, spawnCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
+import { insertOverlapDirectly } from '../support/forged-rows.js';
 
 // Seed contract 000, "Expert Booking MCP Server" (/work/shared/seeds/000_dfeeb10d065ff952.txt),
 // walked section by section in its own order: one describe per heading, one `it` per checkable
@@ -228,28 +229,6 @@ function openObjects(schema: unknown, path = ''): string[] {
     ...(open ? [path || '/'] : []),
     ...Object.entries(node).flatMap(([k, v]) => openObjects(v, `${path}/${k}`)),
   ];
-}
-
-/** Tries to write, behind the application's back, a second active allocation over `bookingId`'s. */
-function insertOverlapDirectly(dbPath: string, bookingId: string): string {
-  const db = new Database(dbPath, { timeout: 5_000 });
-  try {
-    const row = db
-      .prepare('SELECT * FROM allocations WHERE booking_id = ? AND active = 1')
-      .get(bookingId) as Record<string, unknown>;
-    const copy = { ...row, booking_id: `${bookingId}_forged` };
-    const columns = Object.keys(copy);
-    try {
-      db.prepare(
-        `INSERT INTO allocations (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-      ).run(...Object.values(copy));
-      return 'inserted';
-    } catch (error) {
-      return (error as Error).message;
-    }
-  } finally {
-    db.close();
-  }
 }
 
 async function secondPerson(database: string): Promise<string> {

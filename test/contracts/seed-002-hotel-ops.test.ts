@@ -11,7 +11,7 @@ import { connectHttp, ok } from '../support/mcp-clients.js';
 import { bearerToolCall } from '../support/net.js';
 import { addAgent, identityDeps } from '../support/provision.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { runCli, spawnServer } from '../support/spawn-server.js';
+import { ingestSecretFor, runCli, spawnServer } from '../support/spawn-server.js';
 
 /**
  * Contract 002, "TH Hotel SuperAgent MCP Tools 契约" (/work/shared/seeds/002_136fcada35f9e42e.txt),
@@ -156,18 +156,7 @@ async function notServed(path: string) {
 beforeAll(async () => {
   server = await spawnServer(['--profile', 'hotel-ops']);
   agent = await connectHttp(server.url, 'modern');
-  const created = await runCli([
-    'inbox',
-    'tokens',
-    'create',
-    '--name',
-    'gateway',
-    '--db',
-    server.dbPath,
-    '--json',
-  ]);
-  expect(created.status, created.stderr).toBe(0);
-  ingestSecret = (JSON.parse(created.stdout) as { secret: string }).secret;
+  ingestSecret = await ingestSecretFor(server.dbPath);
 
   // One thread of three mails (threaded by headers), a second one named by its provider, one
   // mail whose real channel is OUTLOOK, and one external id under two providers.

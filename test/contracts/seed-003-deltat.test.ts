@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/main/config/config.js';
 import { futureHour, openAllWeek, plusMinutes } from '../support/fixtures.js';
@@ -12,6 +11,7 @@ import { call, connectHttp, connectStdio } from '../support/mcp-clients.js';
 import { addAgent, identityDeps, provision } from '../support/provision.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { provisionOnce, runCli, spawnCli, spawnServer, tempDbPath } from '../support/spawn-server.js';
+import { insertOverlapDirectly } from '../support/forged-rows.js';
 
 // Seed contract 003, deltat's hold-and-commit tools (/work/shared/seeds/003_b2f3d778f73207b1.txt),
 // walked section by section in its own order: one describe per heading, one `it` per checkable
@@ -124,28 +124,6 @@ const isFree = async (client: Client, calendarIds: string[], slot: { start: stri
     durationMinutes: (Date.parse(slot.end) - Date.parse(slot.start)) / 60_000,
     limit: 1,
   }))!.data!.total === 1;
-
-/** Tries to write, behind the application's back, a second active allocation over `bookingId`'s. */
-function insertOverlapDirectly(dbPath: string, bookingId: string): string {
-  const db = new Database(dbPath, { timeout: 5_000 });
-  try {
-    const row = db
-      .prepare('SELECT * FROM allocations WHERE booking_id = ? AND active = 1')
-      .get(bookingId) as Record<string, unknown>;
-    const copy = { ...row, booking_id: `${bookingId}_forged` };
-    const columns = Object.keys(copy);
-    try {
-      db.prepare(
-        `INSERT INTO allocations (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-      ).run(...Object.values(copy));
-      return 'inserted';
-    } catch (error) {
-      return (error as Error).message;
-    }
-  } finally {
-    db.close();
-  }
-}
 
 beforeAll(async () => {
   idp = await LocalIssuer.start();

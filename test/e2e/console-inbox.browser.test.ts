@@ -6,7 +6,7 @@ import { auditConsolePage, signInToConsole } from '../support/console-browser.js
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { connectHttp, ok } from '../support/mcp-clients.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { runCli, spawnServer } from '../support/spawn-server.js';
+import { ingestSecretFor, spawnServer } from '../support/spawn-server.js';
 
 // From mail to a confirmed booking: hostile booking mail arrives by REST, an operations agent
 // submits a reservation through the contract tool, and a person in Chromium reads the mail
@@ -30,17 +30,7 @@ beforeAll(async () => {
   server = await spawnServer(['--no-seed', '--profile', 'hotel-ops']);
   agent = await connectHttp(server.url, 'modern');
   room = await createOpenCalendar(agent, 'Harbour room');
-  const created = await runCli([
-    'inbox',
-    'tokens',
-    'create',
-    '--name',
-    'gateway',
-    '--db',
-    server.dbPath,
-    '--json',
-  ]);
-  const { secret } = JSON.parse(created.stdout) as { secret: string };
+  const secret = await ingestSecretFor(server.dbPath);
   const posted = await fetch(new URL('/api/inbox/messages', server.url), {
     method: 'POST',
     headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },

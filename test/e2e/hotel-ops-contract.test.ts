@@ -5,7 +5,7 @@ import { connectHttp, connectStdio } from '../support/mcp-clients.js';
 import { bearerToolCall } from '../support/net.js';
 import { addAgent, identityDeps } from '../support/provision.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { runCli, spawnServer } from '../support/spawn-server.js';
+import { ingestSecretFor, runCli, spawnServer } from '../support/spawn-server.js';
 
 /** The reservation-operations contract through the official client against the spawned server. */
 
@@ -104,18 +104,7 @@ const v3 = (sourceMessageId: string, events: unknown[], extra: Record<string, un
 beforeAll(async () => {
   server = await spawnServer(['--profile', 'hotel-ops']);
   agent = await connectHttp(`${server.url}`, 'modern');
-  const created = await runCli([
-    'inbox',
-    'tokens',
-    'create',
-    '--name',
-    'gateway',
-    '--db',
-    server.dbPath,
-    '--json',
-  ]);
-  expect(created.status, created.stderr).toBe(0);
-  ingestSecret = (JSON.parse(created.stdout) as { secret: string }).secret;
+  ingestSecret = await ingestSecretFor(server.dbPath);
   const { deps, close } = await identityDeps(server.dbPath);
   const other = await addAgent(deps, { email: 'mallory@other.example', tenant: 'other' });
   await close();

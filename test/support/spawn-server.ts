@@ -192,3 +192,10 @@ export async function untilSealed(dbPath: string, timeoutMs = 10_000): Promise<v
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** A mail gateway's ingestion secret for the database, as `holdfast inbox tokens create` prints it. */
+export async function ingestSecretFor(dbPath: string): Promise<string> {
+  const created = await runCli(['inbox', 'tokens', 'create', '--name', 'gateway', '--db', dbPath, '--json']);
+  if (created.status !== 0) throw new Error(`inbox tokens create failed: ${created.stderr}`);
+  return (JSON.parse(created.stdout) as { secret: string }).secret;
+}

@@ -6,7 +6,7 @@ import { requireScope } from '../authorize.js';
 import { calendarsMatching } from '../calendars/calendars-by-need.js';
 import type { AppDeps } from '../deps.js';
 import { decodeCursor, encodeCursor } from '../page-cursor.js';
-import type { FindSlotsResult } from './find-slots.js';
+import type { FindSlotsInput, FindSlotsResult } from './find-slots.js';
 import { cachedSlotStarts, searchRange, takesDuration } from './find-slots.js';
 import { calendarRef } from './snapshot.js';
 import { servable } from './slot-search.js';
@@ -14,15 +14,10 @@ import { servable } from './slot-search.js';
 /** The most calendars one search by need looks through; more matches ask for narrower words. */
 export const MAX_NEED_CALENDARS = 20;
 
-export interface FindSlotsByNeedInput {
+/** find_slots' search with words in place of calendar ids. */
+export interface FindSlotsByNeedInput extends Omit<FindSlotsInput, 'calendarIds'> {
   /** Words every calendar searched must hold in its name, description or tags. */
   readonly query: string;
-  readonly from: string;
-  readonly to: string;
-  readonly durationMinutes: number;
-  readonly stepMinutes?: number;
-  readonly limit: number;
-  readonly cursor?: string;
 }
 
 export interface FindSlotsByNeedResult extends FindSlotsResult {
