@@ -130,6 +130,9 @@ describe('the console', () => {
       headers: { Authorization: 'Bearer YOUR_TOKEN' },
     });
     expect(await page.locator('#connect details.connect').count()).toBeGreaterThanOrEqual(5);
+    // read comes with every token: its box is ticked and cannot be unticked.
+    expect(await page.isChecked('#scope-read')).toBe(true);
+    expect(await page.isDisabled('#scope-read')).toBe(true);
     await page.fill('#token-name', 'Console-made agent');
     await page.click('form[action="/console/tokens"] button[type=submit]');
     await page.waitForSelector('#new-token');

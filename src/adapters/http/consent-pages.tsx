@@ -177,9 +177,10 @@ export function mountConsentPages(app: PageApp, options: ConsentPagesOptions): v
                     name="scope"
                     value={s}
                     checked={s !== 'sensitive'}
-                    disabled={s === 'sensitive' && !freshEnough}
+                    disabled={s === 'read' || (s === 'sensitive' && !freshEnough)}
                   />{' '}
                   <strong>{s}</strong>: {SCOPE_WORDS[s]}
+                  {s === 'read' ? ' (every connection may read)' : ''}
                 </label>
               </p>
             ))}

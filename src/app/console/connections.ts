@@ -42,15 +42,24 @@ export async function connectionsOf(deps: AppDeps, person: Person): Promise<Conn
   };
 }
 
+/**
+ * The scopes a form ticked, refused when it names one that does not exist. `read` comes with
+ * every grant (its box is shown ticked and fixed), so nothing ticked is read only.
+ */
+function chosenScopes(ticked: readonly string[]): Scope[] {
+  const unknown = ticked.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0)
+    throw new DomainError('INVALID_ARGUMENTS', `scopes: no scope ${unknown.join(', ')}`, { field: 'scopes' });
+  return withRead(SCOPES.filter((s) => ticked.includes(s)));
+}
+
 /** A token the person makes for their own agent, within their role; the secret is shown once. */
 export async function createOwnToken(
   deps: AppDeps,
   person: Person,
   input: { name: string; scopes: readonly string[]; writePolicy: string; days: number },
 ) {
-  const scopes = SCOPES.filter((s) => input.scopes.includes(s));
-  if (scopes.length === 0)
-    throw new DomainError('INVALID_ARGUMENTS', 'scopes: choose at least one', { field: 'scopes' });
+  const scopes = chosenScopes(input.scopes);
   const policy = policiesOfRole(person.role).find((p) => p === input.writePolicy);
   if (!policy)
     throw new DomainError(
@@ -117,11 +126,9 @@ export async function changeAccessAs(
   );
   const holder = await deps.store.read((tx) => tx.people.getPerson(row.personId));
   if (!holder) throw new DomainError('NOT_FOUND', `No ${kind} like that.`);
-  const reachable = kind === 'token' ? scopesOfRole(holder.role) : row.scopes;
-  const chosen = SCOPES.filter((s) => input.scopes.includes(s));
-  if (chosen.length === 0)
-    throw new DomainError('INVALID_ARGUMENTS', 'scopes: choose at least one', { field: 'scopes' });
-  const scopes = withRead(chosen);
+  // `read` comes with every grant, also one given before that was so.
+  const reachable = withRead(kind === 'token' ? scopesOfRole(holder.role) : row.scopes);
+  const scopes = chosenScopes(input.scopes);
   const beyond = scopes.filter((s) => !reachable.includes(s));
   if (beyond.length > 0)
     throw new DomainError(

@@ -36,8 +36,15 @@ export function checkConsent(
   writePolicy: string,
 ): { scopes: readonly Scope[]; writePolicy: WritePolicy } {
   const offer = consentOffer(person, requested);
+  // A scope the page did not offer (a forged form) is refused, not dropped.
+  const unoffered = chosen.filter((s) => !(offer.grantable as readonly string[]).includes(s));
+  if (unoffered.length > 0)
+    throw new DomainError('INVALID_ARGUMENTS', `scope: ${unoffered.join(', ')} was not offered`, {
+      field: 'scope',
+    });
   const ticked = offer.grantable.filter((s) => chosen.includes(s));
-  const scopes = ticked.length > 0 ? withRead(ticked) : ticked;
+  // `read` comes with every grant (its box is shown ticked and fixed), when the role has it.
+  const scopes = offer.grantable.includes('read') ? withRead(ticked) : ticked;
   if (scopes.length === 0)
     throw new DomainError(
       'INVALID_ARGUMENTS',

@@ -50,6 +50,11 @@ describe('changing a token’s access in the console', () => {
       writePolicy: 'draft',
     });
     expect(await stored(mine.id)).toMatchObject({ scopes: ['read', 'write'] });
+    // `read` comes with every token: its box is fixed on the page, so nothing ticked is read only.
+    await changeAccessAs(h.deps, approver, 'token', mine.id, { scopes: ['draft'], writePolicy: 'draft' });
+    expect(await stored(mine.id)).toMatchObject({ scopes: ['read', 'draft'] });
+    await changeAccessAs(h.deps, approver, 'token', mine.id, { scopes: [], writePolicy: 'draft' });
+    expect(await stored(mine.id)).toMatchObject({ scopes: ['read'] });
   });
 
   it('refuses beyond the role, someone else’s token, another tenant, a revoked token: 0 succeed, nothing changes', async () => {
@@ -110,7 +115,7 @@ describe('changing a token’s access in the console', () => {
         'NOT_FOUND',
       ],
       [
-        'no scope at all',
+        'a scope that does not exist',
         () =>
           changeAccessAs(h.deps, owner, 'token', owners.id, { scopes: ['nonsense'], writePolicy: 'draft' }),
         'INVALID_ARGUMENTS',

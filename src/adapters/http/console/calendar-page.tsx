@@ -356,7 +356,7 @@ export function CalendarPage(props: {
           id="details"
           aria-labelledby="details-title"
         >
-          <h2 id="details-title">Name, time zone and price</h2>
+          <h2 id="details-title">Name, time zone, price and what it is</h2>
           <ProblemNote problem={problemOf('details')} />
           <FormKeys csrf={csrf('details')} idempotencyKey={newKey()} />
           <DetailsFields draft={drafts.details ?? detailsDraftOf(calendar)} problem={problemOf('details')} />

@@ -90,9 +90,10 @@ function AccessCell(props: {
                     id={`${props.id}-scope-${s}`}
                     name="scopes"
                     value={s}
-                    checked={props.scopes.includes(s)}
+                    checked={s === 'read' || props.scopes.includes(s)}
+                    disabled={s === 'read'}
                   />{' '}
-                  <label for={`${props.id}-scope-${s}`}>{s}</label>
+                  <label for={`${props.id}-scope-${s}`}>{s === 'read' ? 'read (always)' : s}</label>
                 </p>
               ))}
             </fieldset>
@@ -218,9 +219,17 @@ function Page(props: {
           <legend>It may</legend>
           {allowed.map((s) => (
             <p>
-              <input type="checkbox" id={`scope-${s}`} name="scopes" value={s} checked={s !== 'sensitive'} />{' '}
+              <input
+                type="checkbox"
+                id={`scope-${s}`}
+                name="scopes"
+                value={s}
+                checked={s !== 'sensitive'}
+                disabled={s === 'read'}
+              />{' '}
               <label for={`scope-${s}`}>
                 <strong>{s}</strong>: {SCOPE_WORDS[s]}
+                {s === 'read' ? ' (every token may read)' : ''}
               </label>
             </p>
           ))}
