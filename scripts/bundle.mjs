@@ -27,7 +27,14 @@ const OUT = 'dist/bin';
 const NEXT = 'dist/bin.next';
 rmSync(NEXT, { recursive: true, force: true });
 await build({
-  input: { holdfast: 'dist/main/cli.js', 'writer-worker': 'dist/adapters/storage/sqlite/writer-worker.js' },
+  // The CLI, the writer thread, and the two entries an application imports (package.json's exports):
+  // the published package carries dist/bin and the declarations only.
+  input: {
+    holdfast: 'dist/main/cli.js',
+    'writer-worker': 'dist/adapters/storage/sqlite/writer-worker.js',
+    embed: 'dist/main/embed.js',
+    'client-timing': 'dist/client/client-timing.js',
+  },
   platform: 'node',
   external: (id) => id.startsWith('node:') || (isPackage(id) && !BUNDLED.some((name) => name.test(id))),
   logLevel: 'warn',

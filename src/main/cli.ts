@@ -8,6 +8,7 @@ import { readCommand, readConfig } from './config/config.js';
 import { UsageError } from './config/usage-error.js';
 import type { ServerConfig } from './config/config.js';
 import { holdfastVersion } from './runtime/version.js';
+import { nodeSupportWarning } from './runtime/node-support.js';
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
 // `holdfast audit tail | head`: a reader that stops early is not an error worth a stack trace.
@@ -25,7 +26,10 @@ async function runServer(config: ServerConfig): Promise<void> {
     import('../adapters/log/index.js'),
     import('../adapters/telemetry/index.js').then((telemetry) => telemetry.loadTraceExport()),
   ]);
-  const logger = jsonLogger();
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stderr.isTTY);
+  const logger = jsonLogger(undefined, pretty ? 'pretty' : 'json');
+  const unsupported = nodeSupportWarning();
+  if (unsupported) logger.warn(unsupported, { node: process.version });
   const tracing = await startTracing(process.env, holdfastVersion);
   if (config.command === 'stdio') {
     const { runStdioServer } = await import('./runtime/stdio.js');

@@ -413,7 +413,7 @@ describe('## 给本地 Agent 的安装提示词 (the install prompt for a local 
   });
 
   it('3. a Streamable HTTP server whose client stamps each request: holdfast/client-timing is the createTemporalClientFetch of src/temporal-http.ts', async () => {
-    expect(pkg.exports['./client-timing'].default).toBe('./dist/client/client-timing.js');
+    expect(pkg.exports['./client-timing'].default).toBe('./dist/bin/client-timing.js');
     expect(existsSync(join(ROOT, 'src/client/client-timing.ts'))).toBe(true);
     const answered: { status: number; body: string }[] = [];
     const recording: typeof fetch = async (input, init) => {

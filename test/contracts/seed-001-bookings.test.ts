@@ -908,7 +908,7 @@ describe('§9 Project structure', () => {
 
   it('9-2 different: the factory with injectable dependencies is createHoldfast, the package’s main export: an application gives it a database and runs the same use cases, no MCP in between', async () => {
     const exported = (packageJson().exports as Record<string, { types: string; default: string }>)['.'];
-    expect(exported).toEqual({ types: './types/holdfast.d.ts', default: './dist/main/embed.js' });
+    expect(exported).toEqual({ types: './types/holdfast.d.ts', default: './dist/bin/embed.js' });
     const { createHoldfast } = await import('../../src/main/embed.js');
     const db = tempDbPath();
     const app = await createHoldfast({ database: db.path, actAs: 'shop@local.example' });

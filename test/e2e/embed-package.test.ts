@@ -1,35 +1,18 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installPackedPackage } from '../support/packed-package.js';
 import { runCli } from '../support/spawn-server.js';
 
 const run = promisify(execFile);
 
-// The package as npm packs it, unpacked where an application's node_modules would hold it: its
-// dependencies are linked from this checkout (installing them would compile better-sqlite3),
-// everything of Holdfast's own comes from the tarball. An application imports it by name.
+// The package as a user installs it (test/support/packed-package.ts); an application imports it by name.
 let dir: string;
 let app: string;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'holdfast-embed-'));
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir]);
-  const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
-  app = join(dir, 'app');
-  const installed = join(app, 'node_modules', 'holdfast');
-  mkdirSync(installed, { recursive: true });
-  await run('tar', ['-xzf', join(dir, filename), '-C', installed, '--strip-components=1']);
-  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
-    dependencies: Record<string, string>;
-  };
-  for (const name of Object.keys(manifest.dependencies)) {
-    const link = join(app, 'node_modules', name);
-    mkdirSync(join(link, '..'), { recursive: true });
-    symlinkSync(join(process.cwd(), 'node_modules', name), link);
-  }
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'an-app', type: 'module', private: true }));
+  ({ dir, app } = await installPackedPackage());
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { activeIds } from '../telemetry/tracing.js';
 import type { Logger } from './logger.js';
+import { prettyLine } from './pretty-line.js';
 
 export type { Logger };
 export { silentLogger } from './logger.js';
@@ -30,13 +31,15 @@ function stderrLines(): (line: string, urgent: boolean) => void {
 
 /**
  * pino, writing JSON lines `{"level","time","message",...}` through the batching writer above
- * (or `write`, for tests). Every line written inside a span carries its `trace_id` and
- * `span_id` (W3C: 32 and 16 hex), so logs join the traces.
+ * (or `write`, for tests); `pretty` turns each into one readable line for a terminal. Every line
+ * written inside a span carries its `trace_id` and `span_id` (W3C: 32 and 16 hex), so logs join
+ * the traces.
  */
-export function jsonLogger(write?: (line: string) => void): Logger {
+export function jsonLogger(write?: (line: string) => void, format: 'json' | 'pretty' = 'json'): Logger {
   const batched = write ? null : stderrLines();
   let urgent = false;
-  const destination = { write: (line: string) => (write ? write(line) : batched!(line, urgent)) };
+  const out = (line: string) => (write ? write(line) : batched!(line, urgent));
+  const destination = { write: format === 'pretty' ? (line: string) => out(prettyLine(line)) : out };
   const log = pino(
     {
       base: undefined,

@@ -21,6 +21,7 @@ export const SERVER = [
   'no-seed',
   'hold-ttl',
   'legacy',
+  'log-format',
   'tenant',
   'payments',
   'public-url',

@@ -32,11 +32,13 @@ export const optionDocs: Record<string, string> = {
     '--console-port N        stdio: loopback port of the console this process serves (env HOLDFAST_CONSOLE_PORT; default 0, any free port)',
   'no-seed': '--no-seed               do not create the demo calendars on an empty database',
   'hold-ttl': '--hold-ttl SECONDS      how long a hold lasts (env HOLDFAST_HOLD_TTL_SECONDS; default 300)',
+  'log-format':
+    '--log-format F          json: one JSON object per line; pretty: one readable line per event; default auto: pretty on a terminal, JSON otherwise (env HOLDFAST_LOG_FORMAT)',
   legacy:
     '--legacy MODE           stateless (default): 2026-07-28 and 2025-era clients; reject: 2026-07-28 only',
   'allowed-host': '--allowed-host HOST     another Host (and Origin) name to accept; repeatable',
   tenant: '--tenant ID             the tenant (default local)',
-  as: "--as EMAIL              stdio: the person the connection acts for (env HOLDFAST_AS; default: the tenant's only person)",
+  as: "--as EMAIL              stdio: the person the connection acts for (env HOLDFAST_AS; default: the tenant's only person; on a tenant with nobody yet, its owner)",
   'trust-proxy':
     '--trust-proxy           a TLS-terminating proxy forwards here (its X-Forwarded-For is believed); needed off loopback',
   'oauth-token-ttl':

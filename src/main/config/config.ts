@@ -24,6 +24,8 @@ export interface ServerConfig {
   readonly seed: boolean;
   readonly holdTtlMs: number;
   readonly legacy: 'stateless' | 'reject';
+  /** How the servers write their log on stderr: JSON lines, or one readable line per event (auto: readable on a terminal). */
+  readonly logFormat: 'auto' | 'pretty' | 'json';
   readonly allowedHosts: readonly string[];
   readonly tenantId: string;
   /** stdio: the email of the person the local connection acts for (`--as`). */
@@ -160,6 +162,7 @@ const OPTIONS = {
   'timing-contract': { type: 'boolean' },
   'hold-ttl': { type: 'string' },
   legacy: { type: 'string' },
+  'log-format': { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
   tenant: { type: 'string' },
   as: { type: 'string' },
@@ -370,6 +373,11 @@ export function readConfig(
     'stateless',
     'reject',
   ] as const);
+  const logFormat = oneOf(values['log-format'] ?? env.HOLDFAST_LOG_FORMAT ?? 'auto', 'log-format', [
+    'auto',
+    'pretty',
+    'json',
+  ] as const);
   // `tenants set --tools` also takes `inherit`; it is checked there.
   const toolMode =
     command === 'tenants'
@@ -394,6 +402,7 @@ export function readConfig(
     holdTtlMs:
       whole(values['hold-ttl'] ?? env.HOLDFAST_HOLD_TTL_SECONDS, 'hold-ttl', 300, [1, 7 * 24 * 3600]) * 1000,
     legacy,
+    logFormat,
     allowedHosts: values['allowed-host'] ?? [],
     tenantId: values.tenant ?? 'local',
     as: values.as ?? env.HOLDFAST_AS ?? null,

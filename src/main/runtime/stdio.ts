@@ -6,6 +6,8 @@ import type { Runtime } from './compose.js';
 import { buildRuntime, describeDatabase } from './compose.js';
 import { toolContext } from './tool-context.js';
 import { localConnection, tenantToolMode } from '../../app/identity/tokens.js';
+import { addPerson, newSetupLink } from '../../app/identity/people.js';
+import { setupUrl } from './first-owner.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import { StartupError } from './startup-error.js';
 import { listen } from './listen.js';
@@ -14,17 +16,27 @@ import { startBackgroundWorkers } from './background-workers.js';
 /**
  * The person the local connection acts for: `--as EMAIL`, or the tenant's only person. Nobody
  * else can reach this process (it speaks only to the host that started it), so that choice is
- * the operator's; approvals still need that person signed in on the page (policy draft).
+ * the operator's; approvals still need that person signed in on the page (policy draft). On a
+ * tenant with nobody yet (a desktop bundle's first start), `--as` names its owner, who gets a
+ * one-time link to set the password the approval page asks for.
  */
-async function stdioPrincipal(runtime: Runtime, config: ServerConfig): Promise<Principal> {
+async function stdioPrincipal(runtime: Runtime, config: ServerConfig, logger: Logger): Promise<Principal> {
   const { deps } = runtime;
   const policy = config.writePolicy ?? 'draft';
-  if (config.as !== null) return localConnection(deps, config.as, policy);
   const people = await deps.store.read((tx) => tx.people.listPeople(config.tenantId));
+  if (config.as !== null && people.length === 0) {
+    const owner = await addPerson(deps, { tenantId: config.tenantId, email: config.as, role: 'owner' });
+    const { secret } = await newSetupLink(deps, config.tenantId, owner.id);
+    logger.info('created the owner named by --as; the link sets their password for the approval page', {
+      email: owner.email,
+      setupUrl: setupUrl(runtime, secret),
+    });
+  }
+  if (config.as !== null) return localConnection(deps, config.as, policy);
   if (people.length === 1) return localConnection(deps, people[0]!.email, policy);
   throw new StartupError(
     people.length === 0
-      ? 'holdfast stdio acts for a person, and there is none yet: holdfast users add EMAIL --role owner, then --as EMAIL'
+      ? 'holdfast stdio acts for a person, and there is none yet: --as EMAIL makes that person the owner'
       : `holdfast stdio acts for one person: say which with --as EMAIL (${people.length} people in tenant ${config.tenantId})`,
   );
 }
@@ -42,7 +54,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   const { deps } = runtime;
   await runtime.audit.flush();
   if (config.seed) await (await import('./seed.js')).seedIfEmpty(deps, config.tenantId);
-  const principal = await stdioPrincipal(runtime, config).catch(async (error: unknown) => {
+  const principal = await stdioPrincipal(runtime, config, logger).catch(async (error: unknown) => {
     await pages.close();
     await runtime.close();
     throw error;

@@ -1,0 +1,23 @@
+/**
+ * One log event as a person reads it in a terminal: the time (UTC), the level when it is not
+ * info, the message, then each field as key=value (strings quoted only when they hold spaces).
+ * It rewrites the JSON line pino made, so both formats carry the same fields.
+ */
+export function prettyLine(json: string): string {
+  let event: Record<string, unknown>;
+  try {
+    event = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
+  }
+  const { level, time, message, ...fields } = event;
+  const at = typeof time === 'string' ? `${time.slice(11, 19)}Z` : '';
+  const label = level === 'info' ? '' : ` ${String(level).toUpperCase()}`;
+  const rest = Object.entries(fields).map(([key, value]) => `${key}=${shown(value)}`);
+  return `${at}${label} ${String(message ?? '')}${rest.length ? `  ${rest.join(' ')}` : ''}\n`;
+}
+
+function shown(value: unknown): string {
+  if (typeof value === 'string') return /[\s"=]/.test(value) || value === '' ? JSON.stringify(value) : value;
+  return JSON.stringify(value);
+}
