@@ -94,19 +94,15 @@ describe('the npm package', () => {
       expect(calendars.length).toBeGreaterThan(0);
       const from = futureHour(3);
       const calendarIds = [calendars[0]!.id];
-      const found = await ok<{ slots: { start: string; end: string }[] }>(
-        client,
-        'find_slots',
-        {
-          calendarIds,
-          from,
-          to: plusMinutes(from, 7 * 24 * 60),
-          durationMinutes: 30,
-          limit: 1,
-        },
-      );
+      const found = await ok<{ slots: { start: string; end: string }[] }>(client, 'find_slots', {
+        calendarIds,
+        from,
+        to: plusMinutes(from, 7 * 24 * 60),
+        durationMinutes: 30,
+        limit: 1,
+      });
       const [slot] = found.slots;
-      const held = await ok<{ id: string; version: number }>(client, 'hold_slot', {
+      const { booking: held } = await ok<{ booking: { id: string; version: number } }>(client, 'hold_slot', {
         calendarIds,
         start: slot!.start,
         end: slot!.end,
