@@ -135,7 +135,7 @@ describe('the hotel-ops profile', () => {
         'target_key_source',
       ].sort(),
     );
-    expect(caseContext.properties.group_code.type).toEqual(['string', 'null']);
+    expect(caseContext.properties.group_code.anyOf).toEqual([{ type: 'string' }, { type: 'null' }]);
     const detail = byName.get('th_hotel_query_object_detail')!.inputSchema as Record<string, any>;
     expect(detail.required).toEqual(['object_id']);
     for (const name of [
@@ -155,7 +155,12 @@ describe('the hotel-ops profile', () => {
       expect(schema.additionalProperties).toBe(false);
     }
     const submit = byName.get('th_hotel_submit_task_results')!.inputSchema as Record<string, any>;
-    expect(submit.oneOf.map((o: { required: string[] }) => o.required[0])).toEqual([
+    const shapes = byName.get('th_hotel_submit_task_results')!._meta![
+      'io.github.holdfast-dev/inputShapes'
+    ] as {
+      required: string[];
+    }[];
+    expect(shapes.map((o) => o.required[0])).toEqual([
       'source_message',
       'source_message',
       'source_message_id',

@@ -2,6 +2,7 @@ import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { DomainError } from '../../domain/errors.js';
 import { inspectInput, printable, printableField } from './input-guard.js';
+import { portableJsonSchema } from './portable-schema.js';
 
 /**
  * Publishes the zod schema's JSON Schema to clients but lets every call reach
@@ -18,7 +19,7 @@ export function publishOnly(schema: z.ZodType): StandardSchemaWithJSON {
     (options: Parameters<typeof jsonSchema.input>[0]): Record<string, unknown> => {
       const key = `${direction}|${String(options.target)}`;
       let json = converted.get(key);
-      if (!json) converted.set(key, (json = jsonSchema[direction](options)));
+      if (!json) converted.set(key, (json = portableJsonSchema(jsonSchema[direction](options))));
       return { ...json };
     };
   return {

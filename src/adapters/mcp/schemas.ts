@@ -3,11 +3,13 @@ import { bookingStatuses } from '../../domain/booking/booking.js';
 import { errorCodes } from '../../domain/errors.js';
 
 /** Input and output shapes published to clients; inputs are strict (unknown fields rejected, no coercion). */
-export const instantInput = z.iso.datetime({
-  offset: true,
-  error:
-    'must be an RFC 3339 date-time with an offset, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00',
-});
+export const instantInput = z.iso
+  .datetime({
+    offset: true,
+    error:
+      'must be an RFC 3339 date-time with an offset, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00',
+  })
+  .describe('Date-time with its offset (Z or ±HH:MM), e.g. 2026-12-03T09:00:00+01:00.');
 export const idempotencyKey = z.uuid({ error: 'must be a UUID; reuse it only to retry the same call' });
 export const calendarIdsInput = z
   .array(z.string().min(1).max(100))

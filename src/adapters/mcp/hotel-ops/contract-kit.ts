@@ -17,6 +17,7 @@ import type { ClientIdentity, RunContext, ToolContext } from '../tool-kit.js';
 import { ANONYMOUS, declaredClient, elapsed, markAudited, traceIdOf, withinCallBudget } from '../tool-kit.js';
 import { ContractError, toContractError } from './contract-errors.js';
 import { envelopeSchema } from './contract-schemas.js';
+import { portableJsonSchema } from '../portable-schema.js';
 
 /** What a contract tool answers: its data and the warnings the contract carries beside it. */
 export interface ContractRun {
@@ -35,8 +36,10 @@ export interface ContractTool<I> {
   readonly description: string;
   readonly scope: Scope;
   readonly kind: AuditEntry['kind'];
-  /** Published as is in tools/list: the contract's own JSON Schema. */
+  /** Published in tools/list: the contract's own JSON Schema, in its portable form (portable-schema.ts). */
   readonly inputJson: Record<string, unknown>;
+  /** Listed with the tool in `_meta` (what the schema's root cannot say portably). */
+  readonly meta?: Record<string, unknown>;
   /** The strict check of a call (throws ContractError); the submit tool's is its payload adapter. */
   parse(args: unknown): I;
   readonly annotations: ToolAnnotations;
@@ -91,6 +94,14 @@ export function strictParser<I>(schema: z.ZodType<I>): (args: unknown) => I {
   };
 }
 
+// HTTP builds a server per request: rewrite each contract schema into its portable form once.
+const portableForms = new WeakMap<Record<string, unknown>, Record<string, unknown>>();
+function portable(schema: Record<string, unknown>): Record<string, unknown> {
+  let form = portableForms.get(schema);
+  if (!form) portableForms.set(schema, (form = portableJsonSchema(schema)));
+  return form;
+}
+
 /** A contract tool: its own envelope, the same audit, quotas and scopes as Holdfast's tools. */
 export function registerContractTool<I>(
   server: McpServer,
@@ -98,7 +109,7 @@ export function registerContractTool<I>(
   tool: ContractTool<I>,
   identity: ClientIdentity,
 ): void {
-  const schema = published(tool.inputJson, envelopeSchema);
+  const schema = published(portable(tool.inputJson), portable(envelopeSchema));
   server.registerTool(
     tool.name,
     {
@@ -107,6 +118,7 @@ export function registerContractTool<I>(
       inputSchema: schema,
       outputSchema: schema,
       annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
+      ...(tool.meta ? { _meta: tool.meta } : {}),
       // No HTTP 403 step-up: a missing scope is answered in the contract's envelope (below).
     },
     async (args: unknown, request: ServerContext) => {

@@ -116,31 +116,38 @@ export const submitSchema: JsonSchema = {
     extraction_warnings: objects('Extraction warnings; [] when none'),
   },
   required: [],
-  oneOf: [
-    {
-      required: [
-        'source_message',
-        'message_events',
-        'case_candidates',
-        'extraction_warnings',
-        'unhandled_current_intents',
-      ],
-    },
-    {
-      required: [
-        'source_message',
-        'route_code',
-        'handler_type',
-        'result_type',
-        'current_or_history',
-        'agent_assessment',
-        'notification',
-        'manual_review',
-      ],
-    },
-    { required: ['source_message_id', 'ai_task_results'] },
-  ],
 };
+
+/**
+ * The three input shapes (V3 business root, V3 S10/S99 notice, V2 task results) by the fields each
+ * requires. The contract puts them in a root `oneOf`; model APIs refuse a tool whose parameters
+ * have one (OpenAI: no oneOf/anyOf at the top level), so tools/list carries them machine-readably
+ * in the tool's `_meta` instead, and the submit check enforces them as before.
+ */
+export const SUBMIT_INPUT_SHAPES: readonly { readonly required: readonly string[] }[] = [
+  {
+    required: [
+      'source_message',
+      'message_events',
+      'case_candidates',
+      'extraction_warnings',
+      'unhandled_current_intents',
+    ],
+  },
+  {
+    required: [
+      'source_message',
+      'route_code',
+      'handler_type',
+      'result_type',
+      'current_or_history',
+      'agent_assessment',
+      'notification',
+      'manual_review',
+    ],
+  },
+  { required: ['source_message_id', 'ai_task_results'] },
+];
 
 /** The contract envelope every answer of these tools has. */
 export const envelopeSchema: JsonSchema = {

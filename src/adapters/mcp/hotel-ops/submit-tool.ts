@@ -3,7 +3,7 @@ import type { SubmitAdapted } from '../../../domain/inbox/submit-payload.js';
 import { adaptSubmitPayload } from '../../../domain/inbox/submit-payload.js';
 import type { ContractTool } from './contract-kit.js';
 import { ContractError } from './contract-errors.js';
-import { submitSchema } from './contract-schemas.js';
+import { SUBMIT_INPUT_SHAPES, submitSchema } from './contract-schemas.js';
 
 export const submitTaskResultsTool: ContractTool<SubmitAdapted> = {
   name: 'th_hotel_submit_task_results',
@@ -13,6 +13,7 @@ export const submitTaskResultsTool: ContractTool<SubmitAdapted> = {
   scope: 'draft',
   kind: 'write',
   inputJson: submitSchema,
+  meta: { 'io.github.holdfast-dev/inputShapes': SUBMIT_INPUT_SHAPES },
   parse(args) {
     const adapted = adaptSubmitPayload(args);
     if (!adapted.ok) throw new ContractError(adapted.code, adapted.message, adapted.details);

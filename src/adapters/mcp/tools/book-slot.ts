@@ -9,7 +9,11 @@ export const bookSlotTool = defineTool({
   title: 'Book a slot (explains; never books)',
   description:
     'Does NOT book anything. Holdfast books in two steps: hold_slot reserves the time for a few minutes, then confirm_booking makes it final after the user approves. Calling this returns those instructions as an error.',
-  input: z.looseObject({}),
+  // Takes anything (a model reaching for it passes what it has) but names one property: an object
+  // with none is refused by Gemini's function-declaration subset.
+  input: z.looseObject({
+    what: z.string().max(500).optional().describe('What you meant to book; this tool only explains how.'),
+  }),
   data: z.object({}),
   kind: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true },
