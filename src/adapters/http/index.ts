@@ -4,6 +4,7 @@ export { mountAuthorizationRoutes } from './authorization-routes.js';
 export { bearerGate } from './bearer-gate.js';
 export type { BearerIdentity } from './bearer-gate.js';
 export { mountCalendarFeeds } from './calendar-feed-route.js';
+export { mountServerCard, serverCard } from './server-card.js';
 export type { ConsentPagesOptions } from './consent-pages.js';
 export type { ConsoleContext } from './console/console-page.js';
 export type { ConnectInfo } from './console/connect-snippets.js';

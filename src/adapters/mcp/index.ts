@@ -2,8 +2,10 @@
 // `--version`, links and the stdio line limit do not need it.
 export { linksFor } from './links.js';
 export type { Links } from './links.js';
-export { SERVER_VERSION } from './server-version.js';
+export { REGISTRY_NAME, SERVER_VERSION } from './server-version.js';
 export { LineLimit, oversizeError } from './stdio-line-limit.js';
 export type { ApprovalState, ProfileSettings, ToolContext } from './tool-kit.js';
 
 export const loadMcpServer = () => import('./server-factory.js');
+/** The Server Card's listing of a server (an in-memory client): loaded with the card's first request. */
+export const loadSurfaceListing = () => import('./surface-listing.js');

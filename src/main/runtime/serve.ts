@@ -20,7 +20,8 @@ import { StartupError } from './startup-error.js';
 import { startBackgroundWorkers } from './background-workers.js';
 import { inboxIngestOptions } from './inbox-wiring.js';
 import { mountInboxIngest } from '../../adapters/http/index.js';
-import { mountCalendarFeeds } from '../../adapters/http/index.js';
+import { mountCalendarFeeds, mountServerCard } from '../../adapters/http/index.js';
+import { serverCardLoader } from './server-card-wiring.js';
 import { renderIcs } from '../../adapters/feeds/index.js';
 import { calendarFeed } from '../../app/feeds/feed-links.js';
 
@@ -130,6 +131,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
         trustProxy: config.trustProxy,
       });
       mountInboxIngest(hono, inboxIngestOptions(runtime, config));
+      mountServerCard(hono, serverCardLoader(ctx, config, oauth.resource));
       mountCalendarFeeds(hono, {
         render: async (secret) => {
           const feed = await calendarFeed(deps, secret);
