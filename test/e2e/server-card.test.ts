@@ -57,10 +57,9 @@ describe('the Server Card', () => {
       expect(answer.headers.get('content-type')).toBe('application/mcp-server-card+json');
       const card = (await answer.json()) as Card;
       expect(validCard(card), JSON.stringify(validCard.errors)).toBe(true);
-      const { name, version, mcpName } = JSON.parse(readFileSync('package.json', 'utf8')) as Record<
-        string,
-        string
-      >;
+      const { name, version, mcpName } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+        [field: string]: string;
+      };
       expect(card).toMatchObject({ name: mcpName, version });
       expect(name).toBe('holdfast');
       expect(card.remotes[0]!.url).toBe(server.url);
@@ -69,7 +68,7 @@ describe('the Server Card', () => {
         isSecret: true,
         isRequired: true,
       });
-      const offered = card._meta[mcpName]!;
+      const offered = card._meta[mcpName!]!;
       const client = await connectHttp(server.url, 'modern');
       try {
         expect(offered.tools.map((t) => t.name)).toEqual((await client.listTools()).tools.map((t) => t.name));

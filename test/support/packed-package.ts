@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+// @ts-expect-error -- a plain .mjs script shared with scripts/bundle-mcpb.mjs
+import { localPrebuild } from '../../scripts/local-prebuild.mjs';
 
 const run = promisify(execFile);
 
@@ -51,19 +53,4 @@ export async function installPackedPackage(): Promise<PackedPackage> {
     tarball: join(dir, report.filename),
     packed: { size: report.size, unpackedSize: report.unpackedSize, files: report.files.map((f) => f.path) },
   };
-}
-
-/** better-sqlite3's compiled addon, named and packed the way prebuild-install looks for it. */
-async function localPrebuild(folder: string): Promise<string> {
-  const addon = join(process.cwd(), 'node_modules/better-sqlite3');
-  const { version } = JSON.parse(readFileSync(join(addon, 'package.json'), 'utf8')) as { version: string };
-  const staging = join(folder, 'staging');
-  mkdirSync(join(staging, 'build/Release'), { recursive: true });
-  copyFileSync(
-    join(addon, 'build/Release/better_sqlite3.node'),
-    join(staging, 'build/Release/better_sqlite3.node'),
-  );
-  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-  await run('tar', ['-czf', join(folder, name), '-C', staging, 'build']);
-  return folder;
 }
