@@ -109,7 +109,8 @@ function runDriver(node, driver, job, timeoutMs, env) {
       const line = stdout.split('\n').find((l) => l.startsWith('INTEROP_RESULT '));
       if (line) return resolve(JSON.parse(line.slice('INTEROP_RESULT '.length)));
       const why = signal ? `killed after ${timeoutMs / 1000} s` : `exited ${code}`;
-      const tail = stderr.trim().split('\n').slice(-2).join(' ').slice(0, 200);
+      const lines = stderr.trim().split('\n');
+      const tail = (lines.find((l) => /Error/.test(l)) ?? lines.at(-1) ?? '').slice(0, 200);
       resolve({ connect: { status: 'fail', note: `driver ${why}: ${tail}` } });
     });
   });
@@ -133,7 +134,11 @@ function inspectorStrict(mcpUrl, token) {
 }
 
 const mark = (cell) =>
-  !cell ? '✗ not run' : cell.status === 'pass' ? '✓' : cell.status === 'n/a' ? '—' : `✗ ${cell.note.replace(/\|/g, '\\|')}`;
+  !cell
+    ? '✗ not run'
+    : cell.status === 'pass'
+      ? `✓${cell.note.includes('text only') ? ' (text only)' : ''}`
+      : cell.status === 'n/a' ? '—' : `✗ ${cell.note.replace(/\|/g, '\\|')}`;
 
 function matrix(rows) {
   const head = `| client | transport | ${OPERATIONS.join(' | ')} |`;
@@ -206,9 +211,17 @@ try {
   let footer = `✓ passed · ✗ failed (with the error) · — the client offers no such operation. Run on ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node} (the Inspector on Node 22), in ${seconds(started)}.`;
   if (!only || only.includes('inspector')) {
     const strict = await inspectorStrict(mcpUrl, token);
-    const findings = strict.stderr.split('\n').filter((l) => /warn|error/i.test(l));
-    log(`Inspector --strict exit ${strict.code}; stderr:\n${strict.stderr.trim()}`);
-    footer += `\n\nInspector \`tools/list --strict\` (schema portability): exit ${strict.code}, ${findings.length} finding line(s).`;
+    const summary = /(\d+) errors?, (\d+) warnings? across (\d+) tools?/.exec(strict.stderr);
+    const kinds = new Map();
+    for (const issue of strict.stderr.matchAll(/Issue: ([^.(]+)/g)) {
+      const kind = issue[1].trim();
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    }
+    const byKind = [...kinds].map(([kind, n]) => `${n} × ${kind}`).join('; ');
+    if (process.env.INTEROP_VERBOSE) log(`Inspector --strict:\n${strict.stderr.trim()}`);
+    footer += summary
+      ? `\n\nInspector \`tools/list --strict\` (schema portability): ${summary[1]} errors, ${summary[2]} warnings across ${summary[3]} tools (exit ${strict.code})${byKind ? `: ${byKind}` : ''}.`
+      : `\n\nInspector \`tools/list --strict\`: no summary (exit ${strict.code}): ${strict.stderr.trim().slice(0, 200)}`;
   }
   const table = matrix(rows);
   process.stdout.write(`${table}\n\n${footer}\n`);
