@@ -169,6 +169,9 @@ let failed = 0;
 try {
   cli(['db', 'migrate', '--db', dbPath]);
   const { setupUrl } = JSON.parse(cli(['users', 'add', EMAIL, '--role', 'owner', '--json', '--db', dbPath]));
+  // Room for every row's hold and approval (the defaults allow 10 holds per person).
+  cli(['tenants', 'set', 'local', '--max-active-holds', '100', '--max-holds-per-connection', '100', '--max-held-hours', '200',
+    '--max-open-approvals-per-person', '100', '--calls-per-minute', '6000', '--db', dbPath]);
   const { token } = JSON.parse(cli(['tokens', 'create', EMAIL, '--name', 'interop', '--json', '--db', dbPath]));
   const setup = JSON.parse(
     cli(['tokens', 'create', EMAIL, '--name', 'interop set-up', '--scopes', 'read,draft,write,sensitive', '--json', '--db', dbPath]),
