@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import * as prettier from 'prettier';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { OPERATIONS, futureHour } from './interop/scenario.mjs';
 
@@ -88,7 +89,8 @@ async function createCalendar(mcpUrl, token) {
     },
   });
   await client.close();
-  if (!result.structuredContent?.ok) throw new Error(`create_calendar: ${JSON.stringify(result.structuredContent)}`);
+  if (!result.structuredContent?.ok)
+    throw new Error(`create_calendar: ${JSON.stringify(result.structuredContent)}`);
   return result.structuredContent.data.calendar.id;
 }
 
@@ -122,8 +124,20 @@ function inspectorStrict(mcpUrl, token) {
   return new Promise((resolve) => {
     const child = spawn(
       NODE22,
-      [bin, '--cli', mcpUrl, '--transport', 'http', '--header', `Authorization: Bearer ${token}`,
-        '--method', 'tools/list', '--strict', '--format', 'json'],
+      [
+        bin,
+        '--cli',
+        mcpUrl,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: Bearer ${token}`,
+        '--method',
+        'tools/list',
+        '--strict',
+        '--format',
+        'json',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: process.env.INTEROP_HOME } },
     );
     let stderr = '';
@@ -138,7 +152,9 @@ const mark = (cell) =>
     ? '✗ not run'
     : cell.status === 'pass'
       ? `✓${cell.note.includes('text only') ? ' (text only)' : ''}`
-      : cell.status === 'n/a' ? '—' : `✗ ${cell.note.replace(/\|/g, '\\|')}`;
+      : cell.status === 'n/a'
+        ? '—'
+        : `✗ ${cell.note.replace(/\|/g, '\\|')}`;
 
 function matrix(rows) {
   const head = `| client | transport | ${OPERATIONS.join(' | ')} |`;
@@ -149,7 +165,8 @@ function matrix(rows) {
   return [head, rule, ...lines].join('\n');
 }
 
-function writeDoc(table, footer) {
+/** Puts the matrix between the page's markers, formatted as `npm run check` wants it. */
+async function writeDoc(table, footer) {
   const file = join(root, 'docs/interop.md');
   const begin = '<!-- interop:begin -->';
   const end = '<!-- interop:end -->';
@@ -157,7 +174,10 @@ function writeDoc(table, footer) {
   const text = existsSync(file) ? readFileSync(file, 'utf8') : `# Interop\n\n${begin}\n${end}\n`;
   const at = text.indexOf(begin);
   const to = text.indexOf(end);
-  writeFileSync(file, at >= 0 && to > at ? text.slice(0, at) + block + text.slice(to + end.length) : `${text}\n${block}\n`);
+  const next =
+    at >= 0 && to > at ? text.slice(0, at) + block + text.slice(to + end.length) : `${text}\n${block}\n`;
+  const options = { ...(await prettier.resolveConfig(file)), filepath: file };
+  writeFileSync(file, await prettier.format(next, options));
 }
 
 ensureInstalled();
@@ -170,11 +190,39 @@ try {
   cli(['db', 'migrate', '--db', dbPath]);
   const { setupUrl } = JSON.parse(cli(['users', 'add', EMAIL, '--role', 'owner', '--json', '--db', dbPath]));
   // Room for every row's hold and approval (the defaults allow 10 holds per person).
-  cli(['tenants', 'set', 'local', '--max-active-holds', '100', '--max-holds-per-connection', '100', '--max-held-hours', '200',
-    '--max-open-approvals-per-person', '100', '--calls-per-minute', '6000', '--db', dbPath]);
-  const { token } = JSON.parse(cli(['tokens', 'create', EMAIL, '--name', 'interop', '--json', '--db', dbPath]));
+  cli([
+    'tenants',
+    'set',
+    'local',
+    '--max-active-holds',
+    '100',
+    '--max-holds-per-connection',
+    '100',
+    '--max-held-hours',
+    '200',
+    '--max-open-approvals-per-person',
+    '100',
+    '--calls-per-minute',
+    '6000',
+    '--db',
+    dbPath,
+  ]);
+  const { token } = JSON.parse(
+    cli(['tokens', 'create', EMAIL, '--name', 'interop', '--json', '--db', dbPath]),
+  );
   const setup = JSON.parse(
-    cli(['tokens', 'create', EMAIL, '--name', 'interop set-up', '--scopes', 'read,draft,write,sensitive', '--json', '--db', dbPath]),
+    cli([
+      'tokens',
+      'create',
+      EMAIL,
+      '--name',
+      'interop set-up',
+      '--scopes',
+      'read,draft,write,sensitive',
+      '--json',
+      '--db',
+      dbPath,
+    ]),
   );
   server = await startServer(dbPath);
   const mcpUrl = new URL('/mcp', server.url).href;
@@ -186,12 +234,33 @@ try {
   const person = { email: EMAIL, password: PASSWORD };
   const interopVersion = (name) => version(name, INTEROP);
   const clients = [
-    { client: `MCP TypeScript SDK v1 ${version('@modelcontextprotocol/sdk')}`, driver: 'sdk-v1.mjs', transports: ['http', 'stdio', 'oauth'] },
-    { client: `MCP Inspector CLI ${interopVersion('@modelcontextprotocol/inspector')}`, driver: 'inspector.mjs', node: NODE22, transports: ['http', 'stdio'] },
-    { client: `Vercel AI SDK @ai-sdk/mcp ${interopVersion('@ai-sdk/mcp')}`, driver: 'ai-sdk.mjs', transports: ['http', 'stdio'] },
-    { client: `LangChain @langchain/mcp-adapters ${interopVersion('@langchain/mcp-adapters')}`, driver: 'langchain.mjs', transports: ['http', 'stdio'] },
+    {
+      client: `MCP TypeScript SDK v1 ${version('@modelcontextprotocol/sdk')}`,
+      driver: 'sdk-v1.mjs',
+      transports: ['http', 'stdio', 'oauth'],
+    },
+    {
+      client: `MCP Inspector CLI ${interopVersion('@modelcontextprotocol/inspector')}`,
+      driver: 'inspector.mjs',
+      node: NODE22,
+      transports: ['http', 'stdio'],
+    },
+    {
+      client: `Vercel AI SDK @ai-sdk/mcp ${interopVersion('@ai-sdk/mcp')}`,
+      driver: 'ai-sdk.mjs',
+      transports: ['http', 'stdio'],
+    },
+    {
+      client: `LangChain @langchain/mcp-adapters ${interopVersion('@langchain/mcp-adapters')}`,
+      driver: 'langchain.mjs',
+      transports: ['http', 'stdio'],
+    },
     { client: `mcp-use ${interopVersion('mcp-use')}`, driver: 'mcp-use.mjs', transports: ['http', 'stdio'] },
-    { client: `mcp-remote ${version('mcp-remote')}`, driver: 'mcp-remote.mjs', transports: ['http', 'oauth'] },
+    {
+      client: `mcp-remote ${version('mcp-remote')}`,
+      driver: 'mcp-remote.mjs',
+      transports: ['http', 'oauth'],
+    },
   ];
   const only = process.env.INTEROP_ONLY?.split(',');
   const rows = [];
@@ -200,14 +269,35 @@ try {
     if (only && !only.some((o) => driver.startsWith(o))) continue;
     for (const transport of transports) {
       const since = Date.now();
-      const job = { transport, url: mcpUrl, token, stdio, person, calendarId, from: futureHour(day++), home: dir };
-      const cells = await runDriver(node ?? process.execPath, driver, job, transport === 'oauth' ? 120_000 : 90_000, {
-        HOME: dir,
-        MCP_USE_ANONYMIZED_TELEMETRY: 'false',
-      });
-      const bad = Object.values(cells).filter((c) => c.status === 'fail').length + OPERATIONS.filter((op) => !cells[op]).length;
+      const job = {
+        transport,
+        url: mcpUrl,
+        token,
+        stdio,
+        person,
+        calendarId,
+        from: futureHour(day++),
+        home: dir,
+      };
+      const cells = await runDriver(
+        node ?? process.execPath,
+        driver,
+        job,
+        transport === 'oauth' ? 120_000 : 90_000,
+        {
+          HOME: dir,
+          MCP_USE_ANONYMIZED_TELEMETRY: 'false',
+        },
+      );
+      const bad =
+        Object.values(cells).filter((c) => c.status === 'fail').length +
+        OPERATIONS.filter((op) => !cells[op]).length;
       failed += bad;
-      rows.push({ client, transport: transport === 'http' ? 'HTTP + token' : transport === 'oauth' ? 'HTTP + OAuth' : 'stdio', cells });
+      rows.push({
+        client,
+        transport: transport === 'http' ? 'HTTP + token' : transport === 'oauth' ? 'HTTP + OAuth' : 'stdio',
+        cells,
+      });
       log(`${client} over ${transport}: ${bad ? `${bad} failed` : 'all passed'} (${seconds(since)})`);
     }
   }
@@ -228,7 +318,7 @@ try {
   }
   const table = matrix(rows);
   process.stdout.write(`${table}\n\n${footer}\n`);
-  if (!only) writeDoc(table, footer);
+  if (!only) await writeDoc(table, footer);
 } finally {
   server?.child.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });

@@ -32,7 +32,10 @@ driverMain((job) => {
       const tool = tools?.[name];
       if (!tool) throw new Error(`no ${name} in the tool set`);
       const result = await tool.execute(args, { toolCallId: `call-${name}`, messages: [] });
-      return { envelope: result.structuredContent, text: (result.content ?? []).map((c) => c.text ?? '').join('\n') };
+      return {
+        envelope: result.structuredContent,
+        text: (result.content ?? []).map((c) => c.text ?? '').join('\n'),
+      };
     },
     async close() {
       await client?.close();

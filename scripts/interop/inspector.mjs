@@ -46,8 +46,16 @@ driverMain((job) => ({
     return (await inspector(job, 'prompts/list')).prompts;
   },
   async callTool(name, args) {
-    const result = await inspector(job, 'tools/call', ['--tool-name', name, '--tool-args-json', JSON.stringify(args)]);
-    return { envelope: result.structuredContent, text: (result.content ?? []).map((c) => c.text ?? '').join('\n') };
+    const result = await inspector(job, 'tools/call', [
+      '--tool-name',
+      name,
+      '--tool-args-json',
+      JSON.stringify(args),
+    ]);
+    return {
+      envelope: result.structuredContent,
+      text: (result.content ?? []).map((c) => c.text ?? '').join('\n'),
+    };
   },
   async close() {},
 }));

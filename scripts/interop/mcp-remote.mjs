@@ -26,14 +26,22 @@ async function connect(job) {
   const args = [PROXY, job.url, String(port), '--host', '127.0.0.1'];
   if (job.transport === 'http') args.push('--header', `Authorization: Bearer ${job.token}`);
   else if (job.transport !== 'oauth') throw new Error(`no ${job.transport} for mcp-remote`);
-  const env = { PATH: process.env.PATH, HOME: job.home, MCP_REMOTE_CONFIG_DIR: join(job.home, `mcp-auth-${port}`), BROWSER: 'true' };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: job.home,
+    MCP_REMOTE_CONFIG_DIR: join(job.home, `mcp-auth-${port}`),
+    BROWSER: 'true',
+  };
   const { transport, stderr } = stdioTransport(process.execPath, args, env);
   const client = new Client({ name: 'holdfast-interop-mcp-remote-host', version: '1.0.0' });
   const connected = client.connect(transport, { timeout: 90_000 });
   if (job.transport === 'oauth') {
     connected.catch(() => undefined);
     const authorizationUrl = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no authorization URL: ${stderr.join('').slice(-300)}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`no authorization URL: ${stderr.join('').slice(-300)}`)),
+        30_000,
+      );
       const look = () => {
         const match = /Please authorize this client by visiting:\s+(\S+)\n/.exec(stderr.join(''));
         if (match) {

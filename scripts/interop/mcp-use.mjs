@@ -27,7 +27,10 @@ driverMain((job) => {
     },
     async callTool(name, args) {
       const result = await session.callTool(name, args);
-      return { envelope: result.structuredContent, text: (result.content ?? []).map((c) => c.text ?? '').join('\n') };
+      return {
+        envelope: result.structuredContent,
+        text: (result.content ?? []).map((c) => c.text ?? '').join('\n'),
+      };
     },
     async close() {
       await client.closeAllSessions();

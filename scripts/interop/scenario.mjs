@@ -23,7 +23,8 @@ export function futureHour(daysAhead) {
 }
 
 const short = (value) => {
-  const text = value instanceof Error ? value.message : typeof value === 'string' ? value : JSON.stringify(value);
+  const text =
+    value instanceof Error ? value.message : typeof value === 'string' ? value : JSON.stringify(value);
   return String(text).replace(/\s+/g, ' ').slice(0, 160);
 };
 
@@ -84,7 +85,10 @@ export async function runScenario(client, ctx) {
       expect(envelope.ok, `not ok: ${short(envelope.error)}`);
       const slots = envelope.data?.slots ?? [];
       expect(slots.length === 3, `${slots.length} slots, not 3`);
-      expect(Date.parse(slots[0].start) === Date.parse(ctx.from), `first slot ${slots[0].start}, not ${ctx.from}`);
+      expect(
+        Date.parse(slots[0].start) === Date.parse(ctx.from),
+        `first slot ${slots[0].start}, not ${ctx.from}`,
+      );
       slot = slots[0];
     },
     async hold_slot() {
@@ -111,7 +115,10 @@ export async function runScenario(client, ctx) {
       });
       const envelope = envelopeOf(outcome);
       if (envelope) {
-        expect(!envelope.ok && envelope.error?.code === 'APPROVAL_REQUIRED', `answer ${short(envelope.error ?? envelope.data)}`);
+        expect(
+          !envelope.ok && envelope.error?.code === 'APPROVAL_REQUIRED',
+          `answer ${short(envelope.error ?? envelope.data)}`,
+        );
         const link = envelope.error.details?.approveUrl;
         expect(typeof link === 'string' && URL.canParse(link), `approveUrl ${short(link)}`);
         return 'APPROVAL_REQUIRED';
