@@ -141,9 +141,21 @@ function inspectorStrict(mcpUrl, token) {
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: process.env.INTEROP_HOME } },
     );
     let stderr = '';
-    child.stdout.resume();
+    let stdout = '';
+    child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    child.once('exit', (code) => resolve({ code, stderr }));
+    child.once('exit', (code) => {
+      // It prints findings (and their count) on stderr, nothing when there are none: the list it
+      // checked is on stdout, so a run that checked nothing is not mistaken for a clean one.
+      let tools = 0;
+      try {
+        tools = JSON.parse(stdout).result?.tools?.length ?? 0;
+      } catch {
+        tools = 0;
+      }
+      if (process.env.INTEROP_VERBOSE) log(`Inspector --strict stdout: ${stdout.slice(0, 300)}`);
+      resolve({ code, stderr, tools });
+    });
   });
 }
 
@@ -312,9 +324,14 @@ try {
     }
     const byKind = [...kinds].map(([kind, n]) => `${n} × ${kind}`).join('; ');
     if (process.env.INTEROP_VERBOSE) log(`Inspector --strict:\n${strict.stderr.trim()}`);
-    footer += summary
-      ? `\n\nInspector \`tools/list --strict\` (schema portability): ${summary[1]} errors, ${summary[2]} warnings across ${summary[3]} tools (exit ${strict.code})${byKind ? `: ${byKind}` : ''}.`
-      : `\n\nInspector \`tools/list --strict\`: no summary (exit ${strict.code}): ${strict.stderr.trim().slice(0, 200)}`;
+    const clean = strict.code === 0 && strict.tools > 0 && strict.stderr.trim() === '';
+    footer += clean
+      ? `\n\nInspector \`tools/list --strict\` (schema portability): 0 errors, 0 warnings across ${strict.tools} tools.`
+      : summary
+        ? `\n\nInspector \`tools/list --strict\` (schema portability): ${summary[1]} errors, ${summary[2]} warnings across ${summary[3]} tools (exit ${strict.code})${byKind ? `: ${byKind}` : ''}.`
+        : `\n\nInspector \`tools/list --strict\`: no summary (exit ${strict.code}, ${strict.tools} tools listed): ${strict.stderr.trim().slice(0, 200)}`;
+    // Portable schemas are part of the matrix: any finding fails the run.
+    if (!clean) failed += 1;
   }
   const table = matrix(rows);
   process.stdout.write(`${table}\n\n${footer}\n`);

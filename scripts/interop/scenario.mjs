@@ -22,6 +22,11 @@ export function futureHour(daysAhead) {
   return new Date(Math.ceil((Date.now() + daysAhead * 24 * HOUR) / HOUR) * HOUR).toISOString();
 }
 
+/** The same instant written as a clock one hour east of UTC shows it: `…T10:00:00+01:00`. */
+export function atPlusOne(iso) {
+  return `${new Date(Date.parse(iso) + HOUR).toISOString().slice(0, 19)}+01:00`;
+}
+
 const short = (value) => {
   const text =
     value instanceof Error ? value.message : typeof value === 'string' ? value : JSON.stringify(value);
@@ -72,10 +77,12 @@ export async function runScenario(client, ctx) {
       return `${prompts.length}`;
     },
     async find_slots() {
-      const to = new Date(Date.parse(ctx.from) + 3 * HOUR).toISOString();
+      // Times with an offset other than Z, as a person east of UTC writes them: a client whose
+      // date-time validator rejects offsets fails here.
+      const to = atPlusOne(new Date(Date.parse(ctx.from) + 3 * HOUR).toISOString());
       const outcome = await client.callTool('find_slots', {
         calendarIds: [ctx.calendarId],
-        from: ctx.from,
+        from: atPlusOne(ctx.from),
         to,
         durationMinutes: 60,
         limit: 3,
