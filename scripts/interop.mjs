@@ -151,9 +151,8 @@ function inspectorStrict(mcpUrl, token) {
       try {
         tools = JSON.parse(stdout).result?.tools?.length ?? 0;
       } catch {
-        tools = 0;
+        // not JSON: nothing was listed, so nothing was checked
       }
-      if (process.env.INTEROP_VERBOSE) log(`Inspector --strict stdout: ${stdout.slice(0, 300)}`);
       resolve({ code, stderr, tools });
     });
   });
