@@ -8,7 +8,6 @@ import { readCommand, readConfig } from './config/config.js';
 import { UsageError } from './config/usage-error.js';
 import type { ServerConfig } from './config/config.js';
 import { holdfastVersion } from './runtime/version.js';
-import { nodeSupportWarning } from './runtime/node-support.js';
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
 // `holdfast audit tail | head`: a reader that stops early is not an error worth a stack trace.
@@ -28,12 +27,16 @@ async function runServer(config: ServerConfig): Promise<void> {
   ]);
   const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stderr.isTTY);
   const logger = jsonLogger(undefined, pretty ? 'pretty' : 'json');
-  const unsupported = nodeSupportWarning();
-  if (unsupported) logger.warn(unsupported, { node: process.version });
   const tracing = await startTracing(process.env, holdfastVersion);
+  // Once serving: a start that fails says only why, in one line.
+  const sayNodeSupport = async () => {
+    const unsupported = (await import('./runtime/node-support.js')).nodeSupportWarning();
+    if (unsupported) logger.warn(unsupported, { node: process.version });
+  };
   if (config.command === 'stdio') {
     const { runStdioServer } = await import('./runtime/stdio.js');
-    return runStdioServer(config, logger);
+    await runStdioServer(config, logger);
+    return sayNodeSupport();
   }
   const { runHttpServer } = await import('./runtime/serve.js');
   const started = runHttpServer(config, logger);
@@ -46,6 +49,7 @@ async function runServer(config: ServerConfig): Promise<void> {
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   await started;
+  await sayNodeSupport();
 }
 
 async function main(argv: readonly string[]): Promise<void> {

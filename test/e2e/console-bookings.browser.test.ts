@@ -140,6 +140,10 @@ describe('the bookings section', () => {
     if (viewer !== 'Asia/Shanghai') {
       await page.click('#week-zone a');
       expect(await page.textContent('#week-zone')).toContain('(your time)');
+      // The switch keeps the week's Monday; near a weekend the booking's day in the viewer's zone
+      // may be in the week before (Sunday in Berlin, Monday in Shanghai): open that day's week.
+      const myDay = new Intl.DateTimeFormat('en-CA', { timeZone: viewer }).format(Date.parse(grace.start));
+      await page.goto(url(`/console/bookings/week?week=${myDay}&zone=mine`));
       const mine = new Intl.DateTimeFormat('en-GB', {
         timeZone: viewer,
         hour: '2-digit',
