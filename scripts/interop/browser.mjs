@@ -1,48 +1,14 @@
-// Headless Chromium playing the person in an OAuth flow: the same choice of browser as
-// test/support/browser.ts and the same steps as test/support/oauth-consent.ts, in plain JS
-// so that a driver process can use them without a TypeScript loader.
-import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createBrotliDecompress } from 'node:zlib';
+// Headless Chromium playing the person in an OAuth flow: the browser the tests choose
+// (scripts/chromium.mjs) and the steps of test/support/oauth-consent.ts, in plain JS so that a
+// driver process can use them without a TypeScript loader.
 import { chromium } from 'playwright-core';
-
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
-
-async function untarBrotli(archive, into) {
-  mkdirSync(into, { recursive: true });
-  const tar = spawn('tar', ['-x', '-C', into], { stdio: ['pipe', 'ignore', 'inherit'] });
-  const exited = new Promise((resolve, reject) =>
-    tar.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tar exited with ${code}`)))),
-  );
-  await pipeline(createReadStream(archive), createBrotliDecompress(), tar.stdin);
-  await exited;
-}
-
-/** CHROMIUM_PATH; else Debian's chromium; else the one in @sparticuz/chromium (with its libraries). */
-async function chooseBrowser() {
-  if (process.env.CHROMIUM_PATH) return { executablePath: process.env.CHROMIUM_PATH };
-  if (existsSync('/usr/bin/chromium')) return { executablePath: '/usr/bin/chromium' };
-  const { default: packaged } = await import('@sparticuz/chromium');
-  const executablePath = await packaged.executablePath();
-  const ldd = spawnSync('ldd', [executablePath], { encoding: 'utf8' });
-  if (ldd.status === 0 && !ldd.stdout.includes('not found')) return { executablePath };
-  const libs = join(tmpdir(), 'holdfast-chromium-libs');
-  if (!existsSync(join(libs, 'lib'))) {
-    const entry = createRequire(import.meta.url).resolve('@sparticuz/chromium');
-    await untarBrotli(join(dirname(entry), '../../bin/al2023.tar.br'), libs);
-  }
-  return { executablePath, env: { LD_LIBRARY_PATH: join(libs, 'lib') } };
-}
+import { CHROMIUM_FLAGS, chooseBrowser } from '../chromium.mjs';
 
 export async function launchBrowser() {
   const choice = await chooseBrowser();
   return chromium.launch({
     executablePath: choice.executablePath,
-    args: FLAGS,
+    args: [...CHROMIUM_FLAGS],
     env: { ...process.env, ...choice.env },
   });
 }

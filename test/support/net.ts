@@ -1,6 +1,4 @@
-import { accessSync, constants } from 'node:fs';
 import { createServer } from 'node:net';
-import { delimiter, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 
 /** A loopback port free right now (for a server a test starts next). */
@@ -41,16 +39,4 @@ export function bearerToolCall(mcpUrl: string | URL, token: string, name: string
   return bearerRequest(mcpUrl, token, 'tools/call', { name, arguments: args }, {});
 }
 
-/** Where a program is on PATH, found by looking (no shell started, nothing blocks); null when absent. */
-export function onPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
+export { onPath } from '../../scripts/chromium.mjs';

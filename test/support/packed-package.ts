@@ -3,7 +3,6 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-// @ts-expect-error -- a plain .mjs script shared with scripts/bundle-mcpb.mjs
 import { localPrebuild } from '../../scripts/local-prebuild.mjs';
 
 const run = promisify(execFile);
@@ -34,7 +33,6 @@ export async function installPackedPackage(): Promise<PackedPackage> {
   const app = join(dir, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'an-app', type: 'module', private: true }));
-  const prebuilds = await localPrebuild(join(dir, 'prebuilds'));
   await run(
     'npm',
     [
@@ -45,7 +43,7 @@ export async function installPackedPackage(): Promise<PackedPackage> {
       '--no-fund',
       '--loglevel=error',
     ],
-    { cwd: app, env: { ...process.env, npm_config_better_sqlite3_local_prebuilds: prebuilds } },
+    { cwd: app, env: { ...process.env, ...localPrebuild(join(dir, 'prebuilds')) } },
   );
   return {
     dir,
