@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +8,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { futureHour, plusMinutes } from '../support/fixtures.js';
-import { call, ok } from '../support/mcp-clients.js';
+import { holdThenAskToConfirm } from '../support/fixtures.js';
 
 const run = promisify(execFile);
 const MCPB = join(process.cwd(), 'node_modules/@anthropic-ai/mcpb/dist/cli/cli.js');
@@ -74,27 +73,7 @@ describe('the desktop bundle (MCPB)', () => {
       const { prompts } = await client.listPrompts();
       expect(manifest.prompts.map((p) => p.name)).toEqual(prompts.map((p) => p.name));
       expect(manifest.prompts.find((p) => p.name === 'find_a_time')!.text).toContain('${arguments.calendar}');
-      const { calendars } = await ok<{ calendars: { id: string }[] }>(client, 'list_calendars', {});
-      const calendarIds = [calendars[0]!.id];
-      const from = futureHour(3);
-      const { slots } = await ok<{ slots: { start: string; end: string }[] }>(client, 'find_slots', {
-        calendarIds,
-        from,
-        to: plusMinutes(from, 7 * 24 * 60),
-        durationMinutes: 30,
-        limit: 1,
-      });
-      const { booking } = await ok<{ booking: { id: string; version: number } }>(client, 'hold_slot', {
-        calendarIds,
-        start: slots[0]!.start,
-        end: slots[0]!.end,
-        idempotencyKey: randomUUID(),
-      });
-      const refused = await call(client, 'confirm_booking', {
-        bookingId: booking.id,
-        expectedVersion: booking.version,
-        idempotencyKey: randomUUID(),
-      });
+      const refused = await holdThenAskToConfirm(client);
       expect(refused.error?.code).toBe('APPROVAL_REQUIRED');
       expect(String(refused.error?.details.approveUrl)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
     } finally {

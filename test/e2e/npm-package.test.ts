@@ -1,14 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { futureHour, plusMinutes } from '../support/fixtures.js';
 import { installPackedPackage, type PackedPackage } from '../support/packed-package.js';
-import { call, ok } from '../support/mcp-clients.js';
+import { holdThenAskToConfirm } from '../support/fixtures.js';
 
 const run = promisify(execFile);
 
@@ -90,30 +88,7 @@ describe('the npm package', () => {
       expect(tools.map((t) => t.name)).toEqual(
         expect.arrayContaining(['find_slots', 'hold_slot', 'confirm_booking']),
       );
-      const { calendars } = await ok<{ calendars: { id: string }[] }>(client, 'list_calendars', {});
-      expect(calendars.length).toBeGreaterThan(0);
-      const from = futureHour(3);
-      const calendarIds = [calendars[0]!.id];
-      const found = await ok<{ slots: { start: string; end: string }[] }>(client, 'find_slots', {
-        calendarIds,
-        from,
-        to: plusMinutes(from, 7 * 24 * 60),
-        durationMinutes: 30,
-        limit: 1,
-      });
-      const [slot] = found.slots;
-      const { booking: held } = await ok<{ booking: { id: string; version: number } }>(client, 'hold_slot', {
-        calendarIds,
-        start: slot!.start,
-        end: slot!.end,
-        customer: { name: 'Ana' },
-        idempotencyKey: randomUUID(),
-      });
-      const refused = await call(client, 'confirm_booking', {
-        bookingId: held.id,
-        expectedVersion: held.version,
-        idempotencyKey: randomUUID(),
-      });
+      const refused = await holdThenAskToConfirm(client);
       expect(refused.error?.code).toBe('APPROVAL_REQUIRED');
       expect(String(refused.error?.details.approveUrl)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
     } finally {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
-import { ok } from './mcp-clients.js';
+import type { Envelope } from './mcp-clients.js';
+import { call, ok } from './mcp-clients.js';
 
 const HOUR = 3_600_000;
 const allDay = [{ start: '00:00', end: '24:00' }];
@@ -32,4 +33,34 @@ export async function createOpenCalendar(
     idempotencyKey: randomUUID(),
   });
   return data.calendar.id;
+}
+
+/**
+ * The booking flow up to the person: the first calendar's first free half hour in the week
+ * three days ahead, held, then confirm — which must come back asking for approval. Returns
+ * that refusal.
+ */
+export async function holdThenAskToConfirm(client: Client): Promise<Envelope> {
+  const { calendars } = await ok<{ calendars: { id: string }[] }>(client, 'list_calendars', {});
+  const calendarIds = [calendars[0]!.id];
+  const from = futureHour(3);
+  const { slots } = await ok<{ slots: { start: string; end: string }[] }>(client, 'find_slots', {
+    calendarIds,
+    from,
+    to: plusMinutes(from, 7 * 24 * 60),
+    durationMinutes: 30,
+    limit: 1,
+  });
+  const { booking } = await ok<{ booking: { id: string; version: number } }>(client, 'hold_slot', {
+    calendarIds,
+    start: slots[0]!.start,
+    end: slots[0]!.end,
+    customer: { name: 'Ana' },
+    idempotencyKey: randomUUID(),
+  });
+  return call(client, 'confirm_booking', {
+    bookingId: booking.id,
+    expectedVersion: booking.version,
+    idempotencyKey: randomUUID(),
+  });
 }
