@@ -1,4 +1,3 @@
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { serverCard } from '../../adapters/http/index.js';
 import type { ToolContext } from '../../adapters/mcp/index.js';
 import {
@@ -16,9 +15,11 @@ const MODERN = '2026-07-28';
 /** Builds this server's card from what its MCP server lists on its default surface. */
 export function serverCardLoader(ctx: ToolContext, config: ServerConfig, mcpUrl: string) {
   return async () => {
-    const [{ createHoldfastServer }, { listSurface }] = await Promise.all([
+    // Loaded with the card's first request: a server nobody asks for a card pays nothing.
+    const [{ createHoldfastServer }, { listSurface }, { SUPPORTED_PROTOCOL_VERSIONS }] = await Promise.all([
       loadMcpServer(),
       loadSurfaceListing(),
+      import('@modelcontextprotocol/server'),
     ]);
     const surface = await listSurface(createHoldfastServer(ctx, 'connection', ctx.profile.toolMode));
     return serverCard({
