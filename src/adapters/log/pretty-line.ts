@@ -14,10 +14,17 @@ export function prettyLine(json: string): string {
   const at = typeof time === 'string' ? `${time.slice(11, 19)}Z` : '';
   const label = level === 'info' ? '' : ` ${String(level).toUpperCase()}`;
   const rest = Object.entries(fields).map(([key, value]) => `${key}=${shown(value)}`);
-  return `${at}${label} ${String(message ?? '')}${rest.length ? `  ${rest.join(' ')}` : ''}\n`;
+  return `${at}${label} ${oneLine(String(message ?? ''))}${rest.length ? `  ${rest.join(' ')}` : ''}\n`;
 }
 
+// A message or value carrying a line break or a control character would forge a log line of its
+// own (a client's declared name, an upstream's error text): such text is shown JSON-escaped.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const oneLine = (text: string) => (CONTROL.test(text) ? JSON.stringify(text) : text);
+
 function shown(value: unknown): string {
-  if (typeof value === 'string') return /[\s"=]/.test(value) || value === '' ? JSON.stringify(value) : value;
+  if (typeof value === 'string')
+    return /[\s"=]/.test(value) || CONTROL.test(value) || value === '' ? JSON.stringify(value) : value;
   return JSON.stringify(value);
 }

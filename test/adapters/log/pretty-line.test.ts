@@ -14,6 +14,17 @@ describe('logs for people', () => {
         '{"level":"warn","time":"2026-12-03T09:05:01.123Z","hint":"keep a copy","message":"created audit key"}',
       ),
     ).toBe('09:05:01Z WARN created audit key  hint="keep a copy"\n');
+    // Text from outside (a client's declared name, an upstream's error) cannot start a line of its own.
+    const forged = prettyLine(
+      JSON.stringify({
+        level: 'info',
+        time: '2026-12-03T09:05:01.123Z',
+        client: 'x\n09:05:02Z admin approved',
+        message: 'call\rdone\nfake',
+      }),
+    );
+    expect(forged.split('\n')).toHaveLength(2);
+    expect(forged).not.toContain('\r');
     // A line that is not JSON passes as it came: nothing is lost.
     expect(prettyLine('not json\n')).toBe('not json\n');
   });
