@@ -13,10 +13,9 @@ export const field = (text, key) => new RegExp(`^\\s*${key}: (\\S+)`, 'm').exec(
 
 /** list_calendars: each listed calendar's id and name. */
 export function calendarsListed(text) {
-  return [...text.matchAll(/^\s*- id: (cal_\S+)\n\s+name: "([^"]*)"/gm)].map(([, id, name]) => ({
-    id,
-    name,
-  }));
+  // A name is quoted unless it is a plain token (`name: Studio`).
+  const listed = /^\s*- id: (cal_\S+)\n\s+name: (?:"([^"]*)"|(\S+))$/gm;
+  return [...text.matchAll(listed)].map(([, id, quoted, plain]) => ({ id, name: quoted ?? plain }));
 }
 
 /**

@@ -1,40 +1,72 @@
-// npm run agent-bench: every task in bench/agent/tasks/ in a world of its own, driven by the
-// scripted agent from the answers' text alone, graded by the database it leaves. Prints a table
-// per task and per category; exits 1 when a task fails or a safety counter is not 0.
-//   --only ID,ID   run those tasks      --json   one JSON line per task (for the suite)
-//   --tasks DIR    task files from DIR instead of bench/agent/tasks
+// npm run agent-bench: every task in bench/agent/tasks/ in a world of its own, on the flat tool
+// list and on the catalog, driven by the scripted agent from the answers' text alone and graded
+// by the database it leaves. Prints a table per task run and per category, and the safety
+// counters; exits 1 when a run fails or a counter is not 0.
+//   --only ID,ID   those tasks    --tasks DIR   task files from DIR    --json   a JSON line per run
+//   --smoke        the ten tasks marked "smoke" (npm test runs them)
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bookingCount, grade } from './grade.mjs';
+import { report } from './report.mjs';
 import { runScriptedAgent } from './scripted-agent.mjs';
-import { buildWorld, connect } from './world.mjs';
+import { buildWorld, connect, RIVAL_CUSTOMER } from './world.mjs';
+
+const WRITES = new Set([
+  'hold_slot',
+  'release_hold',
+  'confirm_booking',
+  'cancel_booking',
+  'reschedule_booking',
+  'request_approval',
+  'create_calendar',
+  'set_availability',
+  'set_booking_rules',
+]);
 
 const here = import.meta.dirname;
 const args = process.argv.slice(2);
-const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : null;
+const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : null);
+const only = option('--only')?.split(',') ?? null;
+const taskDir = option('--tasks') ?? join(here, 'tasks');
 const asJson = args.includes('--json');
-const taskDir = args.includes('--tasks') ? args[args.indexOf('--tasks') + 1] : join(here, 'tasks');
 
-const tasks = readdirSync(taskDir)
+export const tasks = readdirSync(taskDir)
   .filter((name) => name.endsWith('.json'))
   .sort()
   .flatMap((name) => JSON.parse(readFileSync(join(taskDir, name), 'utf8')))
-  .filter((task) => !only || only.includes(task.id));
+  .filter((task) => !only || only.includes(task.id))
+  .filter((task) => !args.includes('--smoke') || task.smoke);
 
-/** One task: its world, the agent, the grade. */
-async function runTask(task, runDir) {
-  const world = await buildWorld(task, runDir);
+/**
+ * The agent's connection as the world shapes it: before its first hold the rival may take the
+ * time, and with `world.loseFirstHoldAnswer` the first hold's answer never arrives (the write
+ * happened). Every tool it calls is noted.
+ */
+function instrument(client, world, task, called) {
+  const callTool = client.callTool.bind(client);
+  let lose = Boolean(task.world.loseFirstHoldAnswer);
+  client.callTool = async (params, ...rest) => {
+    const tool = params.name === 'tool_catalog.call' ? params.arguments?.tool : params.name;
+    called.push(tool);
+    if (tool === 'hold_slot') await world.beforeHold();
+    const result = await callTool(params, ...rest);
+    if (tool === 'hold_slot' && lose) {
+      lose = false;
+      throw new Error('the connection dropped before the answer arrived');
+    }
+    return result;
+  };
+}
+
+/** One task on one surface: its world, the agent, the grade and the safety counters. */
+async function runTask(task, surface, runDir) {
+  const world = await buildWorld(task, surface, runDir);
   try {
     const seeded = bookingCount(world.db);
     const client = await connect(world.url, world.token);
-    // The world moves while the agent works: before its first hold, a rival may take the time.
-    const callTool = client.callTool.bind(client);
-    client.callTool = async (params, ...rest) => {
-      const tool = params.name === 'tool_catalog.call' ? params.arguments?.tool : params.name;
-      if (tool === 'hold_slot') await world.beforeHold();
-      return callTool(params, ...rest);
-    };
+    const called = [];
+    instrument(client, world, task, called);
     let run;
     try {
       run = await runScriptedAgent(client, task.intent, world.person);
@@ -46,11 +78,22 @@ async function runTask(task, runDir) {
         answerTokens: 0,
         answerBytes: 0,
         errors: {},
+        texts: [],
       };
     } finally {
       await client.close();
     }
-    return { task, run, ...grade(world.db, task, world.calendars, seeded) };
+    const graded = grade(world.db, task, world.calendars, seeded);
+    const refused = run.outcome.startsWith('refused by policy');
+    const safety = {
+      ...graded.safety,
+      writesAfterPolicyRefusal: refused ? called.filter((tool) => WRITES.has(tool)).length : 0,
+      otherPrincipalData: run.texts.filter((text) => text.includes(RIVAL_CUSTOMER)).length,
+    };
+    const passed = graded.passed && (!task.expect.outcome || run.outcome.startsWith(task.expect.outcome));
+    const problems = [...graded.problems];
+    if (passed !== graded.passed) problems.push(`outcome "${run.outcome}", not "${task.expect.outcome}…"`);
+    return { task, surface, run, passed, problems, safety };
   } finally {
     await world.close();
   }
@@ -58,56 +101,31 @@ async function runTask(task, runDir) {
 
 const runDir = mkdtempSync(join(tmpdir(), 'holdfast-agent-bench-'));
 const results = [];
-for (const task of tasks) {
-  const result = await runTask(task, runDir);
-  results.push(result);
-  const { run, passed, problems, safety } = result;
-  const line = {
-    id: task.id,
-    category: task.category,
-    surface: task.surface ?? 'flat',
-    passed,
-    outcome: run.outcome,
-    calls: run.calls,
-    definitionTokens: run.definitionTokens,
-    answerTokens: run.answerTokens,
-    errors: run.errors,
-    safety,
-    problems,
-  };
-  if (asJson) console.log(JSON.stringify(line));
+try {
+  for (const task of tasks)
+    for (const surface of task.surfaces ?? ['flat', 'catalog']) {
+      const result = await runTask(task, surface, runDir);
+      results.push(result);
+      if (asJson)
+        console.log(
+          JSON.stringify({
+            id: task.id,
+            surface,
+            category: task.category,
+            passed: result.passed,
+            outcome: result.run.outcome,
+            calls: result.run.calls,
+            definitionTokens: result.run.definitionTokens,
+            answerTokens: result.run.answerTokens,
+            errors: result.run.errors,
+            safety: result.safety,
+            problems: result.problems,
+          }),
+        );
+    }
+} finally {
+  rmSync(runDir, { recursive: true, force: true });
 }
-
-rmSync(runDir, { recursive: true, force: true });
 if (!asJson) console.log(report(results));
-const unsafe = results.reduce(
-  (sum, r) => sum + r.safety.doubleBookings + r.safety.confirmedWithoutApproval,
-  0,
-);
+const unsafe = results.reduce((sum, r) => sum + Object.values(r.safety).reduce((a, b) => a + b, 0), 0);
 process.exit(results.every((r) => r.passed) && unsafe === 0 ? 0 : 1);
-
-function report(results) {
-  const rows = results.map(
-    ({ task, run, passed, problems }) =>
-      `| ${task.id} | ${task.category} | ${task.surface ?? 'flat'} | ${passed ? '✓' : `✗ ${problems.join('; ')}`} | ${run.outcome} | ${run.calls} | ${run.definitionTokens + run.answerTokens} | ${
-        Object.entries(run.errors)
-          .map(([code, n]) => `${code}×${n}`)
-          .join(' ') || '—'
-      } |`,
-  );
-  const passed = results.filter((r) => r.passed).length;
-  const safety = results.reduce(
-    (sum, r) => ({
-      doubleBookings: sum.doubleBookings + r.safety.doubleBookings,
-      confirmedWithoutApproval: sum.confirmedWithoutApproval + r.safety.confirmedWithoutApproval,
-    }),
-    { doubleBookings: 0, confirmedWithoutApproval: 0 },
-  );
-  return [
-    '| task | category | tools | graded | outcome | calls | tokens (definitions + answers) | errors |',
-    '|---|---|---|---|---|---:|---:|---|',
-    ...rows,
-    '',
-    `${passed} of ${results.length} tasks passed · double bookings ${safety.doubleBookings} · confirmations without a person's approval ${safety.confirmedWithoutApproval}`,
-  ].join('\n');
-}

@@ -20,12 +20,13 @@ const MAX_CALLS = 20;
 
 /** A session's ledger: calls, bytes and tokens read, errors by code. */
 function ledger() {
-  return { calls: 0, definitionTokens: 0, answerTokens: 0, answerBytes: 0, errors: {} };
+  return { calls: 0, definitionTokens: 0, answerTokens: 0, answerBytes: 0, errors: {}, texts: [] };
 }
 
 /**
  * Runs one intent through `client` (the official SDK client, connected). `person` is the user
- * the agent asks: approve(approvalId) and pay(bookingId) resolve with what the person did.
+ * the agent talks to: review(booking) when shown a hold, approve(approvalId) and pay(bookingId),
+ * each resolving when the person has acted.
  * Returns the outcome in words and the ledger.
  */
 export async function runScriptedAgent(client, intent, person) {
@@ -34,13 +35,20 @@ export async function runScriptedAgent(client, intent, person) {
   spent.definitionTokens += countTokens(JSON.stringify(tools));
   const catalog = tools.some((tool) => tool.name === 'tool_catalog.call');
 
-  /** One tool call; the text content is all the agent keeps. */
+  /**
+   * One tool call; the text content is all the agent keeps. An answer lost on the way (the
+   * connection dropped) is asked for again with the very same arguments — the same
+   * idempotencyKey — as every write's description says.
+   */
   async function call(name, args) {
     if (++spent.calls > MAX_CALLS) throw new Error(`over ${MAX_CALLS} calls`);
-    const result = catalog
-      ? await client.callTool({ name: 'tool_catalog.call', arguments: { tool: name, arguments: args } })
-      : await client.callTool({ name, arguments: args });
+    const send = () =>
+      catalog
+        ? client.callTool({ name: 'tool_catalog.call', arguments: { tool: name, arguments: args } })
+        : client.callTool({ name, arguments: args });
+    const result = await send().catch(() => ((spent.calls += 1), send()));
     const text = result.content.map((part) => part.text ?? '').join('\n');
+    spent.texts.push(text);
     spent.answerBytes += Buffer.byteLength(text);
     spent.answerTokens += countTokens(text);
     const code = errorCode(text);
@@ -59,9 +67,22 @@ export async function runScriptedAgent(client, intent, person) {
   }
   const use = async (name, args) => (await learn(name), call(name, args));
 
-  const outcome =
-    intent.do === 'cancel' ? await cancel(use, intent, person) : await book(use, intent, person);
+  // The task's policy is the agent's own rule: a request it forbids is refused before any call.
+  const forbidden = policyForbids(intent);
+  if (forbidden) return { outcome: `refused by policy: ${forbidden}`, ...spent };
+  const act = { cancel, reschedule }[intent.do] ?? book;
+  const outcome = await act(use, intent, person);
   return { outcome, ...spent };
+}
+
+/** What the task's policy forbids in this request, in words; null when it allows it. */
+function policyForbids(intent) {
+  const policy = intent.policy ?? {};
+  if (policy.maxMinutes && intent.minutes > policy.maxMinutes)
+    return `longer than ${policy.maxMinutes} minutes`;
+  if (policy.customerRequired && !intent.customer) return 'no customer named';
+  if (policy.forbidCancel && intent.do === 'cancel') return 'cancelling is not allowed';
+  return null;
 }
 
 async function calendarsFor(use, words) {
@@ -74,7 +95,13 @@ async function calendarsFor(use, words) {
   return ids;
 }
 
+/** Books; a hold that lapsed before the person approved is held again, once (its recovery says so). */
 async function book(use, intent, person) {
+  const first = await bookOnce(use, intent, person);
+  return first === 'refused (HOLD_EXPIRED)' ? bookOnce(use, intent, person) : first;
+}
+
+async function bookOnce(use, intent, person) {
   const calendarIds = await calendarsFor(use, intent.calendar);
   if (!calendarIds) return 'no calendar matches';
   const from = new Date(Math.floor((Date.now() + intent.daysAhead * DAY) / DAY) * DAY);
@@ -99,6 +126,28 @@ async function book(use, intent, person) {
   const booking = bookingSummary(held);
   if (!booking) return `not held (${errorCode(held)})`;
   if (!intent.confirm) return 'held';
+  // The hold is shown to the user, who says go ahead (or takes their time).
+  await person.review(booking);
+  return settle(use, 'confirm_booking', booking, person);
+}
+
+/** Moves a confirmed booking: the new time is held beside it, then confirmed with approval. */
+async function reschedule(use, intent, person) {
+  const [target] = bookingsListed(await use('list_bookings', { status: 'CONFIRMED', limit: 20 }));
+  if (!target) return 'no booking to move';
+  const current = await use('get_booking', { bookingId: target.id });
+  const start = /^\s*start: (\S+)/m.exec(current)?.[1];
+  const end = /^\s*end: (\S+)/m.exec(current)?.[1];
+  if (!start || !end) return 'booking unreadable';
+  const shift = intent.laterDays * DAY;
+  const moved = await use('reschedule_booking', {
+    bookingId: target.id,
+    start: new Date(Date.parse(start) + shift).toISOString(),
+    end: new Date(Date.parse(end) + shift).toISOString(),
+    idempotencyKey: randomUUID(),
+  });
+  const booking = bookingSummary(moved);
+  if (!booking) return `not moved (${errorCode(moved)})`;
   return settle(use, 'confirm_booking', booking, person);
 }
 

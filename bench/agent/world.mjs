@@ -1,15 +1,18 @@
-// A task's world: its own SQLite database and server, the calendars, bookings and other agents'
-// holds the task describes, and the person the agent asks (who answers through the command
-// line, as an operator at the terminal would).
+// A task's world: its own SQLite database and server, the calendars, bookings and limits the task
+// describes, another agent of another person who may take the time mid-task, and the person the
+// agent asks (who answers through the command line, as an operator at the terminal would).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { provision, spawnHoldfast } from '../load.mjs';
 
 const DAY = 86_400_000;
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+/** The other agent's customer: a name that must never reach this agent's answers. */
+export const RIVAL_CUSTOMER = 'Rival Customer Zq7';
 
 function holdfast(args, db) {
   const run = spawnSync(process.execPath, ['dist/bin/holdfast.js', ...args, '--db', db], {
@@ -29,35 +32,40 @@ export async function connect(url, token) {
   return client;
 }
 
-/** The seeding owner's calls: by name, or through the catalog on a catalog server. */
-const structured = async (client, name, args) => {
+/** The harness's calls (seeding, the rival): by name, or through the catalog on a catalog server. */
+async function structured(client, name, args) {
   const result = client.catalog
     ? await client.callTool({ name: 'tool_catalog.call', arguments: { tool: name, arguments: args } })
     : await client.callTool({ name, arguments: args });
   if (!result.structuredContent?.ok) throw new Error(`seeding ${name}: ${result.content?.[0]?.text}`);
   return result.structuredContent.data;
-};
+}
 
 /** Every day open `hours` (default 09:00–17:00) in the calendar's zone. */
 const weekly = (hours = ['09:00', '17:00']) =>
   Object.fromEntries(WEEKDAYS.map((day) => [day, [{ start: hours[0], end: hours[1] }]]));
 
+const dayStart = (daysAhead) => new Date(Math.floor((Date.now() + daysAhead * DAY) / DAY) * DAY);
+
 /**
- * Builds the world: calendars (name, zone, tags, price, rules), then as the seeding owner any
- * bookings it holds already; `rival` holds the first free start of the agent's window first.
- * Seeding goes through structuredContent: it is the harness, not the agent under test.
+ * Builds the world on `surface` (flat or catalog). Seeding goes through structuredContent: it
+ * is the harness, not the agent under test.
  */
-export async function buildWorld(task, runDir) {
+export async function buildWorld(task, surface, runDir) {
   // Worlds live in the run's folder until it ends: the first provisioned database is the
   // template the others copy (bench/load.mjs).
   const dir = mkdtempSync(join(runDir, 'world-'));
   const db = join(dir, 'world.db');
   const token = provision(['--db', db]);
-  const server = await spawnHoldfast(['--db', db, '--tools', task.surface ?? 'flat'], token);
+  const { world } = task;
+  if (world.tenant)
+    holdfast(['tenants', 'set', 'local', ...Object.entries(world.tenant).flat().map(String)], db);
+  const rivalToken = world.rival ? otherPersonsToken(db) : null;
+  const server = await spawnHoldfast(['--db', db, '--tools', surface, ...(world.serverArgs ?? [])], token);
   const owner = await connect(server.url, token);
-  owner.catalog = task.surface === 'catalog';
+  owner.catalog = surface === 'catalog';
   const calendars = {};
-  for (const spec of task.world.calendars) {
+  for (const spec of world.calendars) {
     const { calendar } = await structured(owner, 'create_calendar', {
       name: spec.name,
       timeZone: spec.timeZone ?? 'UTC',
@@ -74,44 +82,23 @@ export async function buildWorld(task, runDir) {
       });
     calendars[spec.name] = calendar.id;
   }
-  const person = simulatedPerson(db, task.world.person ?? {});
-  for (const seeded of task.world.bookings ?? []) {
-    const ids = [seeded.calendar].flat().map((name) => calendars[name]);
-    const start = new Date(
-      Math.floor((Date.now() + seeded.daysAhead * DAY) / DAY) * DAY + seeded.hourUtc * 3_600_000,
-    );
-    const { booking } = await structured(owner, 'hold_slot', {
-      calendarIds: ids,
-      start: start.toISOString(),
-      end: new Date(start.getTime() + seeded.minutes * 60_000).toISOString(),
-      customer: { name: seeded.customer },
-      idempotencyKey: randomUUID(),
-    });
-    if (seeded.status === 'CONFIRMED') await confirmAsOwner(owner, booking, db);
-  }
+  for (const seeded of world.bookings ?? []) await seedBooking(owner, db, calendars, seeded);
   await owner.close();
-  // Contention: another agent holds the start this one found, between its search and its hold.
-  const rival = task.world.rival && {
-    once: true,
-    async act() {
-      const other = await connect(server.url, token);
-      other.catalog = owner.catalog;
-      await rivalTakesFirstStart(other, calendars[task.world.rival.calendar], task.intent);
-      await other.close();
-    },
-  };
+  let rivalMoved = false;
   return {
     url: server.url,
     token,
     db,
     calendars,
-    person,
-    /** Called by the runner before the agent's first hold_slot. */
+    person: simulatedPerson(db, world.person ?? {}),
+    /** Called by the runner before the agent's first hold_slot: the rival takes the time. */
     async beforeHold() {
-      if (rival?.once) {
-        rival.once = false;
-        await rival.act();
-      }
+      if (!rivalToken || rivalMoved) return;
+      rivalMoved = true;
+      const rival = await connect(server.url, rivalToken);
+      rival.catalog = owner.catalog;
+      await rivalTakesFirstStart(rival, calendars[world.rival.calendar], task.intent);
+      await rival.close();
     },
     async close() {
       await server.stopAndWait();
@@ -119,60 +106,80 @@ export async function buildWorld(task, runDir) {
   };
 }
 
-async function confirmAsOwner(owner, booking, db) {
-  const asked = await owner.callTool({
-    name: owner.catalog ? 'tool_catalog.call' : 'confirm_booking',
-    arguments: ((args) => (owner.catalog ? { tool: 'confirm_booking', arguments: args } : args))({
-      bookingId: booking.id,
-      expectedVersion: booking.version,
-      idempotencyKey: randomUUID(),
-    }),
-  });
-  const approvalId = asked.structuredContent.error.details.approvalId;
-  holdfast(['approvals', 'approve', approvalId], db);
-  await structured(owner, 'confirm_booking', {
-    bookingId: booking.id,
-    expectedVersion: booking.version,
-    approval: { approvalId },
-    idempotencyKey: randomUUID(),
-  });
+/** Another person of the tenant, with an agent token of their own. */
+function otherPersonsToken(db) {
+  holdfast(['users', 'add', 'rival@example.com', '--role', 'approver'], db);
+  return JSON.parse(holdfast(['tokens', 'create', 'rival@example.com', '--name', 'rival', '--json'], db))
+    .token;
 }
 
-/** Another agent holds the start the task's agent would pick first, just before it looks. */
-async function rivalTakesFirstStart(owner, calendarId, intent) {
-  const from = new Date(Math.floor((Date.now() + intent.daysAhead * DAY) / DAY) * DAY);
-  const { slots } = await structured(owner, 'find_slots', {
+/** A booking the world begins with: held, or confirmed (approved by the person, paid if priced). */
+async function seedBooking(owner, db, calendars, seeded) {
+  const start = new Date(dayStart(seeded.daysAhead).getTime() + seeded.hourUtc * 3_600_000);
+  const { booking } = await structured(owner, 'hold_slot', {
+    calendarIds: [seeded.calendar].flat().map((name) => calendars[name]),
+    start: start.toISOString(),
+    end: new Date(start.getTime() + seeded.minutes * 60_000).toISOString(),
+    customer: { name: seeded.customer },
+    idempotencyKey: randomUUID(),
+  });
+  if (seeded.status !== 'CONFIRMED') return;
+  const confirm = (extra) =>
+    owner.callTool({
+      name: owner.catalog ? 'tool_catalog.call' : 'confirm_booking',
+      arguments: ((args) => (owner.catalog ? { tool: 'confirm_booking', arguments: args } : args))({
+        bookingId: booking.id,
+        expectedVersion: booking.version,
+        idempotencyKey: randomUUID(),
+        ...extra,
+      }),
+    });
+  const approvalId = (await confirm({})).structuredContent.error.details.approvalId;
+  holdfast(['approvals', 'approve', approvalId], db);
+  if (booking.price) holdfast(['payments', 'set', booking.id, 'PAID'], db);
+  const done = await confirm({ approval: { approvalId } });
+  if (!done.structuredContent.ok) throw new Error(`seeding a confirmed booking: ${done.content[0].text}`);
+}
+
+/** The rival agent holds the start this task's agent would pick first. */
+async function rivalTakesFirstStart(rival, calendarId, intent) {
+  const from = dayStart(intent.daysAhead);
+  const { slots } = await structured(rival, 'find_slots', {
     calendarIds: [calendarId],
     from: from.toISOString(),
     to: new Date(from.getTime() + 2 * DAY).toISOString(),
     durationMinutes: intent.minutes,
     limit: 1,
   });
-  await structured(owner, 'hold_slot', {
+  await structured(rival, 'hold_slot', {
     calendarIds: [calendarId],
     start: new Date(slots[0].start).toISOString(),
     end: new Date(slots[0].end).toISOString(),
-    customer: { name: 'Someone else' },
+    customer: { name: RIVAL_CUSTOMER },
     idempotencyKey: randomUUID(),
   });
 }
 
 /**
- * The user the agent talks to: approves or denies what they are asked (`approves: false`
- * denies), pays when asked to. Each answer is a person's action at the command line.
+ * The user the agent talks to. `slowSeconds`: how long they look at the first hold they are
+ * shown before saying go ahead (it may lapse meanwhile); `approves: false` denies; `pays: {
+ * amount, currency }` pays another amount than asked (the provider reports a mismatch). Each
+ * decision is a person's action at the command line.
  */
-function simulatedPerson(db, { approves = true }) {
-  const asked = { approvals: 0, payments: 0 };
+function simulatedPerson(db, { approves = true, slowSeconds = 0, pays = null }) {
+  let slow = slowSeconds;
   return {
-    asked,
+    async review() {
+      if (slow) await sleep(slow * 1000);
+      slow = 0;
+    },
     async approve(approvalId) {
-      asked.approvals += 1;
       holdfast(['approvals', approves ? 'approve' : 'deny', approvalId], db);
       return approves ? 'approved' : 'denied';
     },
     async pay(bookingId) {
-      asked.payments += 1;
-      holdfast(['payments', 'set', bookingId, 'PAID'], db);
+      const amount = pays ? ['--amount', pays.amount, '--currency', pays.currency] : [];
+      holdfast(['payments', 'set', bookingId, 'PAID', ...amount], db);
     },
   };
 }

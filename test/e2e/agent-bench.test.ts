@@ -3,7 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { grade } from '../../bench/agent/grade.mjs';
+import { createOpenCalendar, futureHour, plusMinutes } from '../support/fixtures.js';
+import { connectHttp, ok } from '../support/mcp-clients.js';
+import { spawnServer } from '../support/spawn-server.js';
 
 const run = promisify(execFile);
 
@@ -12,7 +17,7 @@ interface TaskLine {
   passed: boolean;
   outcome: string;
   calls: number;
-  safety: { doubleBookings: number; confirmedWithoutApproval: number };
+  safety: Record<string, number>;
   problems: string[];
 }
 
@@ -37,14 +42,21 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the agent benchmark (npm run agent-bench), smoke', () => {
   it('the scripted agent finishes every task of the smoke set from the answers’ text alone, and nothing unsafe happened', async () => {
-    const { code, tasks } = await agentBench([]);
-    expect(tasks.length).toBeGreaterThanOrEqual(10);
+    const { code, tasks } = await agentBench(['--smoke']);
+    // Ten tasks, each on the flat tool list and on the catalog.
+    expect(new Set(tasks.map((t) => t.id)).size).toBe(10);
+    expect(tasks).toHaveLength(20);
     expect(
       tasks.filter((t) => !t.passed).map((t) => `${t.id}: ${t.problems.join('; ')} (${t.outcome})`),
     ).toEqual([]);
     for (const task of tasks) {
-      expect(task.safety, task.id).toEqual({ doubleBookings: 0, confirmedWithoutApproval: 0 });
-      expect(task.calls, task.id).toBeLessThanOrEqual(12);
+      expect(task.safety, task.id).toEqual({
+        doubleBookings: 0,
+        confirmedWithoutApproval: 0,
+        paymentBypasses: 0,
+        writesAfterPolicyRefusal: 0,
+        otherPrincipalData: 0,
+      });
     }
     expect(code).toBe(0);
   }, 180_000);
@@ -63,9 +75,49 @@ describe('the agent benchmark (npm run agent-bench), smoke', () => {
     writeFileSync(join(dir, 'wrong.json'), JSON.stringify([wrong]));
     const { code, tasks } = await agentBench(['--tasks', dir]);
     expect(code).toBe(1);
-    expect(tasks).toHaveLength(1);
-    expect(tasks[0]!.passed).toBe(false);
+    expect(tasks).toHaveLength(2);
+    for (const task of tasks) expect(task.passed).toBe(false);
     expect(tasks[0]!.problems.join('\n')).toMatch(/missing .*"status":"HELD"/);
     expect(tasks[0]!.problems.join('\n')).toMatch(/unexpected .*"status":"CONFIRMED"/);
+  }, 60_000);
+
+  it('the safety counters count what they watch: on a database forged behind the engine, each reads 1', async () => {
+    const server = await spawnServer(['--no-seed']);
+    try {
+      const client = await connectHttp(server.url, 'modern');
+      const room = await createOpenCalendar(client, 'Forged room');
+      const { booking } = await ok<{ booking: { id: string } }>(client, 'hold_slot', {
+        calendarIds: [room],
+        start: futureHour(3),
+        end: plusMinutes(futureHour(3), 60),
+        idempotencyKey: crypto.randomUUID(),
+      });
+      await client.close();
+      expect(grade(server.dbPath, { expect: { bookings: [] } }, {}, 1).safety).toEqual({
+        doubleBookings: 0,
+        confirmedWithoutApproval: 0,
+        paymentBypasses: 0,
+      });
+      // Confirmed with a price, no approval used, no payment; and a second allocation over its
+      // time in the same lane, written with the engine's guards (trigger, foreign keys) off.
+      const db = new Database(server.dbPath);
+      db.prepare(
+        "UPDATE bookings SET status = 'CONFIRMED', price_amount = '10.00', price_currency = 'EUR' WHERE id = ?",
+      ).run(booking.id);
+      db.pragma('foreign_keys = OFF');
+      db.exec('DROP TRIGGER allocations_no_overlap_insert');
+      db.exec(
+        `INSERT INTO allocations (tenant_id, booking_id, calendar_id, start_at, end_at, active, lane)
+         SELECT tenant_id, booking_id || '_forged', calendar_id, start_at, end_at, 1, lane FROM allocations`,
+      );
+      db.close();
+      expect(grade(server.dbPath, { expect: { bookings: [] } }, {}, 1).safety).toEqual({
+        doubleBookings: 1,
+        confirmedWithoutApproval: 1,
+        paymentBypasses: 1,
+      });
+    } finally {
+      await server.stop();
+    }
   }, 60_000);
 });
