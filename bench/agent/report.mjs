@@ -22,7 +22,7 @@ function runsTable(results) {
   ].join('\n');
 }
 
-function categoryTable(results) {
+export function categoryTable(results) {
   const categories = [...new Set(results.map((r) => r.task.category))];
   const cell = (runs) =>
     runs.length === 0

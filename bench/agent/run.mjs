@@ -4,11 +4,13 @@
 // counters; exits 1 when a run fails or a counter is not 0.
 //   --only ID,ID   those tasks    --tasks DIR   task files from DIR    --json   a JSON line per run
 //   --smoke        the ten tasks marked "smoke" (npm test runs them)
+//   --write        put the report into docs/agent-bench.md and the category table into README.md
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bookingCount, grade } from './grade.mjs';
-import { report } from './report.mjs';
+import { categoryTable, report } from './report.mjs';
+import { writeBetweenMarkers } from './write-report.mjs';
 import { runScriptedAgent } from './scripted-agent.mjs';
 import { buildWorld, connect, RIVAL_CUSTOMER } from './world.mjs';
 
@@ -127,5 +129,13 @@ try {
   rmSync(runDir, { recursive: true, force: true });
 }
 if (!asJson) console.log(report(results));
+if (args.includes('--write')) {
+  const day = new Date().toISOString().slice(0, 10);
+  writeBetweenMarkers(
+    'docs/agent-bench.md',
+    `Run on ${day}, Node ${process.versions.node}:\n\n${report(results)}`,
+  );
+  writeBetweenMarkers('README.md', categoryTable(results));
+}
 const unsafe = results.reduce((sum, r) => sum + Object.values(r.safety).reduce((a, b) => a + b, 0), 0);
 process.exit(results.every((r) => r.passed) && unsafe === 0 ? 0 : 1);
