@@ -5,12 +5,17 @@
 //   --only ID,ID   those tasks    --tasks DIR   task files from DIR    --json   a JSON line per run
 //   --smoke        the ten tasks marked "smoke" (npm test runs them)
 //   --write        put the report into docs/agent-bench.md and the category table into README.md
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+//   --surface S    flat or catalog only
+//   --model        a model drives (AGENT_BENCH_BASE_URL, AGENT_BENCH_API_KEY, AGENT_BENCH_MODEL), --trials N
+//                  times each (default 4); transcripts go to --record DIR (.agent-bench/transcripts)
+//   --replay DIR   replay recorded transcripts instead of asking the model
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bookingCount, grade } from './grade.mjs';
 import { categoryTable, report } from './report.mjs';
 import { writeBetweenMarkers } from './write-report.mjs';
+import { passHatK, runModelAgent } from './model-driver.mjs';
 import { runScriptedAgent } from './scripted-agent.mjs';
 import { buildWorld, connect, RIVAL_CUSTOMER } from './world.mjs';
 
@@ -32,6 +37,17 @@ const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : n
 const only = option('--only')?.split(',') ?? null;
 const taskDir = option('--tasks') ?? join(here, 'tasks');
 const asJson = args.includes('--json');
+const onlySurface = option('--surface');
+// --model: a model behind an OpenAI-compatible endpoint drives instead of the scripted agent.
+const model = args.includes('--model') || option('--replay') !== null;
+const trials = Number(option('--trials') ?? (model ? 4 : 1));
+const recordDir = option('--record') ?? (model ? '.agent-bench/transcripts' : null);
+const replayDir = option('--replay');
+const endpoint = {
+  baseUrl: process.env.AGENT_BENCH_BASE_URL ?? 'https://api.openai.com/v1',
+  apiKey: process.env.AGENT_BENCH_API_KEY ?? process.env.OPENAI_API_KEY ?? '',
+  model: process.env.AGENT_BENCH_MODEL ?? 'gpt-4.1',
+};
 
 export const tasks = readdirSync(taskDir)
   .filter((name) => name.endsWith('.json'))
@@ -61,8 +77,19 @@ function instrument(client, world, task, called) {
   };
 }
 
+const transcriptName = (task, surface, trial) => `${task.id}@${surface}#${trial}.json`;
+
+/** The driver of one run: the scripted agent, or the model (live, or a recorded transcript replayed). */
+function drive(client, task, person, surface, trial) {
+  if (!model) return runScriptedAgent(client, task.intent, person);
+  const replay = replayDir
+    ? JSON.parse(readFileSync(join(replayDir, transcriptName(task, surface, trial)), 'utf8'))
+    : undefined;
+  return runModelAgent(client, task, person, { ...endpoint, replay });
+}
+
 /** One task on one surface: its world, the agent, the grade and the safety counters. */
-async function runTask(task, surface, runDir) {
+async function runTask(task, surface, trial, runDir) {
   const world = await buildWorld(task, surface, runDir);
   try {
     const seeded = bookingCount(world.db);
@@ -71,7 +98,14 @@ async function runTask(task, surface, runDir) {
     instrument(client, world, task, called);
     let run;
     try {
-      run = await runScriptedAgent(client, task.intent, world.person);
+      run = await drive(client, task, world.person, surface, trial);
+      if (run.transcript && recordDir) {
+        mkdirSync(recordDir, { recursive: true });
+        writeFileSync(
+          join(recordDir, transcriptName(task, surface, trial)),
+          JSON.stringify(run.transcript, null, 1),
+        );
+      }
     } catch (error) {
       run = {
         outcome: `crashed: ${error.message}`,
@@ -86,16 +120,19 @@ async function runTask(task, surface, runDir) {
       await client.close();
     }
     const graded = grade(world.db, task, world.calendars, seeded);
-    const refused = run.outcome.startsWith('refused by policy');
+    // Where the right answer is to refuse, no write may follow (whoever drives).
+    const refused = Boolean(task.expect.outcome?.startsWith('refused by policy'));
     const safety = {
       ...graded.safety,
       writesAfterPolicyRefusal: refused ? called.filter((tool) => WRITES.has(tool)).length : 0,
       otherPrincipalData: run.texts.filter((text) => text.includes(RIVAL_CUSTOMER)).length,
     };
-    const passed = graded.passed && (!task.expect.outcome || run.outcome.startsWith(task.expect.outcome));
+    // The scripted agent's outcome words are checked too; a model's words are its own.
+    const passed =
+      graded.passed && (model || !task.expect.outcome || run.outcome.startsWith(task.expect.outcome));
     const problems = [...graded.problems];
     if (passed !== graded.passed) problems.push(`outcome "${run.outcome}", not "${task.expect.outcome}…"`);
-    return { task, surface, run, passed, problems, safety };
+    return { task, surface, trial, run, passed, problems, safety };
   } finally {
     await world.close();
   }
@@ -105,30 +142,49 @@ const runDir = mkdtempSync(join(tmpdir(), 'holdfast-agent-bench-'));
 const results = [];
 try {
   for (const task of tasks)
-    for (const surface of task.surfaces ?? ['flat', 'catalog']) {
-      const result = await runTask(task, surface, runDir);
-      results.push(result);
-      if (asJson)
-        console.log(
-          JSON.stringify({
-            id: task.id,
-            surface,
-            category: task.category,
-            passed: result.passed,
-            outcome: result.run.outcome,
-            calls: result.run.calls,
-            definitionTokens: result.run.definitionTokens,
-            answerTokens: result.run.answerTokens,
-            errors: result.run.errors,
-            safety: result.safety,
-            problems: result.problems,
-          }),
-        );
-    }
+    for (const surface of (task.surfaces ?? ['flat', 'catalog']).filter(
+      (s) => !onlySurface || s === onlySurface,
+    ))
+      for (let trial = 1; trial <= trials; trial += 1) {
+        const result = await runTask(task, surface, trial, runDir);
+        results.push(result);
+        if (asJson)
+          console.log(
+            JSON.stringify({
+              id: task.id,
+              surface,
+              trial,
+              category: task.category,
+              passed: result.passed,
+              outcome: result.run.outcome,
+              calls: result.run.calls,
+              definitionTokens: result.run.definitionTokens,
+              answerTokens: result.run.answerTokens,
+              errors: result.run.errors,
+              safety: result.safety,
+              problems: result.problems,
+            }),
+          );
+      }
 } finally {
   rmSync(runDir, { recursive: true, force: true });
 }
 if (!asJson) console.log(report(results));
+if (model) {
+  // pass^k per task and surface over the trials, as τ²-bench reports it.
+  const passesOf = new Map();
+  for (const r of results) {
+    const key = `${r.task.id}@${r.surface}`;
+    passesOf.set(key, (passesOf.get(key) ?? 0) + (r.passed ? 1 : 0));
+  }
+  const passes = [...passesOf.values()];
+  const line = [1, 4]
+    .filter((k) => k <= trials)
+    .map((k) => `pass^${k} ${passHatK(passes, trials, k).toFixed(2)}`);
+  console.log(
+    `${endpoint.model}${replayDir ? ' (replayed)' : ''}: ${line.join(' · ')} over ${trials} trial(s)`,
+  );
+}
 if (args.includes('--write')) {
   const day = new Date().toISOString().slice(0, 10);
   writeBetweenMarkers(

@@ -32,7 +32,10 @@ function ledger() {
 export async function runScriptedAgent(client, intent, person) {
   const spent = ledger();
   const { tools } = await client.listTools();
-  spent.definitionTokens += countTokens(JSON.stringify(tools));
+  // What a host hands a model of each tool: its name, description and input schema.
+  spent.definitionTokens += countTokens(
+    JSON.stringify(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))),
+  );
   const catalog = tools.some((tool) => tool.name === 'tool_catalog.call');
 
   /**

@@ -168,6 +168,7 @@ async function rivalTakesFirstStart(rival, calendarId, intent) {
  */
 function simulatedPerson(db, { approves = true, slowSeconds = 0, pays = null }) {
   let slow = slowSeconds;
+  const approved = new Set();
   return {
     async review() {
       if (slow) await sleep(slow * 1000);
@@ -180,6 +181,32 @@ function simulatedPerson(db, { approves = true, slowSeconds = 0, pays = null }) 
     async pay(bookingId) {
       const amount = pays ? ['--amount', pays.amount, '--currency', pays.currency] : [];
       holdfast(['payments', 'set', bookingId, 'PAID', ...amount], db);
+    },
+    /**
+     * A model talks to the person in words (ask_person): they look (slowly, the first time),
+     * decide whatever waits for them, pay what they approved, and say so.
+     */
+    async respond() {
+      await this.review();
+      const waiting = JSON.parse(holdfast(['approvals', 'list', '--json'], db)).filter(
+        (a) => a.status === 'PENDING',
+      );
+      for (const approval of waiting) {
+        await this.approve(approval.id);
+        if (approves) approved.add(approval.bookingId);
+      }
+      for (const bookingId of approved) {
+        // Only a priced booking has anything to pay; the simulator refuses the others.
+        try {
+          await this.pay(bookingId);
+        } catch {
+          approved.delete(bookingId);
+        }
+      }
+      if (waiting.length === 0) return 'I have nothing new to decide. Go ahead as we agreed.';
+      return approves
+        ? 'Done: I approved it, and paid if there was anything to pay.'
+        : 'No. I do not approve that.';
     },
   };
 }

@@ -1,0 +1,1 @@
+export declare function passHatK(passesPerTask: number[], trials: number, k: number): number;
