@@ -2,8 +2,12 @@
 // structuredContent). Every reader names what it looks for in the text and returns null when
 // the text does not say it, so a change in the answers shows up as a failed task, not a crash.
 
-/** `error CODE from tool: …` → CODE; null for an ok answer. */
-export const errorCode = (text) => /^error (\S+) from /.exec(text)?.[1] ?? null;
+/**
+ * `error CODE from tool: …` → CODE; a hotel-ops contract answer (its JSON envelope first) with
+ * `"success":false` → its `error.code`; null for an ok answer.
+ */
+export const errorCode = (text) =>
+  /^error (\S+) from /.exec(text)?.[1] ?? /^\{"success":false,.*?"code":"([A-Z_]+)"/.exec(text)?.[1] ?? null;
 
 /** The recovery sentence every error carries. */
 export const recovery = (text) => /recovery: (.+)$/m.exec(text)?.[1] ?? null;

@@ -38,6 +38,15 @@ export function grade(db, task, calendars, seededCount) {
       else left.splice(at, 1);
     }
     for (const extra of left) problems.push(`unexpected ${extra}`);
+    // Hotel-ops: the tasks handed to people, by type, for the mail.
+    if (task.expect.inboxTasks) {
+      const tasks = sqlite
+        .prepare("SELECT task_type FROM inbox_tasks WHERE kind = 'task' ORDER BY source_event_index")
+        .all();
+      const types = tasks.map((t) => t.task_type);
+      if (JSON.stringify(types) !== JSON.stringify(task.expect.inboxTasks))
+        problems.push(`inbox tasks ${JSON.stringify(types)}, not ${JSON.stringify(task.expect.inboxTasks)}`);
+    }
     return { passed: problems.length === 0, problems, safety: safetyCounters(sqlite) };
   } finally {
     sqlite.close();

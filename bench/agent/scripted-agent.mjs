@@ -37,6 +37,9 @@ export async function runScriptedAgent(client, intent, person) {
     JSON.stringify(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))),
   );
   const catalog = tools.some((tool) => tool.name === 'tool_catalog.call');
+  // A tool listed by name is called by name (hotel-ops' contract tools sit beside the catalog).
+  const listed = new Set(tools.map((tool) => tool.name));
+  const viaCatalog = (name) => catalog && !listed.has(name);
 
   /**
    * One tool call; the text content is all the agent keeps. An answer lost on the way (the
@@ -46,7 +49,7 @@ export async function runScriptedAgent(client, intent, person) {
   async function call(name, args) {
     if (++spent.calls > MAX_CALLS) throw new Error(`over ${MAX_CALLS} calls`);
     const send = () =>
-      catalog
+      viaCatalog(name)
         ? client.callTool({ name: 'tool_catalog.call', arguments: { tool: name, arguments: args } })
         : client.callTool({ name, arguments: args });
     const result = await send().catch(() => ((spent.calls += 1), send()));
@@ -62,7 +65,7 @@ export async function runScriptedAgent(client, intent, person) {
   /** In catalog mode a model reads a tool's schema once before its first call. */
   const read = new Set();
   async function learn(name) {
-    if (!catalog || read.has(name)) return;
+    if (!viaCatalog(name) || read.has(name)) return;
     read.add(name);
     spent.calls += 1;
     const result = await client.callTool({ name: 'tool_catalog.read', arguments: { tool: name } });
@@ -73,7 +76,7 @@ export async function runScriptedAgent(client, intent, person) {
   // The task's policy is the agent's own rule: a request it forbids is refused before any call.
   const forbidden = policyForbids(intent);
   if (forbidden) return { outcome: `refused by policy: ${forbidden}`, ...spent };
-  const act = { cancel, reschedule }[intent.do] ?? book;
+  const act = { cancel, reschedule, triage }[intent.do] ?? book;
   const outcome = await act(use, intent, person);
   return { outcome, ...spent };
 }
@@ -132,6 +135,27 @@ async function bookOnce(use, intent, person) {
   // The hold is shown to the user, who says go ahead (or takes their time).
   await person.review(booking);
   return settle(use, 'confirm_booking', booking, person);
+}
+
+/**
+ * Hotel-ops: read the mail the goal names, then hand its task split to people. The contract's
+ * answers are a JSON envelope in the text; its code is in `error.code`.
+ */
+async function triage(use, intent) {
+  const envelope = (text) => JSON.parse(text.split('\n')[0]);
+  const read = envelope(
+    await use('th_hotel_list_message_conversation_messages', { source_message_id: intent.messageId }),
+  );
+  if (!read.success) return `mail unreadable (${read.error?.code})`;
+  const submitted = envelope(
+    await use('th_hotel_submit_task_results', {
+      source_message_id: intent.messageId,
+      ai_task_results: intent.results.map((result, i) => ({ source_event_index: i + 1, ...result })),
+    }),
+  );
+  return submitted.success
+    ? `submitted ${submitted.data.accepted_count}`
+    : `refused (${submitted.error?.code})`;
 }
 
 /** Moves a confirmed booking: the new time is held beside it, then confirmed with approval. */

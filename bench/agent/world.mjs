@@ -65,7 +65,7 @@ export async function buildWorld(task, surface, runDir) {
   const owner = await connect(server.url, token);
   owner.catalog = surface === 'catalog';
   const calendars = {};
-  for (const spec of world.calendars) {
+  for (const spec of world.calendars ?? []) {
     const { calendar } = await structured(owner, 'create_calendar', {
       name: spec.name,
       timeZone: spec.timeZone ?? 'UTC',
@@ -84,6 +84,7 @@ export async function buildWorld(task, surface, runDir) {
   }
   for (const seeded of world.bookings ?? []) await seedBooking(owner, db, calendars, seeded);
   await owner.close();
+  if (world.mail) await postMail(server.url, db, world.mail);
   let rivalMoved = false;
   return {
     url: server.url,
@@ -104,6 +105,19 @@ export async function buildWorld(task, surface, runDir) {
       await server.stopAndWait();
     },
   };
+}
+
+/** Mail as the gateway delivers it (`POST /api/inbox/messages` with an ingest token; hotel-ops). */
+async function postMail(mcpUrl, db, messages) {
+  const { secret } = JSON.parse(holdfast(['inbox', 'tokens', 'create', '--name', 'gateway', '--json'], db));
+  for (const message of messages) {
+    const posted = await fetch(new URL('/api/inbox/messages', mcpUrl), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ received_at: new Date().toISOString(), ...message }),
+    });
+    if (!posted.ok) throw new Error(`posting mail: ${posted.status} ${await posted.text()}`);
+  }
 }
 
 /** Another person of the tenant, with an agent token of their own. */
