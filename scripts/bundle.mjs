@@ -23,8 +23,10 @@ const isPackage = (id) => !id.startsWith('.') && !id.startsWith('/') && !id.star
 // Built aside, then moved in file by file: a rebuild while servers start from dist/bin (the suite
 // runs `npm run demo`, which builds) never shows them a missing file. Chunk names carry a hash of
 // their content, so an unchanged build replaces each file with itself and removes nothing.
+// Two builds at once (the suite's `npm start` and `npm run demo`) each build into a folder of
+// their own: a shared one would be emptied under the other.
 const OUT = 'dist/bin';
-const NEXT = 'dist/bin.next';
+const NEXT = `dist/bin.next-${process.pid}`;
 rmSync(NEXT, { recursive: true, force: true });
 await build({
   // The CLI, the writer thread, and the two entries an application imports (package.json's exports):

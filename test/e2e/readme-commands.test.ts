@@ -17,6 +17,9 @@ describe('the README commands', () => {
       let log = '';
       const [url, setupUrl] = await new Promise<[string, string]>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${log}`)), 60_000);
+        child.once('exit', (code) =>
+          reject(new Error(`npm start exited with ${code} before listening:\n${log}`)),
+        );
         child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
           log += chunk;
           const url = /"url":"(http:\/\/[^"]+)"/.exec(log)?.[1];
@@ -43,8 +46,12 @@ describe('the README commands', () => {
       await client.close();
       expect(log).toContain('seeded demo calendars');
     } finally {
-      process.kill(-child.pid!, 'SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      // Its process group may be gone already (it exited): the failure above is the one to see.
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        process.kill(-child.pid!, 'SIGTERM');
+        await exited;
+      }
       db.cleanup();
     }
   }, 90_000);
