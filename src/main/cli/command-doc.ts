@@ -28,6 +28,7 @@ export const SERVER = [
   'payment-url-base',
   'production',
   'dev',
+  'dev-clock',
   'audit-key-file',
   'checkpoint-every',
   'max-calendars',

@@ -70,6 +70,8 @@ export const optionDocs: Record<string, string> = {
   'login-name':
     '--login-name NAME       the button\'s "Sign in with NAME" (env HOLDFAST_LOGIN_NAME; default the issuer\'s host)',
   dev: '--dev                   development: the simulated payment page at /pay/ID (for a signed-in person)',
+  'dev-clock':
+    "--dev-clock FILE        development: the time is the real time plus the milliseconds written in FILE, for the server and the commands alike (env HOLDFAST_DEV_CLOCK; the agent benchmark's virtual clock)",
   'write-policy':
     '--write-policy P        readonly | draft | attested | direct (stdio connection, tokens create; env HOLDFAST_WRITE_POLICY; default draft, for tokens the tenant default)',
   role: '--role R                owner | approver | viewer (default approver)',
@@ -89,7 +91,8 @@ export const optionDocs: Record<string, string> = {
     '--payments KIND         simulator (default; refused in production) | http (needs HOLDFAST_PAYMENT_QUERY_BASE_URL or PAYMENT_QUERY_BASE_URL) | none (production default without a provider: priced bookings cannot confirm)',
   'payment-url-base':
     '--payment-url-base U    payment page base for priced bookings (env HOLDFAST_PAYMENT_URL_BASE)',
-  production: '--production            refuse --dev (also HOLDFAST_PRODUCTION=1 or NODE_ENV=production)',
+  production:
+    '--production            refuse --dev and --dev-clock (also HOLDFAST_PRODUCTION=1 or NODE_ENV=production)',
   'audit-key-file':
     '--audit-key-file PATH   the audit HMAC key (env HOLDFAST_AUDIT_KEY_FILE, or the key itself in HOLDFAST_AUDIT_KEY; default audit.key beside the SQLite file, ./data/audit.key for PostgreSQL)',
   'checkpoint-every':

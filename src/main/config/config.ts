@@ -44,6 +44,8 @@ export interface ServerConfig {
   readonly loginProvider: LoginProviderConfig | null;
   /** The development payment form (`--dev`); never in production. */
   readonly dev: boolean;
+  /** A file of milliseconds added to the time (`--dev-clock`): benchmarks move time; never in production. */
+  readonly devClock: string | null;
   readonly maxBodyBytes: number;
   /**
    * `hotel-ops`: the reservation-operations contract's tools beside Holdfast's own (`--profile`);
@@ -184,6 +186,7 @@ const OPTIONS = {
   'login-client-id': { type: 'string' },
   'login-name': { type: 'string' },
   dev: { type: 'boolean' },
+  'dev-clock': { type: 'string' },
   role: { type: 'string' },
   name: { type: 'string' },
   scopes: { type: 'string' },
@@ -389,6 +392,9 @@ export function readConfig(
   const dev = values.dev ?? false;
   if (dev && production)
     throw new UsageError('--dev (the development payment form) cannot run in production');
+  const devClock = values['dev-clock'] ?? env.HOLDFAST_DEV_CLOCK ?? null;
+  if (devClock && production)
+    throw new UsageError('--dev-clock (a clock moved by a file) cannot run in production');
   const config: ServerConfig = {
     command,
     rest: positionals.slice(1),
@@ -438,6 +444,7 @@ export function readConfig(
       env,
     ),
     dev,
+    devClock: devClock || null,
     profile,
     toolMode,
     disabledTools: values['disable-tool'] ?? [],

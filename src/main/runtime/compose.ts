@@ -12,7 +12,8 @@ import { openStore as openEngine } from '../../adapters/storage/index.js';
 import type { Store } from '../../ports/store/index.js';
 import { cliDatabaseArgs } from '../config/database-url.js';
 import { loadPgNotifySlotCache, MemorySlotCache } from '../../adapters/cache/index.js';
-import { systemClock } from '../../adapters/clock/index.js';
+import { loadOffsetFileClock, systemClock } from '../../adapters/clock/index.js';
+import type { Clock } from '../../ports/clock.js';
 import { jcsDigest } from '../../adapters/ids/index.js';
 import { KeyedDigest } from '../../adapters/ids/index.js';
 import { KeyedPageTokens } from '../../adapters/ids/index.js';
@@ -77,6 +78,15 @@ export function openStore(config: ServerConfig): Promise<OpenedStore> {
   });
 }
 
+/** Development: time moved by a file (imported only when configured). */
+async function devClockFrom(path: string, logger: Logger | null): Promise<Clock> {
+  const { offsetFileClock } = await loadOffsetFileClock();
+  logger?.warn('the clock is the real time plus the milliseconds in a file (--dev-clock, development)', {
+    path,
+  });
+  return offsetFileClock(path);
+}
+
 /** Several instances on PostgreSQL tell each other about writes; one SQLite process needs no bus. */
 async function slotCacheFor(
   opened: OpenedStore,
@@ -127,7 +137,9 @@ export async function buildRuntime(
         : simulator;
   const deps: AppDeps = {
     store: traced,
-    clock: systemClock,
+    clock: config.devClock
+      ? await devClockFrom(config.devClock, isServer(config) ? logger : null)
+      : systemClock,
     ids: randomIds,
     digest: jcsDigest,
     requestDigest: new KeyedDigest(auditKey.derive('request')),
