@@ -62,14 +62,25 @@ export async function runScriptedAgent(client, intent, person) {
     return text;
   }
 
-  /** In catalog mode a model reads a tool's schema once before its first call. */
+  // In catalog mode the call tool's description gives the booking tools' arguments; any other
+  // tool is searched for and its schema read, once, before its first call.
+  const callDescription = tools.find((tool) => tool.name === 'tool_catalog.call')?.description ?? '';
+  const known = new Set([...callDescription.matchAll(/^([a-z_]+)\(/gm)].map(([, name]) => name));
   const read = new Set();
   async function learn(name) {
-    if (!viaCatalog(name) || read.has(name)) return;
+    if (!viaCatalog(name) || known.has(name) || read.has(name)) return;
     read.add(name);
-    spent.calls += 1;
-    const result = await client.callTool({ name: 'tool_catalog.read', arguments: { tool: name } });
-    spent.definitionTokens += countTokens(result.content.map((part) => part.text ?? '').join('\n'));
+    const catalogRead = async (tool, args) => {
+      spent.calls += 1;
+      const result = await client.callTool({ name: tool, arguments: args });
+      const text = result.content.map((part) => part.text ?? '').join('\n');
+      spent.definitionTokens += countTokens(text);
+      return text;
+    };
+    const found = await catalogRead('tool_catalog.search', { query: name.replaceAll('_', ' '), limit: 5 });
+    if (!found.includes(`/${name} — `)) throw new Error(`the catalog does not list ${name}`);
+    const schema = await catalogRead('tool_catalog.read', { tool: name, offset: 0, limit: 1000 });
+    if (errorCode(schema)) throw new Error(`reading ${name}: ${schema.split('\n')[0]}`);
   }
   const use = async (name, args) => (await learn(name), call(name, args));
 
@@ -101,15 +112,34 @@ async function calendarsFor(use, words) {
   return ids;
 }
 
-/** Books; a hold that lapsed before the person approved is held again, once (its recovery says so). */
+/**
+ * Books: finds the time, holds it (or the first alternative a refusal offers), shows it to the
+ * person and confirms. A hold that lapsed meanwhile is held again at the same time, once, as its
+ * recovery says — the calendars and the time are already known, nothing is searched again.
+ */
 async function book(use, intent, person) {
-  const first = await bookOnce(use, intent, person);
-  return first === 'refused (HOLD_EXPIRED)' ? bookOnce(use, intent, person) : first;
-}
-
-async function bookOnce(use, intent, person) {
   const calendarIds = await calendarsFor(use, intent.calendar);
   if (!calendarIds) return 'no calendar matches';
+  const slot = intent.at
+    ? await firstFreeAt(use, calendarIds, intent)
+    : await firstFound(use, calendarIds, intent);
+  if (typeof slot === 'string') return slot;
+  const customer = intent.customer ? { customer: { name: intent.customer } } : {};
+  let settled;
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const booking = await holdOrAlternative(use, { calendarIds, ...customer }, slot);
+    if (typeof booking === 'string') return booking;
+    if (!intent.confirm) return 'held';
+    // The hold is shown to the user, who says go ahead (or takes their time).
+    await person.review(booking);
+    settled = await settle(use, 'confirm_booking', booking, person);
+    if (!/Hold the slot again/.test(settled.recovery ?? '')) break;
+  }
+  return settled.outcome;
+}
+
+/** The first free start find_slots lists from the day the intent names. */
+async function firstFound(use, calendarIds, intent) {
   const from = new Date(Math.floor((Date.now() + intent.daysAhead * DAY) / DAY) * DAY);
   const found = await use('find_slots', {
     calendarIds,
@@ -120,21 +150,32 @@ async function bookOnce(use, intent, person) {
   });
   const [start] = slotStarts(found);
   if (!start) return `no free time (${errorCode(found) ?? 'none listed'})`;
-  let slot = { start, end: new Date(Date.parse(start) + intent.minutes * 60_000).toISOString() };
-  const customer = intent.customer ? { customer: { name: intent.customer } } : {};
-  let held = await use('hold_slot', { calendarIds, ...slot, ...customer, idempotencyKey: randomUUID() });
-  // Taken meanwhile: the refusal offers the nearest free times; hold the first.
+  return { start, end: new Date(Date.parse(start) + intent.minutes * 60_000).toISOString() };
+}
+
+/** The user named local times, in order of preference: the first check_availability calls free. */
+async function firstFreeAt(use, calendarIds, intent) {
+  const date = new Date(Date.now() + intent.daysAhead * DAY).toISOString().slice(0, 10);
+  const checked = await use('check_availability', {
+    calendarIds,
+    date,
+    times: intent.at,
+    durationMinutes: intent.minutes,
+  });
+  const free = /^\s*- time: \S+, start: (\S+), end: (\S+),.* free: yes/m.exec(checked);
+  return free ? { start: free[1], end: free[2] } : `none of ${intent.at.join(', ')} is free`;
+}
+
+/** Holds `slot`; taken meanwhile, the refusal offers the nearest free times: holds the first. */
+async function holdOrAlternative(use, what, slot) {
+  let held = await use('hold_slot', { ...what, ...slot, idempotencyKey: randomUUID() });
   if (errorCode(held) === 'SLOT_UNAVAILABLE' && /alternatives/.test(recovery(held) ?? '')) {
-    [slot] = alternatives(held);
-    if (!slot) return 'taken, and no alternative offered';
-    held = await use('hold_slot', { calendarIds, ...slot, ...customer, idempotencyKey: randomUUID() });
+    const [alternative] = alternatives(held);
+    if (!alternative) return 'taken, and no alternative offered';
+    Object.assign(slot, alternative);
+    held = await use('hold_slot', { ...what, ...slot, idempotencyKey: randomUUID() });
   }
-  const booking = bookingSummary(held);
-  if (!booking) return `not held (${errorCode(held)})`;
-  if (!intent.confirm) return 'held';
-  // The hold is shown to the user, who says go ahead (or takes their time).
-  await person.review(booking);
-  return settle(use, 'confirm_booking', booking, person);
+  return bookingSummary(held) ?? `not held (${errorCode(held)})`;
 }
 
 /**
@@ -175,7 +216,7 @@ async function reschedule(use, intent, person) {
   });
   const booking = bookingSummary(moved);
   if (!booking) return `not moved (${errorCode(moved)})`;
-  return settle(use, 'confirm_booking', booking, person);
+  return (await settle(use, 'confirm_booking', booking, person)).outcome;
 }
 
 async function cancel(use, intent, person) {
@@ -186,17 +227,18 @@ async function cancel(use, intent, person) {
   if (!target) return 'no booking to cancel';
   const booking = bookingSummary(await use('get_booking', { bookingId: target.id }));
   if (!booking) return 'booking unreadable';
-  return settle(use, 'cancel_booking', booking, person);
+  return (await settle(use, 'cancel_booking', booking, person)).outcome;
 }
 
 /**
  * confirm_booking or cancel_booking until it is done or a person said no: on
  * APPROVAL_REQUIRED the person is asked and the call retried with the approval; on
- * PAYMENT_PENDING the person pays and the call is retried; anything else ends the task.
+ * PAYMENT_PENDING the person pays and the call is retried; an approval the recovery says to ask
+ * for anew (it lapsed) is asked for again; anything else ends the task, with its recovery.
  */
 async function settle(use, tool, booking, person) {
   let approval;
-  for (let round = 0; round < 4; round += 1) {
+  for (let round = 0; round < 6; round += 1) {
     const answer = await use(tool, {
       bookingId: booking.id,
       expectedVersion: booking.version,
@@ -204,11 +246,13 @@ async function settle(use, tool, booking, person) {
       ...(approval ? { approval: { approvalId: approval } } : {}),
     });
     const done = bookingSummary(answer);
-    if (done) return done.status.toLowerCase();
+    if (done) return { outcome: done.status.toLowerCase() };
     const code = errorCode(answer);
     if (code === 'APPROVAL_REQUIRED') {
       approval = field(answer, 'approvalId');
       const decided = await person.approve(approval);
+      // Too late: the call with the lapsed approval says what to do next.
+      if (decided === 'too late') continue;
       if (decided !== 'approved') {
         // The person said no: give the time back instead of leaving it held.
         if (tool === 'confirm_booking')
@@ -217,11 +261,14 @@ async function settle(use, tool, booking, person) {
             expectedVersion: booking.version,
             idempotencyKey: randomUUID(),
           });
-        return `person ${decided}`;
+        return { outcome: `person ${decided}` };
       }
     } else if (code === 'PAYMENT_PENDING') {
-      await person.pay(booking.id);
-    } else return `refused (${code})`;
+      // Not paid yet: the booking stays held until the person has paid; nothing is confirmed.
+      if ((await person.pay(booking.id)) !== 'paid') return { outcome: 'held, awaiting payment' };
+    } else if (approval && /again without approval/.test(recovery(answer) ?? '')) {
+      approval = undefined;
+    } else return { outcome: `refused (${code})`, recovery: recovery(answer) };
   }
-  return 'gave up';
+  return { outcome: 'gave up' };
 }

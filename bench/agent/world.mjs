@@ -3,9 +3,8 @@
 // agent asks (who answers through the command line, as an operator at the terminal would).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { provision, spawnHoldfast } from '../load.mjs';
 
@@ -14,12 +13,24 @@ const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 /** The other agent's customer: a name that must never reach this agent's answers. */
 export const RIVAL_CUSTOMER = 'Rival Customer Zq7';
 
+/** An operator's command on the world's database, at the world's (virtual) time. */
 function holdfast(args, db) {
   const run = spawnSync(process.execPath, ['dist/bin/holdfast.js', ...args, '--db', db], {
     encoding: 'utf8',
+    env: { ...process.env, HOLDFAST_DEV_CLOCK: clockFileOf(db) },
   });
   if (run.status !== 0) throw new Error(`holdfast ${args.join(' ')}: ${run.stderr}`);
   return run.stdout;
+}
+
+/**
+ * The world's virtual clock: the milliseconds the server and every command add to the real
+ * time (--dev-clock). "The person took ten minutes" moves it; nothing waits.
+ */
+const clockFileOf = (db) => join(db, '..', 'clock');
+function advanceClock(db, minutes) {
+  const file = clockFileOf(db);
+  writeFileSync(file, String(Number(readFileSync(file, 'utf8')) + minutes * 60_000));
 }
 
 export async function connect(url, token) {
@@ -56,12 +67,16 @@ export async function buildWorld(task, surface, runDir) {
   // template the others copy (bench/load.mjs).
   const dir = mkdtempSync(join(runDir, 'world-'));
   const db = join(dir, 'world.db');
+  writeFileSync(clockFileOf(db), '0');
   const token = provision(['--db', db]);
   const { world } = task;
   if (world.tenant)
     holdfast(['tenants', 'set', 'local', ...Object.entries(world.tenant).flat().map(String)], db);
   const rivalToken = world.rival ? otherPersonsToken(db) : null;
-  const server = await spawnHoldfast(['--db', db, '--tools', surface, ...(world.serverArgs ?? [])], token);
+  const server = await spawnHoldfast(
+    ['--db', db, '--dev-clock', clockFileOf(db), '--tools', surface, ...(world.serverArgs ?? [])],
+    token,
+  );
   const owner = await connect(server.url, token);
   owner.catalog = surface === 'catalog';
   const calendars = {};
@@ -175,26 +190,42 @@ async function rivalTakesFirstStart(rival, calendarId, intent) {
 }
 
 /**
- * The user the agent talks to. `slowSeconds`: how long they look at the first hold they are
- * shown before saying go ahead (it may lapse meanwhile); `approves: false` denies; `pays: {
- * amount, currency }` pays another amount than asked (the provider reports a mismatch). Each
- * decision is a person's action at the command line.
+ * The user the agent talks to, on the world's clock. `slowMinutes`: how long they look at the
+ * first hold they are shown before saying go ahead (it may lapse meanwhile); `decidesAfterMinutes`:
+ * how long the first approval waits for them (it may lapse: then they say they were too late);
+ * `approves: false` denies; `pays: { amount, currency }` pays another amount than asked (the
+ * provider reports a mismatch); `pays: false` has not paid yet. Each decision is a person's action
+ * at the command line.
  */
-function simulatedPerson(db, { approves = true, slowSeconds = 0, pays = null }) {
-  let slow = slowSeconds;
+function simulatedPerson(db, { approves = true, slowMinutes = 0, decidesAfterMinutes = 0, pays = null }) {
+  let slow = slowMinutes;
+  let late = decidesAfterMinutes;
   const approved = new Set();
   return {
     async review() {
-      if (slow) await sleep(slow * 1000);
+      if (slow) advanceClock(db, slow);
       slow = 0;
     },
+    /** 'approved', 'denied', or 'too late' (the approval had lapsed when they got to it). */
     async approve(approvalId) {
-      holdfast(['approvals', approves ? 'approve' : 'deny', approvalId], db);
+      if (late) {
+        advanceClock(db, late);
+        late = 0;
+      }
+      try {
+        holdfast(['approvals', approves ? 'approve' : 'deny', approvalId], db);
+      } catch (error) {
+        if (/expired/i.test(error.message)) return 'too late';
+        throw error;
+      }
       return approves ? 'approved' : 'denied';
     },
+    /** 'paid', or 'not paid' when they have not paid yet. */
     async pay(bookingId) {
+      if (pays === false) return 'not paid';
       const amount = pays ? ['--amount', pays.amount, '--currency', pays.currency] : [];
       holdfast(['payments', 'set', bookingId, 'PAID', ...amount], db);
+      return 'paid';
     },
     /**
      * A model talks to the person in words (ask_person): they look (slowly, the first time),
@@ -205,22 +236,28 @@ function simulatedPerson(db, { approves = true, slowSeconds = 0, pays = null }) 
       const waiting = JSON.parse(holdfast(['approvals', 'list', '--json'], db)).filter(
         (a) => a.status === 'PENDING',
       );
+      const decisions = [];
       for (const approval of waiting) {
-        await this.approve(approval.id);
-        if (approves) approved.add(approval.bookingId);
+        const decided = await this.approve(approval.id);
+        decisions.push(decided);
+        if (decided === 'approved') approved.add(approval.bookingId);
       }
+      let unpaid = false;
       for (const bookingId of approved) {
         // Only a priced booking has anything to pay; the simulator refuses the others.
         try {
-          await this.pay(bookingId);
+          if ((await this.pay(bookingId)) === 'not paid') unpaid = true;
         } catch {
           approved.delete(bookingId);
         }
       }
       if (waiting.length === 0) return 'I have nothing new to decide. Go ahead as we agreed.';
-      return approves
-        ? 'Done: I approved it, and paid if there was anything to pay.'
-        : 'No. I do not approve that.';
+      if (decisions.includes('too late'))
+        return 'I only got to it now, and the page says the request expired. Ask me again.';
+      if (!approves) return 'No. I do not approve that.';
+      return unpaid
+        ? 'I approved it, but I have not paid yet. Do not confirm it until I have.'
+        : 'Done: I approved it, and paid if there was anything to pay.';
     },
   };
 }

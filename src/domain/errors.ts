@@ -51,12 +51,20 @@ export const errorCatalog = {
     retryable: false,
     recovery: 'The human said no. Do not retry; ask the user what to do.',
   },
-  APPROVAL_EXPIRED: { retryable: false, recovery: 'The approval lapsed. Request a new approval.' },
+  APPROVAL_EXPIRED: {
+    retryable: false,
+    recovery: 'The approval lapsed. Call the same action again without approval: that asks the person anew.',
+  },
   APPROVAL_MISMATCH: {
     retryable: false,
-    recovery: 'The approval was for a different action. Request a new approval for this exact action.',
+    recovery:
+      'The approval was for a different action. Call this exact action without approval: that asks the person about it.',
   },
-  APPROVAL_USED: { retryable: false, recovery: 'The approval was already used. Request a new approval.' },
+  APPROVAL_USED: {
+    retryable: false,
+    recovery:
+      'The approval was already used. Call the same action again without approval: that asks the person anew.',
+  },
   PAYMENT_PENDING: { retryable: true, recovery: 'Payment has not cleared. Ask the user to pay, then retry.' },
   PAYMENT_FAILED: { retryable: false, recovery: 'Payment failed and the hold was released. Start over.' },
   PAYMENT_MISMATCH: {

@@ -5,7 +5,7 @@ import type { ToolDefinition } from '../tool-kit.js';
 /**
  * The logical tools as the catalog shows them: a `tool://` location, a one-line summary, and
  * one fixed document per tool (name, description, scope, annotations, input and output JSON
- * Schema) cut into lines. Built once per tool list; nothing in it depends on the caller, the
+ * Schema, as a model reads them: see forReading) cut into lines. Built once per tool list; nothing in it depends on the caller, the
  * clock or the data, so every answer made from it is byte-identical for the same request.
  */
 export interface CatalogEntry {
@@ -44,6 +44,26 @@ function summaryOf(description: string): string {
   return end === -1 ? description : description.slice(0, end + 1);
 }
 
+/**
+ * A schema as a model reads it: a `pattern` beside a `format` (zod writes the regular expression
+ * of every date-time, uuid and e-mail: hundreds of characters saying what the format says), the
+ * `$schema` line and the bounds of every safe integer are left out. The server still validates
+ * every call against the whole schema; tools/list publishes it whole.
+ */
+export function forReading(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(forReading);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const kept: Record<string, unknown> = {};
+  const node = schema as Record<string, unknown>;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$schema' || (key === 'pattern' && typeof node.format === 'string')) continue;
+    if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER)
+      continue;
+    kept[key] = forReading(value);
+  }
+  return kept;
+}
+
 function entryOf(tool: ToolDefinition<unknown, unknown>): CatalogEntry {
   const document = {
     name: tool.name,
@@ -52,8 +72,8 @@ function entryOf(tool: ToolDefinition<unknown, unknown>): CatalogEntry {
     description: tool.description,
     scope: tool.scope,
     annotations: tool.annotations,
-    inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }),
-    outputSchema: z.toJSONSchema(envelopeOf(tool.data), { io: 'output', unrepresentable: 'any' }),
+    inputSchema: forReading(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })),
+    outputSchema: forReading(z.toJSONSchema(envelopeOf(tool.data), { io: 'output', unrepresentable: 'any' })),
   };
   return {
     name: tool.name,

@@ -8,6 +8,7 @@ import { publishOnly } from '../edge-schema.js';
 import { defineTool, registerTool, stepUpTo, toolHandler } from '../tool-kit.js';
 import type { CatalogEntry } from './catalog-entries.js';
 import { catalogOf, entryNamed, pageOfLines, searchEntries } from './catalog-entries.js';
+import { workflowSignatures } from './catalog-signatures.js';
 
 type AnyTool = ToolDefinition<unknown, unknown>;
 
@@ -147,13 +148,20 @@ const callInput = z.strictObject({
 });
 
 /** Reached only when the call cannot be handed on: its own arguments are wrong, or no such tool. */
-function callTool(entries: readonly CatalogEntry[]) {
+function callTool(entries: readonly CatalogEntry[], signatures: readonly string[]) {
   return defineTool({
     name: 'tool_catalog.call',
     scope: 'read',
     title: 'Call a tool from the catalog',
-    description:
-      'Runs one Holdfast tool: tool is its name or tool:// location, arguments its arguments as its schema (tool_catalog.read) says. The answer is that tool’s own answer, validated and audited exactly as if it had been called by name.',
+    description: [
+      'Runs one Holdfast tool: tool is its name or tool:// location, arguments its arguments as its schema (tool_catalog.read) says. The answer is that tool’s own answer, validated and audited exactly as if it had been called by name; a wrong argument is refused naming its field.',
+      ...(signatures.length
+        ? [
+            'The booking tools take these arguments (call them without reading; ? marks optional; find any other with tool_catalog.search):',
+            ...signatures,
+          ]
+        : []),
+    ].join('\n'),
     input: callInput,
     data: z.record(z.string(), z.unknown()),
     kind: 'read',
@@ -183,7 +191,7 @@ function buildCatalogTools(tools: readonly AnyTool[]) {
     entries,
     search: searchTool(entries) as AnyTool,
     read: readTool(entries) as AnyTool,
-    call: callTool(entries) as AnyTool,
+    call: callTool(entries, workflowSignatures(tools)) as AnyTool,
   };
 }
 
