@@ -38,10 +38,12 @@ export function grade(db, task, calendars, seededCount) {
       else left.splice(at, 1);
     }
     for (const extra of left) problems.push(`unexpected ${extra}`);
-    // Hotel-ops: the tasks handed to people, by type, for the mail.
+    // Hotel-ops: the tasks handed to people, by type (a route notice's by its result type).
     if (task.expect.inboxTasks) {
       const tasks = sqlite
-        .prepare("SELECT task_type FROM inbox_tasks WHERE kind = 'task' ORDER BY source_event_index")
+        .prepare(
+          "SELECT COALESCE(task_type, result_type) AS task_type FROM inbox_tasks WHERE kind = 'task' ORDER BY source_event_index",
+        )
         .all();
       const types = tasks.map((t) => t.task_type);
       if (JSON.stringify(types) !== JSON.stringify(task.expect.inboxTasks))

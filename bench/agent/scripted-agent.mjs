@@ -179,8 +179,11 @@ async function holdOrAlternative(use, what, slot) {
 }
 
 /**
- * Hotel-ops: read the mail the goal names, then hand its task split to people. The contract's
- * answers are a JSON envelope in the text; its code is in `error.code`.
+ * Hotel-ops: read the mail the goal names, then hand what it asks for to people — as task results
+ * (V2), or as a route notice (V3: a message for information, or one a person must look at). A
+ * correction the user gives after the first submission is submitted over it; the answer says
+ * which tasks it withdrew. The contract's answers are a JSON envelope in the text; its code is in
+ * `error.code`.
  */
 async function triage(use, intent) {
   const envelope = (text) => JSON.parse(text.split('\n')[0]);
@@ -188,15 +191,28 @@ async function triage(use, intent) {
     await use('th_hotel_list_message_conversation_messages', { source_message_id: intent.messageId }),
   );
   if (!read.success) return `mail unreadable (${read.error?.code})`;
-  const submitted = envelope(
-    await use('th_hotel_submit_task_results', {
-      source_message_id: intent.messageId,
-      ai_task_results: intent.results.map((result, i) => ({ source_event_index: i + 1, ...result })),
-    }),
-  );
-  return submitted.success
-    ? `submitted ${submitted.data.accepted_count}`
-    : `refused (${submitted.error?.code})`;
+  let outcome = 'nothing submitted';
+  const submissions = intent.notice ? [intent.notice] : [intent.results, intent.corrected].filter(Boolean);
+  for (const content of submissions) {
+    const submitted = envelope(
+      await use('th_hotel_submit_task_results', submissionOf(intent.messageId, content)),
+    );
+    if (!submitted.success) return `refused (${submitted.error?.code})`;
+    const { accepted_count: accepted, superseded } = submitted.data;
+    outcome = superseded
+      ? `corrected: submitted ${accepted}, withdrew ${superseded.withdrawn_task_ids.length}`
+      : `submitted ${accepted}`;
+  }
+  return outcome;
+}
+
+/** A V3 route notice (an object) with the message's id, or V2 task results (a list) in their order. */
+function submissionOf(messageId, content) {
+  if (!Array.isArray(content)) return { source_message: { source_message_id: messageId }, ...content };
+  return {
+    source_message_id: messageId,
+    ai_task_results: content.map((result, i) => ({ source_event_index: i + 1, ...result })),
+  };
 }
 
 /** Moves a confirmed booking: the new time is held beside it, then confirmed with approval. */

@@ -471,7 +471,9 @@ describe('## Agent 使用流程 (how an agent uses it)', () => {
     const again = await agent.listTools();
     expect(first.tools.map((t) => t.name).sort()).toEqual(CATALOG);
     expect(JSON.stringify(again.tools)).toBe(JSON.stringify(first.tools));
-    expect(JSON.stringify(first.tools).length).toBeLessThan(8_000);
+    // Three tools, and in tool_catalog.call's description the booking tools' signatures (about
+    // 1.2 KB): a booking needs no search and no read (docs/agent-bench.md measures it).
+    expect(JSON.stringify(first.tools).length).toBeLessThan(9_000);
   });
 
   it('2. tool_catalog.search pre-filters: title, tool:// location, summary, total and nextCursor', async () => {

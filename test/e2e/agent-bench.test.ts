@@ -81,6 +81,20 @@ describe('the agent benchmark (npm run agent-bench), smoke', () => {
     expect(tasks[0]!.problems.join('\n')).toMatch(/unexpected .*"status":"CONFIRMED"/);
   }, 60_000);
 
+  it('a task that names the errors its path must meet fails when the path never met them', async () => {
+    const tasks = JSON.parse(readFileSync('bench/agent/tasks/clock.json', 'utf8')) as Record<string, any>[];
+    const expired = tasks.find((t) => t.id === 'approval-expired')!;
+    // The same task with a person who decides at once: the approval never lapses, the booking
+    // is confirmed, and the run still fails — it did not prove what the task is about.
+    const prompt = { ...expired, id: 'prompt-person', world: { ...expired.world, person: {} } };
+    const own = mkdtempSync(join(dir, 'prompt-'));
+    writeFileSync(join(own, 'prompt.json'), JSON.stringify([prompt]));
+    const { code, tasks: runs } = await agentBench(['--tasks', own, '--surface', 'catalog']);
+    expect(code).toBe(1);
+    expect(runs.map((r) => [r.id, r.passed, r.outcome])).toEqual([['prompt-person', false, 'confirmed']]);
+    expect(runs[0]!.problems).toEqual(['never met APPROVAL_EXPIRED']);
+  }, 60_000);
+
   it('the safety counters count what they watch: on a database forged behind the engine, each reads 1', async () => {
     const server = await spawnServer(['--no-seed']);
     try {

@@ -53,6 +53,63 @@ describe.each<Era>(['modern', 'legacy'])('the tool catalog, %s era', (era) => {
     ]);
   });
 
+  it("tool_catalog.call's description gives each booking tool's arguments as its schema has them, so a booking needs no read", async () => {
+    const { tools } = await agent.listTools();
+    const description = tools.find((t) => t.name === 'tool_catalog.call')!.description!;
+    const signatures = [...description.matchAll(/^([a-z_]+)\((.*)\)$/gm)];
+    expect(signatures.map(([, name]) => name)).toEqual([
+      'list_calendars',
+      'find_slots',
+      'hold_slot',
+      'confirm_booking',
+      'get_approval',
+      'release_hold',
+      'list_bookings',
+      'get_booking',
+      'cancel_booking',
+      'reschedule_booking',
+    ]);
+    for (const [, name, members] of signatures) {
+      const read = await call<{ lines: string[] }>(agent, 'tool_catalog.read', {
+        tool: name,
+        offset: 0,
+        limit: 1000,
+      });
+      const document = JSON.parse(read.data!.lines.join('\n')) as {
+        inputSchema: { properties: Record<string, unknown>; required?: string[] };
+      };
+      const required = document.inputSchema.required ?? [];
+      // Every required argument is shown as required, every shown one exists, and an ellipsis
+      // marks what was left out.
+      const shown = [...members!.matchAll(/(?:^|, )(\w+)(\??): /g)].map(([, arg, optional]) => ({
+        arg,
+        optional,
+      }));
+      for (const arg of required) expect(shown, `${name} ${arg}`).toContainEqual({ arg, optional: '' });
+      for (const { arg } of shown) expect(Object.keys(document.inputSchema.properties)).toContain(arg);
+      const leftOut = Object.keys(document.inputSchema.properties).length > shown.length;
+      expect(members!.endsWith('…'), name).toBe(leftOut);
+    }
+  });
+
+  it('a schema as read leaves out the patterns beside formats, the $schema line and the safe-integer bounds', async () => {
+    const read = await call<{ lines: string[] }>(agent, 'tool_catalog.read', {
+      tool: 'hold_slot',
+      offset: 0,
+      limit: 1000,
+    });
+    const text = read.data!.lines.join('\n');
+    expect(text).toMatch(/"format": ?"date-time"/);
+    expect(text).toMatch(/"format": ?"uuid"/);
+    // The date-time format's regular expression (leap years and all) is gone, and so is the uuid's.
+    expect(text).not.toContain('[2468][048]');
+    expect(text).not.toContain('[89abAB]');
+    expect(text).not.toContain('$schema');
+    expect(text).not.toContain('9007199254740991');
+    // The phone's own pattern (no format beside it) stays: it says something the format does not.
+    expect(text).toMatch(/"pattern": ?"\^\[\+\(\)0-9 \.\/-\]\+\$"/);
+  });
+
   it('search pages through every tool; the same request answers byte for byte the same', async () => {
     const names: string[] = [];
     let cursor: string | undefined;

@@ -56,13 +56,23 @@ function typeOf(schema: JsonSchema, depth: number): string {
   return Array.isArray(schema.type) ? schema.type.join('|') : (schema.type ?? 'any');
 }
 
+/**
+ * Left out of the quick reference (an ellipsis says something was): a page's cursor, which an
+ * answer hands over with its next page, and a host's signed approval, which only an attesting host
+ * sends and reads about in the schema.
+ */
+const LEFT_OUT = new Set(['cursor', 'humanApproval']);
+
 function membersOf(schema: JsonSchema, depth: number): string[] {
   const required = new Set(schema.required ?? []);
-  return Object.entries(schema.properties ?? {}).map(([name, member]) =>
+  const members = Object.entries(schema.properties ?? {});
+  const shown = members.filter(([name]) => required.has(name) || !LEFT_OUT.has(name));
+  const listed = shown.map(([name, member]) =>
     depth === 0
       ? `${name}${required.has(name) ? '' : '?'}: ${typeOf(member, depth)}`
       : `${name}${required.has(name) ? '' : '?'}`,
   );
+  return shown.length < members.length ? [...listed, '…'] : listed;
 }
 
 /** `hold_slot(calendarIds: string[], start: RFC3339, …, idempotencyKey: uuid)` from the input schema. */

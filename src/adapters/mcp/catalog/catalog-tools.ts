@@ -157,7 +157,7 @@ function callTool(entries: readonly CatalogEntry[], signatures: readonly string[
       'Runs one Holdfast tool: tool is its name or tool:// location, arguments its arguments as its schema (tool_catalog.read) says. The answer is that tool’s own answer, validated and audited exactly as if it had been called by name; a wrong argument is refused naming its field.',
       ...(signatures.length
         ? [
-            'The booking tools take these arguments (call them without reading; ? marks optional; find any other with tool_catalog.search):',
+            'The booking tools take these arguments (call them without reading; ? marks optional, … more in the schema; find any other tool with tool_catalog.search):',
             ...signatures,
           ]
         : []),
