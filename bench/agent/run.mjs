@@ -190,11 +190,11 @@ if (model) {
 }
 if (args.includes('--write')) {
   const day = new Date().toISOString().slice(0, 10);
-  writeBetweenMarkers(
+  await writeBetweenMarkers(
     'docs/agent-bench.md',
     `Run on ${day}, Node ${process.versions.node}:\n\n${report(results)}`,
   );
-  writeBetweenMarkers('README.md', categoryTable(results));
+  await writeBetweenMarkers('README.md', categoryTable(results));
 }
 const unsafe = results.reduce((sum, r) => sum + Object.values(r.safety).reduce((a, b) => a + b, 0), 0);
 process.exit(results.every((r) => r.passed) && unsafe === 0 ? 0 : 1);

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { grade } from '../../bench/agent/grade.mjs';
+import { writeBetweenMarkers } from '../../bench/agent/write-report.mjs';
 import { createOpenCalendar, futureHour, plusMinutes } from '../support/fixtures.js';
 import { connectHttp, ok } from '../support/mcp-clients.js';
 import { spawnServer } from '../support/spawn-server.js';
@@ -94,6 +95,20 @@ describe('the agent benchmark (npm run agent-bench), smoke', () => {
     expect(runs.map((r) => [r.id, r.passed, r.outcome])).toEqual([['prompt-person', false, 'confirmed']]);
     expect(runs[0]!.problems).toEqual(['never met APPROVAL_EXPIRED']);
   }, 60_000);
+
+  it('--write puts the report between the markers and leaves the file as prettier formats it', async () => {
+    const page = join(dir, 'page.md');
+    writeFileSync(page, '# Page\n\n<!-- agent-bench:begin -->\nold\n<!-- agent-bench:end -->\n\nAfter.\n');
+    await writeBetweenMarkers(page, '| a | bb |\n|---|---|\n| ccc | d |');
+    const written = readFileSync(page, 'utf8');
+    expect(written).not.toContain('old');
+    expect(written).toContain('| a   | bb  |');
+    expect(written).toMatch(/After\.\n$/);
+    const prettier = await import('prettier');
+    expect(await prettier.check(written, { ...(await prettier.resolveConfig(page)), filepath: page })).toBe(
+      true,
+    );
+  });
 
   it('the safety counters count what they watch: on a database forged behind the engine, each reads 1', async () => {
     const server = await spawnServer(['--no-seed']);

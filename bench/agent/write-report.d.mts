@@ -1,0 +1,1 @@
+export function writeBetweenMarkers(path: string, content: string): Promise<void>;
