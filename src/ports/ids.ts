@@ -24,4 +24,5 @@ export type IdPrefix =
   | 'read'
   | 'ing'
   | 'feed'
-  | 'sub';
+  | 'sub'
+  | 'rule';

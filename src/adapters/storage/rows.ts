@@ -52,7 +52,7 @@ export interface BookingRow {
   replaces: string | null;
 }
 
-const num = (v: number | string): number => Number(v);
+export const num = (v: number | string): number => Number(v);
 
 // Calendars are read on every slot search; parse each distinct availability document once.
 const parsedAvailability = new Map<string, Availability>();
@@ -173,6 +173,7 @@ export interface ApprovalRow {
   decided_at: number | string | null;
   decided_by: string | null;
   burned_reason: string | null;
+  standing_rule_id?: string | null;
 }
 
 export function approvalFromRow(row: ApprovalRow): Approval {
@@ -191,6 +192,7 @@ export function approvalFromRow(row: ApprovalRow): Approval {
     decidedAt: row.decided_at === null ? null : num(row.decided_at),
     decidedBy: row.decided_by,
     burnedReason: row.burned_reason,
+    standingRuleId: row.standing_rule_id ?? null,
   };
 }
 
@@ -210,6 +212,7 @@ export function approvalToRow(a: Approval): ApprovalRow {
     decided_at: a.decidedAt,
     decided_by: a.decidedBy,
     burned_reason: a.burnedReason,
+    standing_rule_id: a.standingRuleId ?? null,
   };
 }
 

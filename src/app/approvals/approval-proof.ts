@@ -16,6 +16,7 @@ import type { StoreTx } from '../../ports/store/index.js';
 import type { PendingApproval } from './approvals.js';
 import { openApproval, ownApproval } from './approvals.js';
 import type { CallContext } from '../call-context.js';
+import { candidateOf, standingRuleFor, useStandingRule } from './standing-rules.js';
 import { refusedWith } from '../call-context.js';
 import type { AppDeps } from '../deps.js';
 
@@ -44,7 +45,11 @@ export class UserApprovalNeeded extends Error {
 export type Authorization =
   | { readonly kind: 'direct' }
   | { readonly kind: 'approval'; readonly approval: Approval }
-  | { readonly kind: 'attestation'; readonly approvalId: string };
+  | { readonly kind: 'attestation'; readonly approvalId: string }
+  | { readonly kind: 'standing'; readonly use: StandingUse };
+
+/** A person's standing rule that covers this change; its per-day limits are counted at commit. */
+type StandingUse = Parameters<typeof useStandingRule>[3];
 
 /** The user answered the elicitation: decide the pending approval it was about, if it still fits this call. */
 async function recordUserAnswer(
@@ -97,13 +102,22 @@ function useBy(
   };
 }
 
-/** Marks the proof as used in the committing transaction; a concurrent second use loses. */
+/**
+ * Marks the proof as used in the committing transaction; a concurrent second use loses. A
+ * standing rule records the approval it gives, or throws StandingRuleSpent when it stopped
+ * standing or its day is used up (then a person is asked, as without it).
+ */
 export async function spend(
+  deps: AppDeps,
   tx: StoreTx,
   principal: Principal,
   authorization: Authorization,
   now: number,
 ): Promise<void> {
+  if (authorization.kind === 'standing') {
+    await useStandingRule(deps, tx, principal, authorization.use, now);
+    return;
+  }
   const used = new DomainError('APPROVAL_USED', 'This approval was already used.');
   if (
     authorization.kind === 'approval' &&
@@ -183,6 +197,23 @@ export async function authorize(
   }
 
   const answer = call.elicitation?.answer;
+  // A rule the person set for changes like this one approves it at once (its day's limits are
+  // counted when it commits); a host's attestation or the user's own answer is never overridden.
+  if (!input.humanApproval && !answer) {
+    const candidate = candidateOf(current.intent, booking);
+    const rule = await standingRuleFor(deps, principal, candidate, booking);
+    if (rule)
+      return {
+        kind: 'standing',
+        use: {
+          rule,
+          candidate,
+          intent: current.intent,
+          intentHash: current.intentHash,
+          bookingId: booking.id,
+        },
+      };
+  }
   // The user's answer to an elicitation the host put to them (the transport offers one only
   // where the host, not the model, answers it: stdio).
   const asksUser = policy === 'attested' || policy === 'draft';
@@ -192,6 +223,23 @@ export async function authorize(
       approval: await recordUserAnswer(deps, principal, action, booking, current, answer),
     };
 
+  return requirePerson(deps, principal, action, booking, input, call);
+}
+
+/**
+ * Opens a pending approval of this exact change and refuses the call with it (or, where the host
+ * answers elicitations, asks the user): a person must decide.
+ */
+export async function requirePerson(
+  deps: AppDeps,
+  principal: Principal,
+  action: GatedAction,
+  booking: Booking,
+  input: ProofRequest,
+  call: CallContext,
+): Promise<never> {
+  const policy = principal.writePolicy;
+  const asksUser = policy === 'attested' || policy === 'draft';
   const elicit = asksUser && call.elicitation !== undefined && !input.humanApproval;
   const required = (pending: PendingApproval) =>
     new DomainError(

@@ -14,7 +14,8 @@ import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import type { CallEnd } from '../../ports/audit.js';
 import type { ProofRequest } from '../approvals/approval-proof.js';
-import { authorize, spend } from '../approvals/approval-proof.js';
+import { authorize, requirePerson, spend } from '../approvals/approval-proof.js';
+import { StandingRuleSpent } from '../approvals/standing-rules.js';
 import { requireWriter } from '../authorize.js';
 import type { CallContext } from '../call-context.js';
 import type { AppDeps } from '../deps.js';
@@ -106,36 +107,43 @@ export async function gatedBookingChange(
       ? await requireCleared(deps, booking, call.traceId)
       : { verdict: 'PAID' as const, paidAt: null };
 
-  const outcome = await deps.store.write((tx) =>
-    idempotent(deps, tx, record, async () => {
-      const now = deps.clock.now();
-      const current = await loadOwnBooking(tx, principal, input.bookingId);
-      if (verdict === 'FAILED' || verdict === 'CLOSED') {
-        if (current.version !== input.expectedVersion) dryRun(action, current, input.expectedVersion, now);
-        const failed = failPayment(current, verdict, now);
-        await tx.bookings.update(failed);
-        return { paymentFailed: verdict, snapshot: await snapshotOf(tx, failed) };
-      }
-      if (action === 'confirm_booking' && booking.price !== null && isHoldLapsed(current, now)) {
-        // Money arrived for time we no longer hold: never confirm it, flag it for a human.
-        const flagged = flagPaidAfterLapse(current, paidAt ?? now, now);
-        await tx.bookings.update(flagged);
-        return { lapsedButPaid: true, snapshot: await snapshotOf(tx, flagged) };
-      }
-      const next = dryRun(action, current, input.expectedVersion, now);
-      await spend(tx, principal, authorization, now);
-      if (action === 'confirm_booking' && current.replaces) {
-        const stored = await completeMove(deps, tx, next, intent, now);
+  const commit = () =>
+    deps.store.write((tx) =>
+      idempotent(deps, tx, record, async () => {
+        const now = deps.clock.now();
+        const current = await loadOwnBooking(tx, principal, input.bookingId);
+        if (verdict === 'FAILED' || verdict === 'CLOSED') {
+          if (current.version !== input.expectedVersion) dryRun(action, current, input.expectedVersion, now);
+          const failed = failPayment(current, verdict, now);
+          await tx.bookings.update(failed);
+          return { paymentFailed: verdict, snapshot: await snapshotOf(tx, failed) };
+        }
+        if (action === 'confirm_booking' && booking.price !== null && isHoldLapsed(current, now)) {
+          // Money arrived for time we no longer hold: never confirm it, flag it for a human.
+          const flagged = flagPaidAfterLapse(current, paidAt ?? now, now);
+          await tx.bookings.update(flagged);
+          return { lapsedButPaid: true, snapshot: await snapshotOf(tx, flagged) };
+        }
+        const next = dryRun(action, current, input.expectedVersion, now);
+        await spend(deps, tx, principal, authorization, now);
+        if (action === 'confirm_booking' && current.replaces) {
+          const stored = await completeMove(deps, tx, next, intent, now);
+          return { snapshot: await snapshotOf(tx, stored) };
+        }
+        const stored =
+          action === 'confirm_booking' && booking.price !== null ? markPaid(next, paidAt ?? now) : next;
+        await tx.bookings.update(stored);
+        // The refund owed is part of the cancellation: it commits (and is announced) with it, or not at all.
+        if (owesRefund(stored)) await recordBookingEvent(tx, deps.ids, 'booking.refund_due', stored, now);
         return { snapshot: await snapshotOf(tx, stored) };
-      }
-      const stored =
-        action === 'confirm_booking' && booking.price !== null ? markPaid(next, paidAt ?? now) : next;
-      await tx.bookings.update(stored);
-      // The refund owed is part of the cancellation: it commits (and is announced) with it, or not at all.
-      if (owesRefund(stored)) await recordBookingEvent(tx, deps.ids, 'booking.refund_due', stored, now);
-      return { snapshot: await snapshotOf(tx, stored) };
-    }),
-  );
+      }),
+    );
+  // A standing rule revoked, lapsed or used up for the day since the check: a person decides.
+  const outcome = await commit().catch((error: unknown) => {
+    if (error instanceof StandingRuleSpent)
+      return requirePerson(deps, principal, action, booking, input, call);
+    throw error;
+  });
   deps.slotCache.invalidate(principal.tenantId, [...booking.calendarIds, ...(moved?.calendarIds ?? [])]);
   return settle(outcome);
 }

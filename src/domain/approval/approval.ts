@@ -22,6 +22,8 @@ export interface Approval {
   readonly decidedBy: string | null;
   /** Why a use failed and burned it, for the audit trail. */
   readonly burnedReason: string | null;
+  /** The standing rule that approved it at once, when a person's rule (not the person) decided. */
+  readonly standingRuleId?: string | null;
 }
 
 /** The approval window of a tenant that never set one (`holdfast tenants set --approval-window`). */

@@ -15,6 +15,7 @@ import { oauthHelp } from './commands/oauth.help.js';
 import { paymentsHelp } from './commands/payments.help.js';
 import { probeHelp } from './commands/probe.help.js';
 import { serveHelp, stdioHelp } from './commands/server.help.js';
+import { standingRulesHelp } from './commands/standing-rules.help.js';
 import { webhooksHelp } from './commands/webhooks.help.js';
 
 export type { CommandDoc } from './command-doc.js';
@@ -118,6 +119,21 @@ export const optionDocs: Record<string, string> = {
   'disable-tool': '--disable-tool NAME     switch a contract tool off (MCP_TOOL_DISABLED); repeatable',
   'max-body-mb':
     '--max-body-mb N         largest request in MB (default 10 with --profile hotel-ops, else 0.25)',
+  actions: '--actions A,B             standing-rules grant: confirm, cancel, move (default confirm)',
+  calendars: '--calendars C,D          standing-rules grant: calendar ids or names, or any (default any)',
+  'max-per-booking': '--max-per-booking "80.00 EUR"  standing-rules grant: the most one booking may cost',
+  'max-per-day':
+    '--max-per-day "200.00 EUR"  standing-rules grant: the most its bookings may cost in one day',
+  weekdays:
+    '--weekdays mon-fri       standing-rules grant: local weekdays, a range or a list (default every day)',
+  hours: '--hours 09:00-17:00      standing-rules grant: local hours a booking must lie within (default any)',
+  'bookings-per-day': '--bookings-per-day N     standing-rules grant: the most it approves in one local day',
+  customers:
+    '--customers any|known    standing-rules grant: known: only customers with a booking confirmed before (default any)',
+  connection:
+    '--connection TOKEN_ID    standing-rules grant: only that agent connection of the person (default all of theirs)',
+  days: '--days N                 standing-rules grant: how long it stands, 1-90 days (default 30)',
+  zone: "--zone IANA              standing-rules grant: where its weekdays, hours and days are read (default the calendars' zone, else UTC)",
   'counter-offers':
     '--counter-offers on|off  whether a refused time names other free times (alternatives); off for the whole tenant (default on)',
   'tool-profile':
@@ -151,6 +167,7 @@ export const commands: readonly CommandDoc[] = [
   stdioHelp,
   dbHelp,
   approvalsHelp,
+  standingRulesHelp,
   paymentsHelp,
   sweepHelp,
   reconciliationHelp,

@@ -49,6 +49,7 @@ export async function runOperatorCommand(config: ServerConfig, print: Print): Pr
 
 const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   approvals: 'approval',
+  'standing-rules': 'approval',
   payments: 'admin',
   sweep: 'admin',
   reconciliation: 'read',
@@ -77,6 +78,8 @@ async function run(
       return (await import('./commands/db.js')).migrate(config, print);
     case 'approvals':
       return (await import('./commands/approvals.js')).approvals(runtime, config, print, call);
+    case 'standing-rules':
+      return (await import('./commands/standing-rules.js')).standingRules(runtime, config, print, call);
     case 'payments':
       return (await import('./commands/payments.js')).payments(runtime, config, print, call);
     case 'sweep':

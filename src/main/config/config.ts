@@ -126,6 +126,8 @@ export interface ServerConfig {
     readonly maxOpenApprovalsPerPerson?: string;
     readonly approvalWindow?: string;
     readonly counterOffers?: string;
+    /** standing-rules grant: the rule's bounds, as the person typed them (checked by the command). */
+    readonly rule?: { readonly [K in StandingRuleOption]?: string };
     /** webhooks add --events all|TYPE,… and --include-contact */
     readonly events?: string;
     readonly includeContact?: boolean;
@@ -198,6 +200,17 @@ const OPTIONS = {
   'max-open-approvals-per-person': { type: 'string' },
   'approval-window': { type: 'string' },
   'counter-offers': { type: 'string' },
+  actions: { type: 'string' },
+  calendars: { type: 'string' },
+  'max-per-booking': { type: 'string' },
+  'max-per-day': { type: 'string' },
+  weekdays: { type: 'string' },
+  hours: { type: 'string' },
+  'bookings-per-day': { type: 'string' },
+  customers: { type: 'string' },
+  connection: { type: 'string' },
+  days: { type: 'string' },
+  zone: { type: 'string' },
   'write-policy': { type: 'string' },
   payments: { type: 'string' },
   'public-url': { type: 'string' },
@@ -236,6 +249,18 @@ const OPTIONS = {
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 type OptionName = keyof typeof OPTIONS;
+type StandingRuleOption =
+  | 'actions'
+  | 'calendars'
+  | 'maxPerBooking'
+  | 'maxPerDay'
+  | 'weekdays'
+  | 'hours'
+  | 'bookingsPerDay'
+  | 'customers'
+  | 'connection'
+  | 'days'
+  | 'zone';
 /** Every option any command can take; each command's page declares which of them it does. */
 export const OPTION_NAMES = Object.keys(OPTIONS) as readonly OptionName[];
 /** Every command answers these, whatever it declares. */
@@ -519,6 +544,19 @@ export function readConfig(
       approvalWindow: values['approval-window'],
       counterOffers: values['counter-offers'],
       every: values.every,
+      rule: {
+        actions: values.actions,
+        calendars: values.calendars,
+        maxPerBooking: values['max-per-booking'],
+        maxPerDay: values['max-per-day'],
+        weekdays: values.weekdays,
+        hours: values.hours,
+        bookingsPerDay: values['bookings-per-day'],
+        customers: values.customers,
+        connection: values.connection,
+        days: values.days,
+        zone: values.zone,
+      },
     },
   };
   const refused = config.allowPrivateUpstreams ? null : refusedUpstream(config);

@@ -4,7 +4,7 @@ import type { Instant } from '../../domain/time/instant.js';
 /** People's decisions about exact actions, and the host attestations already used. */
 export interface ApprovalStore {
   /** Adds a pending approval with the digest of its one-time page token. */
-  insert(approval: Approval, pageTokenHash: string): Promise<void>;
+  insert(approval: Approval, pageTokenHash: string | null): Promise<void>;
   /** The tenant's approval with this id; null when there is none in the tenant. */
   get(tenantId: string, id: string): Promise<Approval | null>;
   /** The approval a one-time page token opens, if the token is still unspent. */
@@ -19,6 +19,8 @@ export interface ApprovalStore {
   ofBooking(tenantId: string, bookingId: string): Promise<Approval[]>;
   /** Approvals still PENDING and not expired at `now` in the tenant, or of one person in it (quotas). */
   countOpen(tenantId: string, now: Instant, subject?: string): Promise<number>;
+  /** The approvals a standing rule made, decided in [from, to) (its per-day limits count them). */
+  usesOfRule(tenantId: string, ruleId: string, from: Instant, to: Instant): Promise<Approval[]>;
   /** Remembers a host-attested approval id; false when it was seen before (a replay). */
   recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean>;
   /** Whether a host-attested approval id was used before. */

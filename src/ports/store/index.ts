@@ -1,4 +1,5 @@
 import type { ApprovalStore } from './approvals.js';
+import type { StandingRuleStore } from './standing-rules.js';
 import type { AuditStore } from './audit.js';
 import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
@@ -13,6 +14,7 @@ import type { SimulatedPaymentStore } from './simulated-payments.js';
 import type { WebhookStore } from './webhooks.js';
 
 export type { ApprovalStore } from './approvals.js';
+export type { StandingRuleStore } from './standing-rules.js';
 export type { AuditStore } from './audit.js';
 export type {
   BookingQuery,
@@ -64,6 +66,8 @@ export interface Aggregates {
   readonly customers: CustomerStore;
   readonly idempotency: IdempotencyStore;
   readonly approvals: ApprovalStore;
+  /** People's standing approvals. */
+  readonly standingRules: StandingRuleStore;
   readonly simulatedPayments: SimulatedPaymentStore;
   readonly audit: AuditStore;
   readonly tenants: TenantStore;

@@ -879,4 +879,24 @@ CREATE TRIGGER tenants_credentials_changed AFTER UPDATE OR DELETE
 ALTER TABLE calendars ADD COLUMN tags text;
 ALTER TABLE tenants ADD COLUMN offer_alternatives integer NOT NULL DEFAULT 1;`,
   },
+  {
+    version: 26,
+    name: "people's standing approvals: rules under which their agents' changes are approved at once, and the approvals each made",
+    sql: `CREATE TABLE standing_rules (
+  tenant_id text NOT NULL,
+  id text NOT NULL,
+  person_id text NOT NULL,
+  person_name text NOT NULL,
+  connection_id text,
+  bounds text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  revoked_at bigint,
+  granted_via text NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+);
+CREATE INDEX standing_rules_person ON standing_rules (tenant_id, person_id, created_at);
+ALTER TABLE approvals ADD COLUMN standing_rule_id text;
+CREATE INDEX approvals_standing_rule ON approvals (tenant_id, standing_rule_id, decided_at) WHERE standing_rule_id IS NOT NULL;`,
+  },
 ];

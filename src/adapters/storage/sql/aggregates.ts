@@ -15,6 +15,7 @@ import { InboxSql } from './inbox-sql.js';
 import { OAuthSql } from './oauth-sql.js';
 import { PasskeysSql } from './passkeys-sql.js';
 import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
+import { StandingRulesSql } from './standing-rules-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 import { WebhooksSql } from './webhooks-sql.js';
 
@@ -38,6 +39,7 @@ export const SQL_AGGREGATES: { readonly [K in AggregateName]: AggregateClass<K> 
   customers: CustomersSql,
   idempotency: IdempotencySql,
   approvals: ApprovalsSql,
+  standingRules: StandingRulesSql,
   simulatedPayments: SimulatedPaymentsSql,
   audit: AuditSql,
   tenants: TenantsSql,

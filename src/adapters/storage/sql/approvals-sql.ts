@@ -8,12 +8,12 @@ import type { SqlRunner } from './sql-runner.js';
 export class ApprovalsSql implements ApprovalStore {
   constructor(private readonly db: SqlRunner) {}
 
-  async insert(approval: Approval, pageTokenHash: string): Promise<void> {
+  async insert(approval: Approval, pageTokenHash: string | null): Promise<void> {
     const r = approvalToRow(approval);
     await this.db.run(
       `INSERT INTO approvals (tenant_id, id, subject, client_id, action, booking_id, intent, intent_hash, status,
-         created_at, expires_at, decided_at, decided_by, burned_reason, page_token_hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         created_at, expires_at, decided_at, decided_by, burned_reason, page_token_hash, standing_rule_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         r.tenant_id,
         r.id,
@@ -30,6 +30,7 @@ export class ApprovalsSql implements ApprovalStore {
         r.decided_by,
         r.burned_reason,
         pageTokenHash,
+        r.standing_rule_id,
       ],
     );
   }
@@ -40,6 +41,14 @@ export class ApprovalsSql implements ApprovalStore {
       id,
     ]);
     return row ? approvalFromRow(row) : null;
+  }
+
+  async usesOfRule(tenantId: string, ruleId: string, from: Instant, to: Instant): Promise<Approval[]> {
+    const rows = await this.db.all<ApprovalRow>(
+      `SELECT * FROM approvals WHERE tenant_id = ? AND standing_rule_id = ? AND decided_at >= ? AND decided_at < ?`,
+      [tenantId, ruleId, from, to],
+    );
+    return rows.map(approvalFromRow);
   }
 
   async getByPageToken(pageTokenHash: string): Promise<Approval | null> {

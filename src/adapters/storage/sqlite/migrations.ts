@@ -739,6 +739,26 @@ CREATE TABLE installation (
 ALTER TABLE calendars ADD COLUMN tags TEXT;
 ALTER TABLE tenants ADD COLUMN offer_alternatives INTEGER NOT NULL DEFAULT 1;`,
   },
+  {
+    version: 26,
+    name: "people's standing approvals: rules under which their agents' changes are approved at once, and the approvals each made",
+    sql: `CREATE TABLE standing_rules (
+  tenant_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  person_id TEXT NOT NULL,
+  person_name TEXT NOT NULL,
+  connection_id TEXT,
+  bounds TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  revoked_at INTEGER,
+  granted_via TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+);
+CREATE INDEX standing_rules_person ON standing_rules (tenant_id, person_id, created_at);
+ALTER TABLE approvals ADD COLUMN standing_rule_id TEXT;
+CREATE INDEX approvals_standing_rule ON approvals (tenant_id, standing_rule_id, decided_at) WHERE standing_rule_id IS NOT NULL;`,
+  },
 ];
 
 /**

@@ -1,0 +1,231 @@
+import type { Approval } from '../../domain/approval/approval.js';
+import type { Intent } from '../../domain/approval/intent.js';
+import type { RuleAction, StandingRule, StandingRuleBounds } from '../../domain/approval/standing-rule.js';
+import {
+  dayOfUse,
+  decidedByRule,
+  isLive,
+  revoke,
+  ruleExpiry,
+  validateBounds,
+  whyNot,
+  withinDailyLimits,
+} from '../../domain/approval/standing-rule.js';
+import type { Booking } from '../../domain/booking/booking.js';
+import type { Money } from '../../domain/booking/money.js';
+import { DomainError, invalidArgument } from '../../domain/errors.js';
+import type { Person } from '../../domain/identity/identity.js';
+import { mayApprove } from '../../domain/identity/identity.js';
+import type { Principal } from '../../domain/identity/principal.js';
+import type { Instant } from '../../domain/time/instant.js';
+import { parseInstant } from '../../domain/time/instant.js';
+import type { StoreTx } from '../../ports/store/index.js';
+import type { AppDeps } from '../deps.js';
+import type { WriteCall } from '../idempotent.js';
+
+/** A person granting a rule, and how they proved who they are ("console (passkey)", "cli operator"). */
+export interface Grantor {
+  readonly person: Person;
+  readonly via: string;
+}
+
+export interface RuleGrant extends StandingRuleBounds {
+  /** One of the person's own agent connections (a token id), or null for all of them. */
+  readonly connectionId: string | null;
+  /** How many days it stands (1–90). */
+  readonly days: number;
+}
+
+/**
+ * A person grants a standing rule for their own agents. Only an owner or approver (someone who
+ * may approve at all), only for themself, only over calendars and connections of theirs.
+ */
+export async function grantStandingRule(
+  deps: AppDeps,
+  grantor: Grantor,
+  grant: RuleGrant,
+  call: WriteCall = {},
+): Promise<StandingRule> {
+  const { person } = grantor;
+  if (!mayApprove(person))
+    throw new DomainError(
+      'FORBIDDEN',
+      'Only an owner or approver may approve, and so grant standing rules.',
+      {},
+    );
+  validateBounds(grant, grant.days);
+  return deps.store.write(async (tx) => {
+    if (grant.calendarIds) {
+      const found = await tx.calendars.get(person.tenantId, grant.calendarIds);
+      if (found.length !== new Set(grant.calendarIds).size)
+        throw invalidArgument('calendars', 'every calendar must be one of this tenant’s');
+    }
+    if (grant.connectionId !== null) {
+      const tokens = await tx.tokens.listTokens(person.tenantId);
+      if (!tokens.some((t) => t.id === grant.connectionId && t.personId === person.id))
+        throw invalidArgument('connection', 'one of your own agent connections (a token id)');
+    }
+    const now = deps.clock.now();
+    const { days: _days, connectionId, ...bounds } = grant;
+    const rule: StandingRule = {
+      ...bounds,
+      id: deps.ids.newId('rule'),
+      tenantId: person.tenantId,
+      personId: person.id,
+      personName: person.displayName || person.email,
+      connectionId,
+      createdAt: now,
+      expiresAt: ruleExpiry(now, grant.days),
+      revokedAt: null,
+      grantedVia: grantor.via,
+    };
+    await tx.standingRules.insert(rule);
+    await call.audit?.recordIn(tx);
+    return rule;
+  });
+}
+
+/** Revokes a rule of the tenant at once: a confirmation it would approve from now on goes to a person. */
+export async function revokeStandingRule(
+  deps: AppDeps,
+  tenantId: string,
+  ruleId: string,
+  call: WriteCall = {},
+): Promise<StandingRule> {
+  return deps.store.write(async (tx) => {
+    const rule = await tx.standingRules.get(tenantId, ruleId);
+    if (!rule) throw new DomainError('NOT_FOUND', `No standing rule ${ruleId}.`, {});
+    const revoked = revoke(rule, deps.clock.now());
+    if (!(await tx.standingRules.revoke(tenantId, ruleId, revoked.revokedAt!)))
+      throw new DomainError('INVALID_STATE', `Standing rule ${ruleId} was already revoked.`, {});
+    await call.audit?.recordIn(tx);
+    return revoked;
+  });
+}
+
+/** The tenant's rules (or one person's), newest first, standing or not. */
+export function listStandingRules(
+  deps: AppDeps,
+  tenantId: string,
+  personId?: string,
+): Promise<StandingRule[]> {
+  return deps.store.read((tx) => tx.standingRules.list(tenantId, personId));
+}
+
+/** What a rule judges of a gated change, from the intent being approved. */
+export interface RuleCandidate {
+  readonly action: RuleAction;
+  readonly calendarIds: readonly string[];
+  readonly start: Instant;
+  readonly end: Instant;
+  readonly price: Money | null;
+}
+
+export function candidateOf(intent: Intent, booking: Booking): RuleCandidate {
+  const start = parseInstant(intent.start, 'intent.start');
+  const end = parseInstant(intent.end, 'intent.end');
+  if (intent.action === 'cancel_booking')
+    return { action: 'cancel', calendarIds: booking.calendarIds, start, end, price: null };
+  // A move carries the moved booking's payment: it costs nothing new.
+  if (intent.replaces) return { action: 'move', calendarIds: intent.calendarIds, start, end, price: null };
+  const price =
+    intent.amount !== null && intent.currency !== null
+      ? { amount: intent.amount, currency: intent.currency }
+      : null;
+  return { action: 'confirm', calendarIds: intent.calendarIds, start, end, price };
+}
+
+/** A customer with another booking of theirs confirmed (or confirmed once, then ended) in the tenant. */
+async function customerKnown(tx: StoreTx, booking: Booking): Promise<boolean> {
+  const key = await tx.customers.customerKeyOf(booking.tenantId, booking.id);
+  if (key === null) return false;
+  const theirs = await tx.customers.bookingsOfCustomers(booking.tenantId, [key]);
+  return theirs.some((b) => b.id !== booking.id && (b.status === 'CONFIRMED' || b.status === 'CANCELLED'));
+}
+
+/**
+ * The first of the principal's person's live rules that covers this change (all but its per-day
+ * limits), or null: then a person decides as always.
+ */
+export async function standingRuleFor(
+  deps: AppDeps,
+  principal: Principal,
+  candidate: RuleCandidate,
+  booking: Booking,
+): Promise<StandingRule | null> {
+  return deps.store.read(async (tx) => {
+    const now = deps.clock.now();
+    const rules = await tx.standingRules.liveOf(principal.tenantId, principal.subject, now);
+    if (rules.length === 0) return null;
+    const known = rules.some((r) => r.customers === 'known') ? await customerKnown(tx, booking) : false;
+    const use = {
+      tenantId: principal.tenantId,
+      personId: principal.subject,
+      connectionId: principal.connectionId,
+      ...candidate,
+      customerKnown: known,
+      now,
+    };
+    return rules.find((rule) => whyNot(rule, use) === null) ?? null;
+  });
+}
+
+/** The rule stopped standing, or its day is used up, between the check and the commit. */
+export class StandingRuleSpent extends Error {
+  override readonly name = 'StandingRuleSpent';
+}
+
+/**
+ * In the committing transaction: under the rule's own lock, the rule still stands and one more
+ * use fits its day; then the approval it gives is recorded, already used, bound to the intent.
+ * Racing agents serialise on the lock, so a daily cap of N confirms exactly N.
+ */
+export async function useStandingRule(
+  deps: AppDeps,
+  tx: StoreTx,
+  principal: Principal,
+  use: {
+    readonly rule: StandingRule;
+    readonly candidate: RuleCandidate;
+    readonly intent: Intent;
+    readonly intentHash: string;
+    readonly bookingId: string;
+  },
+  now: Instant,
+): Promise<Approval> {
+  await tx.serialize(`standing-rule:${use.rule.tenantId}:${use.rule.id}`);
+  const rule = await tx.standingRules.get(use.rule.tenantId, use.rule.id);
+  if (!rule || !isLive(rule, now)) throw new StandingRuleSpent(rule?.revokedAt ? 'revoked' : 'expired');
+  const day = dayOfUse(rule, now);
+  const earlier = await tx.approvals.usesOfRule(rule.tenantId, rule.id, day.from, day.to);
+  const full = withinDailyLimits(rule, earlier.map(priceOfApproval), use.candidate.price);
+  if (full) throw new StandingRuleSpent(full);
+  const approval: Approval = {
+    id: deps.ids.newUuid(),
+    tenantId: principal.tenantId,
+    subject: principal.subject,
+    clientId: principal.clientId,
+    action: use.intent.action,
+    bookingId: use.bookingId,
+    intent: use.intent,
+    intentHash: use.intentHash,
+    status: 'USED',
+    createdAt: now,
+    expiresAt: now,
+    decidedAt: now,
+    decidedBy: decidedByRule(rule),
+    burnedReason: null,
+    standingRuleId: rule.id,
+  };
+  await tx.approvals.insert(approval, null);
+  return approval;
+}
+
+/** What an approval a rule made cost (its intent's price), for the day's money. */
+function priceOfApproval(approval: Approval): Money | null {
+  const intent = approval.intent;
+  if (intent.action !== 'confirm_booking' || intent.replaces) return null;
+  return intent.amount !== null && intent.currency !== null
+    ? { amount: intent.amount, currency: intent.currency }
+    : null;
+}
