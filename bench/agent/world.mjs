@@ -98,6 +98,10 @@ export async function buildWorld(task, surface, runDir) {
     calendars[spec.name] = calendar.id;
   }
   for (const seeded of world.bookings ?? []) await seedBooking(owner, db, calendars, seeded);
+  // A standing rule the person granted before the task (the bench's provisioned owner is the
+  // person its agent acts for): bounds as `holdfast standing-rules grant` takes them.
+  for (const bounds of world.standingRules ?? [])
+    holdfast(['standing-rules', 'grant', 'bench@example.com', ...bounds], db);
   await owner.close();
   if (world.mail) await postMail(server.url, db, world.mail);
   let rivalMoved = false;

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import type { Envelope } from '../support/mcp-clients.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
+import { signIn } from '../support/person.js';
 import { runCli, spawnServer } from '../support/spawn-server.js';
 import type { BackendKind } from '../reliability/harness.js';
 import { clientsFor, startBackend } from '../reliability/harness.js';
@@ -88,6 +89,12 @@ describe('standing approvals (SQLite, one instance)', () => {
       expect(byRule).toHaveLength(1);
       expect(byRule[0]!.status).toBe('USED');
       expect(byRule[0]!.decidedBy).toMatch(new RegExp(`^standing rule ${ruleId} of `));
+      // The person sees on the booking's page who approved it: their rule, by name.
+      const cookie = await signIn(new URL(server.url).origin, server.agent.email, server.agent.password);
+      const page = await (
+        await fetch(new URL(`/console/bookings/${first.id}`, server.url), { headers: { cookie } })
+      ).text();
+      expect(page).toMatch(new RegExp(`Approved confirming it — standing rule ${ruleId} of `));
 
       // Another calendar: a person decides.
       const elsewhere = await confirm(agent, await hold(agent, room, 3, 1));
