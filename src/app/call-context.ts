@@ -11,6 +11,8 @@ export interface CallContext {
    * elicitation). `answer` is present when this call is the re-entry carrying
    * the user's answer, already checked for integrity by the transport.
    */
+  /** A person must decide this one (the console asks on their behalf): no standing rule applies. */
+  readonly personDecides?: boolean;
   readonly elicitation?: {
     readonly answer?: {
       readonly approvalId: string;

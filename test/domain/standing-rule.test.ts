@@ -68,6 +68,12 @@ describe('a standing rule: every bound, in and out', () => {
       { start: MONDAY_10_BERLIN + 5 * 24 * HOUR, end: MONDAY_10_BERLIN + 5 * 24 * HOUR + HOUR },
       'another weekday',
     ],
+    [
+      'a Friday night into Saturday (no hours set)',
+      { hours: null },
+      { start: MONDAY_10_BERLIN + 4 * 24 * HOUR + 10 * HOUR, end: MONDAY_10_BERLIN + 5 * 24 * HOUR },
+      'another weekday',
+    ],
     ['before its hours (08:30 local)', {}, { start: MONDAY_10_BERLIN - 1.5 * HOUR }, 'outside its hours'],
     [
       'past its hours (ends 17:30 local)',

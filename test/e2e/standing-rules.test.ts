@@ -209,29 +209,51 @@ describe('standing approvals (SQLite, one instance)', () => {
     const server = await spawnServer(['--no-seed']);
     const db = ['--db', server.dbPath];
     try {
-      for (const [flag, value] of [
-        ['--days', '91'],
-        ['--actions', 'book'],
-        ['--weekdays', 'fri-mon'],
-        ['--hours', '17:00-09:00'],
-        ['--max-per-booking', 'lots'],
-        ['--calendars', 'Nowhere'],
-        ['--customers', 'some'],
-        ['--zone', 'Mars/Olympus'],
-      ] as const) {
-        const refused = await runCli(['standing-rules', 'grant', server.agent.email, flag, value, ...db]);
-        expect(refused.status, `${flag} ${value}`).not.toBe(0);
-        expect(refused.stderr, `${flag} ${value}`).toMatch(
-          new RegExp(
-            flag
-              .replace('--', '')
-              .replace('max-per-booking', 'max-per-booking|maxPerBooking')
-              .replace('weekdays', 'weekdays')
-              .replace('zone', 'timeZone|zone')
-              .replace('days', 'expires|days'),
-          ),
-        );
+      // Each mistake with the rest of the rule right (a zone given), and the message that names it.
+      const cases: [string[], RegExp][] = [
+        [['--days', '91'], /expires: a whole number of days from 1 to 90/],
+        [['--actions', 'book'], /actions: one or more of confirm, cancel, move/],
+        [['--weekdays', 'fri-mon'], /--weekdays: mon…sun/],
+        [['--hours', '17:00-09:00'], /hours: HH:MM-HH:MM, the start before the end/],
+        [['--max-per-booking', '80'], /--max-per-booking: an amount and a currency/],
+        [['--max-per-booking', 'lots'], /maxPerBooking\.amount/],
+        [['--calendars', 'Nowhere'], /--calendars: no calendar "Nowhere"/],
+        [['--customers', 'some'], /--customers: any or known/],
+        [['--bookings-per-day', '0'], /bookingsPerDay: a whole number from 1 to 1000/],
+      ];
+      for (const [args, message] of cases) {
+        const refused = await runCli([
+          'standing-rules',
+          'grant',
+          server.agent.email,
+          ...args,
+          '--zone',
+          'UTC',
+          ...db,
+        ]);
+        expect(refused.status, args.join(' ')).not.toBe(0);
+        expect(refused.stderr, args.join(' ')).toMatch(message);
       }
+      const badZone = await runCli([
+        'standing-rules',
+        'grant',
+        server.agent.email,
+        '--zone',
+        'Mars/Olympus',
+        ...db,
+      ]);
+      expect(badZone.stderr).toMatch(/timeZone: an IANA time zone/);
+      // Hours on any calendar, with no zone to read them in: it asks which.
+      const unzoned = await runCli([
+        'standing-rules',
+        'grant',
+        server.agent.email,
+        '--hours',
+        '09:00-17:00',
+        ...db,
+      ]);
+      expect(unzoned.status).not.toBe(0);
+      expect(unzoned.stderr).toMatch(/--zone: give the zone its hours, weekdays and days are read in/);
       expect((await runCli(['standing-rules', 'list', ...db])).stdout).toContain('No standing rules.');
     } finally {
       await server.stop();

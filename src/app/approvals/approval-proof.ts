@@ -16,7 +16,7 @@ import type { StoreTx } from '../../ports/store/index.js';
 import type { PendingApproval } from './approvals.js';
 import { openApproval, ownApproval } from './approvals.js';
 import type { CallContext } from '../call-context.js';
-import { candidateOf, standingRuleFor, useStandingRule } from './standing-rules.js';
+import { candidateOf, standingRulesFor, useStandingRule } from './standing-rules.js';
 import { refusedWith } from '../call-context.js';
 import type { AppDeps } from '../deps.js';
 
@@ -199,14 +199,14 @@ export async function authorize(
   const answer = call.elicitation?.answer;
   // A rule the person set for changes like this one approves it at once (its day's limits are
   // counted when it commits); a host's attestation or the user's own answer is never overridden.
-  if (!input.humanApproval && !answer) {
+  if (!input.humanApproval && !answer && !call.personDecides) {
     const candidate = candidateOf(current.intent, booking);
-    const rule = await standingRuleFor(deps, principal, candidate, booking);
-    if (rule)
+    const rules = await standingRulesFor(deps, principal, candidate, booking);
+    if (rules.length > 0)
       return {
         kind: 'standing',
         use: {
-          rule,
+          rules,
           candidate,
           intent: current.intent,
           intentHash: current.intentHash,
@@ -237,6 +237,7 @@ export async function requirePerson(
   booking: Booking,
   input: ProofRequest,
   call: CallContext,
+  why?: string,
 ): Promise<never> {
   const policy = principal.writePolicy;
   const asksUser = policy === 'attested' || policy === 'draft';
@@ -246,7 +247,7 @@ export async function requirePerson(
       'APPROVAL_REQUIRED',
       input.humanApproval
         ? 'This principal may not attest approvals; a person must decide on the approval page or CLI.'
-        : 'A person must approve this exact action first.',
+        : `A person must approve this exact action first.${why ? ` (${why})` : ''}`,
       pending,
     );
   const pending = await deps.store.write(async (tx) => {

@@ -93,6 +93,7 @@ export async function revokeStandingRule(
   call: WriteCall = {},
 ): Promise<StandingRule> {
   return deps.store.write(async (tx) => {
+    await tx.serialize(lockOf(tenantId, ruleId));
     const rule = await tx.standingRules.get(tenantId, ruleId);
     if (!rule) throw new DomainError('NOT_FOUND', `No standing rule ${ruleId}.`, {});
     const revoked = revoke(rule, deps.clock.now());
@@ -124,10 +125,18 @@ export interface RuleCandidate {
 export function candidateOf(intent: Intent, booking: Booking): RuleCandidate {
   const start = parseInstant(intent.start, 'intent.start');
   const end = parseInstant(intent.end, 'intent.end');
+  // A cancellation puts the booking's price at stake (a paid one is owed back): its money bounds apply.
   if (intent.action === 'cancel_booking')
-    return { action: 'cancel', calendarIds: booking.calendarIds, start, end, price: null };
-  // A move carries the moved booking's payment: it costs nothing new.
-  if (intent.replaces) return { action: 'move', calendarIds: intent.calendarIds, start, end, price: null };
+    return { action: 'cancel', calendarIds: booking.calendarIds, start, end, price: booking.price };
+  // A move charges nothing new, but ends a booking too: the calendars it leaves must be the rule's as well.
+  if (intent.replaces)
+    return {
+      action: 'move',
+      calendarIds: [...new Set([...intent.calendarIds, ...intent.replaces.calendarIds])],
+      start,
+      end,
+      price: null,
+    };
   const price =
     intent.amount !== null && intent.currency !== null
       ? { amount: intent.amount, currency: intent.currency }
@@ -144,19 +153,19 @@ async function customerKnown(tx: StoreTx, booking: Booking): Promise<boolean> {
 }
 
 /**
- * The first of the principal's person's live rules that covers this change (all but its per-day
- * limits), or null: then a person decides as always.
+ * The principal's person's live rules that cover this change (all but their per-day limits),
+ * oldest first; none: a person decides as always.
  */
-export async function standingRuleFor(
+export async function standingRulesFor(
   deps: AppDeps,
   principal: Principal,
   candidate: RuleCandidate,
   booking: Booking,
-): Promise<StandingRule | null> {
+): Promise<StandingRule[]> {
   return deps.store.read(async (tx) => {
     const now = deps.clock.now();
     const rules = await tx.standingRules.liveOf(principal.tenantId, principal.subject, now);
-    if (rules.length === 0) return null;
+    if (rules.length === 0) return [];
     const known = rules.some((r) => r.customers === 'known') ? await customerKnown(tx, booking) : false;
     const use = {
       tenantId: principal.tenantId,
@@ -166,7 +175,7 @@ export async function standingRuleFor(
       customerKnown: known,
       now,
     };
-    return rules.find((rule) => whyNot(rule, use) === null) ?? null;
+    return rules.filter((rule) => whyNot(rule, use) === null);
   });
 }
 
@@ -175,17 +184,20 @@ export class StandingRuleSpent extends Error {
   override readonly name = 'StandingRuleSpent';
 }
 
+const lockOf = (tenantId: string, ruleId: string) => `standing-rule:${tenantId}:${ruleId}`;
+
 /**
- * In the committing transaction: under the rule's own lock, the rule still stands and one more
- * use fits its day; then the approval it gives is recorded, already used, bound to the intent.
- * Racing agents serialise on the lock, so a daily cap of N confirms exactly N.
+ * In the committing transaction: the first of the rules that, under its own lock, still stands
+ * and has room for one more use in its day gives the approval — recorded, already used, bound to
+ * the intent. Racing agents serialise on the lock, so a daily cap of N confirms exactly N; a
+ * revoke takes the same lock, so a use it did not see cannot commit after it.
  */
 export async function useStandingRule(
   deps: AppDeps,
   tx: StoreTx,
   principal: Principal,
   use: {
-    readonly rule: StandingRule;
+    readonly rules: readonly StandingRule[];
     readonly candidate: RuleCandidate;
     readonly intent: Intent;
     readonly intentHash: string;
@@ -193,32 +205,42 @@ export async function useStandingRule(
   },
   now: Instant,
 ): Promise<Approval> {
-  await tx.serialize(`standing-rule:${use.rule.tenantId}:${use.rule.id}`);
-  const rule = await tx.standingRules.get(use.rule.tenantId, use.rule.id);
-  if (!rule || !isLive(rule, now)) throw new StandingRuleSpent(rule?.revokedAt ? 'revoked' : 'expired');
-  const day = dayOfUse(rule, now);
-  const earlier = await tx.approvals.usesOfRule(rule.tenantId, rule.id, day.from, day.to);
-  const full = withinDailyLimits(rule, earlier.map(priceOfApproval), use.candidate.price);
-  if (full) throw new StandingRuleSpent(full);
-  const approval: Approval = {
-    id: deps.ids.newUuid(),
-    tenantId: principal.tenantId,
-    subject: principal.subject,
-    clientId: principal.clientId,
-    action: use.intent.action,
-    bookingId: use.bookingId,
-    intent: use.intent,
-    intentHash: use.intentHash,
-    status: 'USED',
-    createdAt: now,
-    expiresAt: now,
-    decidedAt: now,
-    decidedBy: decidedByRule(rule),
-    burnedReason: null,
-    standingRuleId: rule.id,
-  };
-  await tx.approvals.insert(approval, null);
-  return approval;
+  const reasons: string[] = [];
+  for (const candidateRule of use.rules) {
+    await tx.serialize(lockOf(candidateRule.tenantId, candidateRule.id));
+    const rule = await tx.standingRules.get(candidateRule.tenantId, candidateRule.id);
+    if (!rule || !isLive(rule, now)) {
+      reasons.push(`${candidateRule.id} ${rule?.revokedAt ? 'was revoked' : 'expired'}`);
+      continue;
+    }
+    const day = dayOfUse(rule, now);
+    const earlier = await tx.approvals.usesOfRule(rule.tenantId, rule.id, day.from, day.to);
+    const full = withinDailyLimits(rule, earlier.map(priceOfApproval), use.candidate.price);
+    if (full) {
+      reasons.push(`${rule.id}: ${full}`);
+      continue;
+    }
+    const approval: Approval = {
+      id: deps.ids.newUuid(),
+      tenantId: principal.tenantId,
+      subject: principal.subject,
+      clientId: principal.clientId,
+      action: use.intent.action,
+      bookingId: use.bookingId,
+      intent: use.intent,
+      intentHash: use.intentHash,
+      status: 'USED',
+      createdAt: now,
+      expiresAt: now,
+      decidedAt: now,
+      decidedBy: decidedByRule(rule),
+      burnedReason: null,
+      standingRuleId: rule.id,
+    };
+    await tx.approvals.insert(approval, null);
+    return approval;
+  }
+  throw new StandingRuleSpent(reasons.join('; '));
 }
 
 /** What an approval a rule made cost (its intent's price), for the day's money. */

@@ -141,7 +141,7 @@ export async function gatedBookingChange(
   // A standing rule revoked, lapsed or used up for the day since the check: a person decides.
   const outcome = await commit().catch((error: unknown) => {
     if (error instanceof StandingRuleSpent)
-      return requirePerson(deps, principal, action, booking, input, call);
+      return requirePerson(deps, principal, action, booking, input, call, `standing rule: ${error.message}`);
     throw error;
   });
   deps.slotCache.invalidate(principal.tenantId, [...booking.calendarIds, ...(moved?.calendarIds ?? [])]);

@@ -259,7 +259,8 @@ async function askApproval(
         expectedVersion: version,
         idempotencyKey: keyFor(deps, task, `confirm-ask:${task.version}`),
       },
-      { traceId: call.traceId },
+      // The task exists to put this booking before a person: a standing rule never decides it.
+      { traceId: call.traceId, personDecides: true },
     );
   } catch (error) {
     if (isDomainError(error) && error.code === 'APPROVAL_REQUIRED')

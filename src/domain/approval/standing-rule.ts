@@ -115,7 +115,10 @@ export function whyNot(rule: StandingRule, use: RuleUse): string | null {
   if (rule.maxPerBooking && use.price && !withinPrice(use.price, rule.maxPerBooking)) return 'costs more';
   if (rule.customers === 'known' && !use.customerKnown) return 'a customer not known';
   const day = localEpochDay(use.start, rule.timeZone);
-  if (!rule.weekdays.includes(weekdayIndex(day) + 1)) return 'another weekday';
+  // Every local day the booking touches, not only the one it starts on (Friday night to Sunday).
+  const lastDay = localEpochDay(Math.max(use.start, use.end - 1), rule.timeZone);
+  for (let d = day; d <= lastDay; d += 1)
+    if (!rule.weekdays.includes(weekdayIndex(d) + 1)) return 'another weekday';
   if (rule.hours) {
     const from = wallClockToInstant(day, minutesOf(rule.hours.from), rule.timeZone);
     const to = wallClockToInstant(day, minutesOf(rule.hours.to), rule.timeZone);

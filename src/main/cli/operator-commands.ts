@@ -26,7 +26,7 @@ export async function runOperatorCommand(config: ServerConfig, print: Print): Pr
           kind: KINDS[config.command] ?? 'admin',
           tenantId: config.tenantId,
           transport: 'cli',
-          args: id === undefined ? { verb } : { verb, approvalId: id },
+          args: argsOf(config, verb, id),
         });
   try {
     const code = await run(runtime, config, print, audit);
@@ -45,6 +45,17 @@ export async function runOperatorCommand(config: ServerConfig, print: Print): Pr
   } finally {
     await runtime.close();
   }
+}
+
+/** What the command's audit record keeps of its arguments: a standing rule's target and bounds in full. */
+function argsOf(config: ServerConfig, verb: string, id: string | undefined): Record<string, unknown> {
+  if (config.command === 'standing-rules')
+    return {
+      verb,
+      ...(id === undefined ? {} : { target: id }),
+      ...(verb === 'grant' ? { bounds: config.options.rule ?? {} } : {}),
+    };
+  return id === undefined ? { verb } : { verb, approvalId: id };
 }
 
 const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {

@@ -63,9 +63,17 @@ async function calendarsOf(runtime: Runtime, tenantId: string, text: string | un
 async function grantOf(runtime: Runtime, tenantId: string, options: RuleOptions): Promise<RuleGrant> {
   const calendars = await calendarsOf(runtime, tenantId, options.calendars);
   const hours = options.hours === undefined ? null : /^(\d\d:\d\d)-(\d\d:\d\d)$/.exec(options.hours);
-  if (hours === undefined || (options.hours !== undefined && !hours))
+  if (options.hours !== undefined && !hours)
     throw new UsageError(`--hours: HH:MM-HH:MM, e.g. 09:00-17:00; got "${options.hours}"`);
   const zones = new Set(calendars?.map((c) => c.timeZone));
+  // Hours, weekdays and days are read in one zone: say which when the calendars do not.
+  const zoned = [options.hours, options.weekdays, options.bookingsPerDay, options.maxPerDay].some(
+    (bound) => bound !== undefined,
+  );
+  if (zoned && options.zone === undefined && zones.size !== 1)
+    throw new UsageError(
+      `--zone: give the zone its hours, weekdays and days are read in (${calendars ? 'the calendars are in several' : 'any calendar can be in any zone'}), e.g. --zone Europe/Berlin`,
+    );
   const customers = options.customers ?? 'any';
   if (customers !== 'any' && customers !== 'known')
     throw new UsageError(`--customers: any or known; got "${customers}"`);
