@@ -18,6 +18,8 @@ describe('docs/people.md’s people and tokens commands', () => {
         'tokens list',
         'hosts add',
         'tenants set',
+        'standing-rules grant',
+        'standing-rules list',
       ]);
       const out: string[] = [];
       for (const args of operator) {
@@ -30,6 +32,10 @@ describe('docs/people.md’s people and tokens commands', () => {
       expect(out[2]).toContain("Claude on Ana's laptop");
       expect(out[3]).toMatch(/private key/);
       expect(out[4]).toContain('"callsPerMinute":120');
+      expect(out[5]).toMatch(
+        /^Granted rule_\S+: ana's agents may confirm without asking: any calendar, at most 80\.00 EUR a booking, 3 a day, mon, tue, wed, thu, fri 08:00-18:00 \(Europe\/Berlin\), known customers only/,
+      );
+      expect(out[6]).toMatch(/rule_\S+\s+yes\s+ana's agents may confirm/);
     } finally {
       db.cleanup();
     }

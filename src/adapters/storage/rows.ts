@@ -192,7 +192,7 @@ export function approvalFromRow(row: ApprovalRow): Approval {
     decidedAt: row.decided_at === null ? null : num(row.decided_at),
     decidedBy: row.decided_by,
     burnedReason: row.burned_reason,
-    standingRuleId: row.standing_rule_id ?? null,
+    ...(row.standing_rule_id ? { standingRuleId: row.standing_rule_id } : {}),
   };
 }
 

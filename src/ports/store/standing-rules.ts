@@ -3,6 +3,7 @@ import type { Instant } from '../../domain/time/instant.js';
 
 /** People's standing approvals (rules under which their agents' changes are approved at once). */
 export interface StandingRuleStore {
+  /** Adds a rule as granted. */
   insert(rule: StandingRule): Promise<void>;
   /** The tenant's rule with this id; null when there is none in the tenant. */
   get(tenantId: string, id: string): Promise<StandingRule | null>;
