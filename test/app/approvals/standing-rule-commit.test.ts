@@ -45,7 +45,11 @@ const rule = (calendarId: string): StandingRule => ({
 });
 
 let close: (() => Promise<void>) | undefined;
-afterEach(async () => close?.());
+afterEach(async () => {
+  // Each harness closes once: the tests that open none leave nothing to close.
+  await close?.();
+  close = undefined;
+});
 
 describe.each(['sqlite', 'postgres'] as const)('a standing rule between check and commit (%s)', (engine) => {
   async function setUp(price?: { amount: string; currency: string }) {
