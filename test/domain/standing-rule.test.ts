@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RuleUse, StandingRule } from '../../src/domain/approval/standing-rule.js';
 import {
   dayOfUse,
+  draftFrom,
   revoke,
   validateBounds,
   whyNot,
@@ -31,6 +32,7 @@ const rule: StandingRule = {
   expiresAt: MONDAY_10_BERLIN + 30 * 24 * HOUR,
   revokedAt: null,
   grantedVia: 'cli operator',
+  replaced: [],
 };
 
 const use: RuleUse = {
@@ -149,5 +151,69 @@ describe('a standing rule: every bound, in and out', () => {
     const revoked = revoke(rule, MONDAY_10_BERLIN);
     expect(revoked.revokedAt).toBe(MONDAY_10_BERLIN);
     expect(() => revoke(revoked, MONDAY_10_BERLIN)).toThrow(/already revoked/);
+  });
+});
+
+describe('a rule drafted from one change ("Always allow bookings like this")', () => {
+  const change = {
+    action: 'confirm' as const,
+    calendarIds: ['cal_a'],
+    start: MONDAY_10_BERLIN + 15 * 60_000,
+    end: MONDAY_10_BERLIN + 75 * 60_000,
+    price: { amount: '60.00', currency: 'EUR' },
+    connectionId: 'tok_1',
+    timeZone: 'Europe/Berlin',
+  };
+
+  it('is as narrow as the change: its action, calendars, price, weekday, whole hours and connection', () => {
+    const draft = draftFrom(change);
+    expect(draft).toMatchObject({
+      actions: ['confirm'],
+      calendarIds: ['cal_a'],
+      maxPerBooking: { amount: '60.00', currency: 'EUR' },
+      weekdays: [1],
+      hours: { from: '10:00', to: '12:00' },
+      connectionId: 'tok_1',
+      timeZone: 'Europe/Berlin',
+      days: 30,
+    });
+    // And it covers the change it was drafted from, a week later too.
+    const drafted = { ...rule, ...draft, id: 'rule_d' };
+    expect(whyNot(drafted, { ...use, ...change, calendarIds: ['cal_a'] })).toBeNull();
+    expect(
+      whyNot(drafted, {
+        ...use,
+        ...change,
+        start: change.start + 7 * 24 * HOUR,
+        end: change.end + 7 * 24 * HOUR,
+      }),
+    ).toBeNull();
+    // Not an hour earlier, nor on Tuesday.
+    expect(whyNot(drafted, { ...use, ...change, start: change.start - HOUR, end: change.end - HOUR })).toBe(
+      'outside its hours',
+    );
+    expect(
+      whyNot(drafted, { ...use, ...change, start: change.start + 24 * HOUR, end: change.end + 24 * HOUR }),
+    ).toBe('another weekday');
+  });
+
+  it('past local midnight it keeps both weekdays and no hours; free, it has no money bound', () => {
+    const night = draftFrom({
+      ...change,
+      price: null,
+      start: MONDAY_10_BERLIN + 13 * HOUR,
+      end: MONDAY_10_BERLIN + 15 * HOUR,
+    });
+    expect(night.weekdays).toEqual([1, 2]);
+    expect(night.hours).toBeNull();
+    expect(night.maxPerBooking).toBeNull();
+  });
+
+  it('reads hours in the calendar’s zone across a DST change (New York, 2027-03-14)', () => {
+    // 09:30–10:30 EDT on Sunday 14 March 2027, the day clocks went forward: 13:30Z.
+    const start = Date.UTC(2027, 2, 14, 13, 30);
+    const draft = draftFrom({ ...change, start, end: start + HOUR, timeZone: 'America/New_York' });
+    expect(draft.hours).toEqual({ from: '09:00', to: '11:00' });
+    expect(draft.weekdays).toEqual([7]);
   });
 });

@@ -34,6 +34,8 @@ export interface RuleGrant extends StandingRuleBounds {
   readonly connectionId: string | null;
   /** How many days it stands (1–90). */
   readonly days: number;
+  /** A live rule of the same person this one takes the place of (revoked in the same write). */
+  readonly replaces?: string | null;
 }
 
 /**
@@ -66,7 +68,8 @@ export async function grantStandingRule(
         throw invalidArgument('connection', 'one of your own agent connections (a token id)');
     }
     const now = deps.clock.now();
-    const { days: _days, connectionId, ...bounds } = grant;
+    const replaced = grant.replaces ? await revokeReplaced(tx, person, grant.replaces, now) : [];
+    const { days: _days, connectionId, replaces: _replaces, ...bounds } = grant;
     const rule: StandingRule = {
       ...bounds,
       id: deps.ids.newId('rule'),
@@ -78,11 +81,28 @@ export async function grantStandingRule(
       expiresAt: ruleExpiry(now, grant.days),
       revokedAt: null,
       grantedVia: grantor.via,
+      replaced,
     };
     await tx.standingRules.insert(rule);
     await call.audit?.recordIn(tx);
     return rule;
   });
+}
+
+/**
+ * The person's own live rule a changed one takes the place of, revoked under its lock; answers
+ * the chain of rules whose uses today the new one counts.
+ */
+async function revokeReplaced(tx: StoreTx, person: Person, ruleId: string, now: Instant): Promise<string[]> {
+  await tx.serialize(lockOf(person.tenantId, ruleId));
+  const old = await tx.standingRules.get(person.tenantId, ruleId);
+  if (!old || old.personId !== person.id)
+    throw new DomainError('NOT_FOUND', `No standing rule ${ruleId}.`, {});
+  if (!isLive(old, now))
+    throw new DomainError('INVALID_STATE', `Standing rule ${ruleId} no longer stands; grant a new one.`, {});
+  await tx.standingRules.revoke(person.tenantId, ruleId, now);
+  // A rule changed long ago need not be counted: only the last few stand within any one day.
+  return [old.id, ...old.replaced].slice(0, 20);
 }
 
 /** Revokes a rule of the tenant at once: a confirmation it would approve from now on goes to a person. */
@@ -153,8 +173,8 @@ async function customerKnown(tx: StoreTx, booking: Booking): Promise<boolean> {
 }
 
 /**
- * The principal's person's live rules that cover this change (all but their per-day limits),
- * oldest first; none: a person decides as always.
+ * The principal's person's live rules that cover this change and, as read now, have room left
+ * today, oldest first; none: a person decides as always.
  */
 export async function standingRulesFor(
   deps: AppDeps,
@@ -175,7 +195,22 @@ export async function standingRulesFor(
       customerKnown: known,
       now,
     };
-    return rules.filter((rule) => whyNot(rule, use) === null);
+    const fitting = rules.filter((rule) => whyNot(rule, use) === null);
+    // A rule whose day is already used up is no candidate (so nobody is asked to pay first); the
+    // committing write counts again under the rule's lock, which is what holds under a race.
+    const withRoom: StandingRule[] = [];
+    for (const rule of fitting) {
+      const day = dayOfUse(rule, now);
+      const earlier = await tx.approvals.usesOfRules(
+        rule.tenantId,
+        [rule.id, ...rule.replaced],
+        day.from,
+        day.to,
+      );
+      if (withinDailyLimits(rule, earlier.map(priceOfApproval), candidate.price) === null)
+        withRoom.push(rule);
+    }
+    return withRoom;
   });
 }
 
@@ -214,7 +249,8 @@ export async function useStandingRule(
       continue;
     }
     const day = dayOfUse(rule, now);
-    const earlier = await tx.approvals.usesOfRule(rule.tenantId, rule.id, day.from, day.to);
+    const counted = [rule.id, ...rule.replaced];
+    const earlier = await tx.approvals.usesOfRules(rule.tenantId, counted, day.from, day.to);
     const full = withinDailyLimits(rule, earlier.map(priceOfApproval), use.candidate.price);
     if (full) {
       reasons.push(`${rule.id}: ${full}`);

@@ -3,7 +3,7 @@ import type { Money } from '../booking/money.js';
 import { samePrice, sumPrices, validateMoney } from '../booking/money.js';
 import type { Instant } from '../time/instant.js';
 import { isValidTimeZone, MINUTE_MS } from '../time/instant.js';
-import { localEpochDay, wallClockToInstant, weekdayIndex } from '../time/zone.js';
+import { DAY_MS, localEpochDay, offsetAt, wallClockToInstant, weekdayIndex } from '../time/zone.js';
 
 /**
  * A person's standing approval: a bounded rule under which their agents' confirmations,
@@ -50,6 +50,11 @@ export interface StandingRule extends StandingRuleBounds {
   readonly revokedAt: Instant | null;
   /** How the grant was made: "console (passkey)", "cli operator". */
   readonly grantedVia: string;
+  /**
+   * The rules this one took the place of when the person changed it, newest first: their uses
+   * today count toward its daily limits, so narrowing a rule takes effect the same day.
+   */
+  readonly replaced: readonly string[];
 }
 
 /** One gated change as a rule judges it. */
@@ -189,4 +194,58 @@ export function revoke(rule: StandingRule, now: Instant): StandingRule {
   if (rule.revokedAt !== null)
     throw new DomainError('INVALID_STATE', `Standing rule ${rule.id} was already revoked.`, {});
   return { ...rule, revokedAt: now };
+}
+
+/** What a draft rule scoped from one approved change looks like, before the person narrows it. */
+export interface RuleDraft extends StandingRuleBounds {
+  readonly connectionId: string | null;
+  readonly days: number;
+}
+
+/** Milliseconds since local midnight on the zone's wall clock (not elapsed time: DST days differ). */
+const wallClockMs = (instant: Instant, zone: string) => {
+  const local = instant + offsetAt(instant, zone);
+  return local - Math.floor(local / DAY_MS) * DAY_MS;
+};
+const HOUR_MS = 60 * MINUTE_MS;
+const hhmm = (minutes: number) =>
+  `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+
+/**
+ * "Always allow bookings like this": a rule as narrow as the change it is drafted from — its
+ * action, its calendars, at most its price, its weekday, its hours widened to whole hours, the
+ * connection that asked — standing 30 days. The person narrows or widens it before granting.
+ */
+export function draftFrom(change: {
+  readonly action: RuleAction;
+  readonly calendarIds: readonly string[];
+  readonly start: Instant;
+  readonly end: Instant;
+  readonly price: Money | null;
+  readonly connectionId: string | null;
+  readonly timeZone: string;
+}): RuleDraft {
+  const zone = change.timeZone;
+  const firstDay = localEpochDay(change.start, zone);
+  const lastDay = localEpochDay(Math.max(change.start, change.end - 1), zone);
+  const weekdays = new Set<number>();
+  for (let d = firstDay; d <= lastDay && weekdays.size < 7; d += 1) weekdays.add(weekdayIndex(d) + 1);
+  const from = Math.floor(wallClockMs(change.start, zone) / HOUR_MS) * 60;
+  // The end's last moment, so a booking ending at midnight ends at 24:00, not 00:00.
+  const to = Math.ceil((wallClockMs(change.end - 1, zone) + 1) / HOUR_MS) * 60;
+  // Hours only when the change lies within one local day (a booking past midnight has none).
+  const hours = firstDay === lastDay && to > from ? { from: hhmm(from), to: hhmm(Math.min(to, 1440)) } : null;
+  return {
+    actions: [change.action],
+    calendarIds: [...change.calendarIds],
+    maxPerBooking: change.price,
+    maxPerDay: null,
+    weekdays: [...weekdays].sort(),
+    hours,
+    maxPerDayCount: null,
+    customers: 'any',
+    timeZone: zone,
+    connectionId: change.connectionId,
+    days: 30,
+  };
 }

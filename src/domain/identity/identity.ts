@@ -147,6 +147,16 @@ export const SETUP_LINK_TTL_MS = 24 * 60 * 60_000;
 export const TOKEN_DEFAULT_TTL_MS = 90 * 24 * 60 * 60_000;
 export const TOKEN_MAX_TTL_MS = 366 * 24 * 60 * 60_000;
 
+/**
+ * How recently a person must have proved who they are to widen what their agents may do without
+ * asking (grant a standing approval): a session left open on a shared desk is not enough.
+ */
+export const FRESH_SIGN_IN_MS = 10 * 60_000;
+
+export function signedInRecently(session: Session, now: Instant): boolean {
+  return now - session.createdAt < FRESH_SIGN_IN_MS;
+}
+
 export function sessionAlive(session: Session, now: Instant): boolean {
   return now - session.lastSeenAt < SESSION_IDLE_MS && now - session.createdAt < SESSION_ABSOLUTE_MS;
 }

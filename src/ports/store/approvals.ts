@@ -19,8 +19,8 @@ export interface ApprovalStore {
   ofBooking(tenantId: string, bookingId: string): Promise<Approval[]>;
   /** Approvals still PENDING and not expired at `now` in the tenant, or of one person in it (quotas). */
   countOpen(tenantId: string, now: Instant, subject?: string): Promise<number>;
-  /** The approvals a standing rule made, decided in [from, to) (its per-day limits count them). */
-  usesOfRule(tenantId: string, ruleId: string, from: Instant, to: Instant): Promise<Approval[]>;
+  /** The approvals these standing rules made, decided in [from, to) (a rule's per-day limits count them). */
+  usesOfRules(tenantId: string, ruleIds: readonly string[], from: Instant, to: Instant): Promise<Approval[]>;
   /** Remembers a host-attested approval id; false when it was seen before (a replay). */
   recordAttestation(tenantId: string, approvalId: string, now: Instant): Promise<boolean>;
   /** Whether a host-attested approval id was used before. */

@@ -42,6 +42,7 @@ const rule = (calendarId: string): StandingRule => ({
   expiresAt: T0 + 30 * 24 * HOUR,
   revokedAt: null,
   grantedVia: 'test',
+  replaced: [],
 });
 
 let close: (() => Promise<void>) | undefined;

@@ -327,6 +327,16 @@ export function ApprovalDetail(props: {
       ) : (
         ''
       )}
+      {props.viewer.id === approval.subject && mayApprove(props.viewer) && status !== 'DENIED' ? (
+        <p id="always-allow">
+          <a href={`/console/standing-rules/new?from=${approval.id}`}>Always allow bookings like this…</a>{' '}
+          <span class="muted small">
+            drafts a standing approval as narrow as this one, for you to check before it applies
+          </span>
+        </p>
+      ) : (
+        ''
+      )}
     </>
   );
 }

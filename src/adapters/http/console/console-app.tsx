@@ -13,6 +13,7 @@ import type { PaymentsConsoleOptions } from './payments-console.js';
 import { paymentsConsole } from './payments-console.js';
 import type { PeopleConsoleOptions } from './people-console.js';
 import { peopleConsole } from './people-console.js';
+import { standingRulesConsole } from './standing-rules-console.js';
 
 /** What the console needs beyond its context: the few things only the composition root knows. */
 export type ConsoleOptions = ActivityConsoleOptions &
@@ -40,6 +41,7 @@ export function consoleApp(ctx: ConsoleContext, options: ConsoleOptions): PageAp
   app.route('/activity', activityConsole(ctx, options));
   app.route('/people', peopleConsole(ctx, options));
   app.route('/payments', paymentsConsole(ctx, options));
+  app.route('/standing-rules', standingRulesConsole(ctx));
   app.all(
     '/*',
     page.signedIn((c, signed) => page.notFound(c, signed)),

@@ -17,6 +17,7 @@ export const SECTIONS = [
   { path: '/console/activity', name: 'Activity' },
   { path: '/console/people', name: 'People', for: ['owner'] },
   { path: '/console/payments', name: 'Payments', for: ['owner', 'approver'] },
+  { path: '/console/standing-rules', name: 'Standing approvals', for: ['owner', 'approver'] },
 ] as const satisfies readonly { path: string; name: string; for?: readonly Role[]; dev?: boolean }[];
 
 export type Section = (typeof SECTIONS)[number]['path'];

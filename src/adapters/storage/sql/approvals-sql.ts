@@ -43,10 +43,18 @@ export class ApprovalsSql implements ApprovalStore {
     return row ? approvalFromRow(row) : null;
   }
 
-  async usesOfRule(tenantId: string, ruleId: string, from: Instant, to: Instant): Promise<Approval[]> {
+  async usesOfRules(
+    tenantId: string,
+    ruleIds: readonly string[],
+    from: Instant,
+    to: Instant,
+  ): Promise<Approval[]> {
+    if (ruleIds.length === 0) return [];
+    const marks = ruleIds.map(() => '?').join(', ');
     const rows = await this.db.all<ApprovalRow>(
-      `SELECT * FROM approvals WHERE tenant_id = ? AND standing_rule_id = ? AND decided_at >= ? AND decided_at < ?`,
-      [tenantId, ruleId, from, to],
+      `SELECT * FROM approvals WHERE tenant_id = ? AND standing_rule_id IN (${marks})
+         AND decided_at >= ? AND decided_at < ?`,
+      [tenantId, ...ruleIds, from, to],
     );
     return rows.map(approvalFromRow);
   }

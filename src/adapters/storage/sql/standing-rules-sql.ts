@@ -24,7 +24,7 @@ function ruleFromRow(row: StandingRuleRow): StandingRule {
     personId: row.person_id,
     personName: row.person_name,
     connectionId: row.connection_id,
-    ...(JSON.parse(row.bounds) as StandingRuleBounds),
+    ...boundsFromRow(row.bounds),
     createdAt: num(row.created_at),
     expiresAt: num(row.expires_at),
     revokedAt: row.revoked_at === null ? null : num(row.revoked_at),
@@ -32,9 +32,15 @@ function ruleFromRow(row: StandingRuleRow): StandingRule {
   };
 }
 
+/** The bounds as stored, with the rules it replaced (absent in rows written before changes were kept). */
+function boundsFromRow(text: string): StandingRuleBounds & { replaced: readonly string[] } {
+  const { replaced, ...bounds } = JSON.parse(text) as StandingRuleBounds & { replaced?: string[] };
+  return { ...bounds, replaced: replaced ?? [] };
+}
+
 /** The bounds as stored: one JSON document, so a new bound needs no new column. */
 function boundsOf(rule: StandingRule): string {
-  const bounds: StandingRuleBounds = {
+  const bounds: StandingRuleBounds & Pick<StandingRule, 'replaced'> = {
     actions: rule.actions,
     calendarIds: rule.calendarIds,
     maxPerBooking: rule.maxPerBooking,
@@ -44,6 +50,7 @@ function boundsOf(rule: StandingRule): string {
     maxPerDayCount: rule.maxPerDayCount,
     customers: rule.customers,
     timeZone: rule.timeZone,
+    replaced: rule.replaced,
   };
   return JSON.stringify(bounds);
 }

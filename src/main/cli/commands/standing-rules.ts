@@ -111,6 +111,7 @@ function ruleJson(rule: StandingRule) {
     expiresAt: formatInstant(rule.expiresAt),
     revokedAt: rule.revokedAt === null ? null : formatInstant(rule.revokedAt),
     grantedVia: rule.grantedVia,
+    replaced: rule.replaced,
   };
 }
 
