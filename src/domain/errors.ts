@@ -13,7 +13,8 @@ export const errorCatalog = {
   NOT_FOUND: { retryable: false, recovery: 'Check the id; list the resource to find valid ids.' },
   SLOT_UNAVAILABLE: {
     retryable: false,
-    recovery: 'The time is taken. Offer one of details.alternatives to the user, then hold it.',
+    recovery:
+      'The time is taken. Offer one of details.alternatives to the user, then hold it. A series: each of details.occurrences has its own alternatives; call hold_series again with instead for those.',
   },
   OUTSIDE_AVAILABILITY: {
     retryable: false,
@@ -137,6 +138,16 @@ export interface ErrorDetailsByCode {
     readonly retryCanSucceed?: boolean;
     /** The nearest free alternative at or after the time asked for; null when none was found. */
     readonly nextFree?: AlternativeSlot | null;
+    /** hold_series: each occurrence that cannot be held, why, and the free times nearest it. */
+    readonly occurrences?: readonly {
+      readonly occurrence: number;
+      readonly start: Instant;
+      readonly end: Instant;
+      readonly calendarIds: readonly string[];
+      readonly code: string;
+      readonly reason: string;
+      readonly alternatives: readonly AlternativeSlot[];
+    }[];
   };
   OUTSIDE_AVAILABILITY: {
     readonly calendarId: string;

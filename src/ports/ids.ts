@@ -25,4 +25,5 @@ export type IdPrefix =
   | 'ing'
   | 'feed'
   | 'sub'
-  | 'rule';
+  | 'rule'
+  | 'ser';

@@ -77,6 +77,7 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
         'find_slots',
         'get_booking',
         'hold_slot',
+        'hold_series',
         'list_bookings',
         'list_calendars',
         'release_hold',

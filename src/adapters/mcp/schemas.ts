@@ -232,6 +232,12 @@ export const bookingOut = z.object({
     .describe(
       'A replacement hold from reschedule_booking: the booking that confirming it moves (and cancels).',
     ),
+  seriesId: z
+    .string()
+    .nullable()
+    .describe(
+      'One occurrence of a recurring series (hold_series): confirm_booking confirms them all; cancel_booking with scope following ends this one and the later ones.',
+    ),
   owner: z.object({ subject: z.string(), clientId: z.string() }),
   externalKeys: z.record(z.string(), z.string()),
   createdAt: instantOut,

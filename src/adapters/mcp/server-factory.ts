@@ -16,6 +16,7 @@ import { checkAvailabilityTool } from './tools/check-availability.js';
 import { getCustomerTool, listCustomersTool } from './tools/customers.js';
 import { findSlotsTool } from './tools/find-slots.js';
 import { holdSlotTool } from './tools/hold-slot.js';
+import { holdSeriesTool } from './tools/hold-series.js';
 import { getBookingTool, listBookingsTool } from './tools/read-bookings.js';
 import { listCalendarsTool } from './tools/list-calendars.js';
 import { registerContractTool } from './hotel-ops/contract-kit.js';
@@ -55,6 +56,7 @@ export const holdfastTools = [
   setBookingRulesTool,
   rescheduleBookingTool,
   bookSlotTool,
+  holdSeriesTool,
 ];
 
 export const toolNames = holdfastTools.map((t) => t.name);

@@ -36,9 +36,20 @@ const wireAlternative = (a: AlternativeSlot) => ({
  */
 function wireDetails(error: DomainError, links: Links): Record<string, unknown> {
   if (isDomainError(error, 'SLOT_UNAVAILABLE')) {
-    const { alternatives, holdLapsesAt, nextFree } = error.details;
+    const { alternatives, holdLapsesAt, nextFree, occurrences } = error.details;
     return {
       ...error.details,
+      // hold_series: each occurrence that cannot be held, with its own alternatives.
+      ...(occurrences
+        ? {
+            occurrences: occurrences.map((o) => ({
+              ...o,
+              start: formatInstant(o.start),
+              end: formatInstant(o.end),
+              alternatives: o.alternatives.map(wireAlternative),
+            })),
+          }
+        : {}),
       ...(alternatives ? { alternatives: alternatives.map(wireAlternative) } : {}),
       ...(holdLapsesAt !== undefined ? { holdLapsesAt: formatInstant(holdLapsesAt) } : {}),
       ...(nextFree !== undefined ? { nextFree: nextFree && wireAlternative(nextFree) } : {}),

@@ -45,7 +45,8 @@ function confirmationIntentOf(
   now: Instant,
   replaced: Booking | undefined,
 ) {
-  if (effectiveStatus(booking, now) !== 'HELD') return null;
+  // A series occurrence is confirmed with its series: hold_series answers the series' intent.
+  if (effectiveStatus(booking, now) !== 'HELD' || (booking.seriesId && !booking.replaces)) return null;
   const intent = confirmIntentOf(booking, replaced);
   return { intent, intentHash: deps.digest.ofJson(intent) };
 }
@@ -96,9 +97,11 @@ export function bookingView(
           }
         : null,
     },
-    paymentUrl: booking.price === null ? null : links.paymentUrl(booking.id),
+    // A series is paid once, for the sum, under its id.
+    paymentUrl: booking.price === null ? null : links.paymentUrl(booking.seriesId ?? booking.id),
     confirmationIntent: confirmationIntentOf(booking, deps, now, replaced),
     replaces: booking.replaces ?? null,
+    seriesId: booking.seriesId ?? null,
     owner: { subject: booking.owner.subject, clientId: booking.owner.clientId },
     externalKeys: { ...booking.externalKeys },
     createdAt: formatInstant(booking.createdAt),

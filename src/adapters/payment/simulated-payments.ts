@@ -1,3 +1,4 @@
+import { amountDue } from '../../app/payments/amount-due.js';
 import { DomainError } from '../../domain/errors.js';
 import type { PaymentReport, PaymentStatus } from '../../domain/payment/payment.js';
 import type { EffectAudit } from '../../ports/audit.js';
@@ -34,13 +35,13 @@ export class SimulatedPayments implements PaymentQuery, PaymentRefunds {
     tenantId: string = this.tenantId,
   ): Promise<PaymentReport> {
     return this.store.write(async (tx) => {
-      const booking = await tx.bookings.get(tenantId, bookingId);
-      if (!booking) throw new DomainError('NOT_FOUND', `No booking ${bookingId}.`, { bookingId });
+      const due = await amountDue(tx, tenantId, bookingId);
+      if (!due) throw new DomainError('NOT_FOUND', `No booking ${bookingId}.`, { bookingId });
       const report: PaymentReport = {
         bookingId,
         status,
-        amount: money?.amount ?? booking.price?.amount ?? null,
-        currency: money?.currency ?? booking.price?.currency ?? null,
+        amount: money?.amount ?? due.price?.amount ?? null,
+        currency: money?.currency ?? due.price?.currency ?? null,
         paidAt: status === 'PAID' ? now : null,
       };
       await tx.simulatedPayments.set(report, now);

@@ -50,6 +50,7 @@ export interface BookingRow {
   /** Who per-customer limits count this booking for (derived from the customer). */
   customer_key: string | null;
   replaces: string | null;
+  series_id: string | null;
 }
 
 export const num = (v: number | string): number => Number(v);
@@ -127,6 +128,7 @@ export function bookingFromRow(row: BookingRow): Booking {
     externalKeys: JSON.parse(row.external_keys) as Booking['externalKeys'],
     paymentFollowUp: Boolean(row.payment_follow_up),
     ...(row.replaces ? { replaces: row.replaces } : {}),
+    ...(row.series_id ? { seriesId: row.series_id } : {}),
   };
 }
 
@@ -155,6 +157,7 @@ export function bookingToRow(b: Booking): BookingRow {
     payment_follow_up: b.paymentFollowUp ? 1 : 0,
     customer_key: customerKey(b.customer),
     replaces: b.replaces ?? null,
+    series_id: b.seriesId ?? null,
   };
 }
 

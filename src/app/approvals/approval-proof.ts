@@ -199,7 +199,9 @@ export async function authorize(
   const answer = call.elicitation?.answer;
   // A rule the person set for changes like this one approves it at once (its day's limits are
   // counted when it commits); a host's attestation or the user's own answer is never overridden.
-  if (!input.humanApproval && !answer && !call.personDecides) {
+  // A series (every occurrence at once) always goes to a person.
+  const series = current.intent.action === 'confirm_booking' && current.intent.series !== undefined;
+  if (!input.humanApproval && !answer && !call.personDecides && !series) {
     const candidate = candidateOf(current.intent, booking);
     const rules = await standingRulesFor(deps, principal, candidate, booking);
     if (rules.length > 0)
@@ -223,7 +225,7 @@ export async function authorize(
       approval: await recordUserAnswer(deps, principal, action, booking, current, answer),
     };
 
-  return requirePerson(deps, principal, action, booking, input, call);
+  return requirePerson(deps, principal, action, booking, input, call, undefined, current.intent);
 }
 
 /**
@@ -238,6 +240,8 @@ export async function requirePerson(
   input: ProofRequest,
   call: CallContext,
   why?: string,
+  /** The intent to ask about, when it is not the booking's own (a series). */
+  intent?: Intent,
 ): Promise<never> {
   const policy = principal.writePolicy;
   const asksUser = policy === 'attested' || policy === 'draft';
@@ -251,7 +255,7 @@ export async function requirePerson(
       pending,
     );
   const pending = await deps.store.write(async (tx) => {
-    const opened = await openApproval(deps, tx, principal, action, booking);
+    const opened = await openApproval(deps, tx, principal, action, booking, intent);
     await call.audit?.recordIn(
       tx,
       elicit

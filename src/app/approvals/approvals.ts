@@ -6,7 +6,15 @@ import {
   holdKeptFor,
 } from '../../domain/approval/approval.js';
 import { DEFAULT_APPROVAL_WINDOW_MINUTES } from '../../domain/identity/identity.js';
-import type { GatedAction, Intent, IntentSummary, MovedFrom } from '../../domain/approval/intent.js';
+import type {
+  GatedAction,
+  Intent,
+  IntentSummary,
+  MovedFrom,
+  SeriesOccurrences,
+} from '../../domain/approval/intent.js';
+import type { Money } from '../../domain/booking/money.js';
+import { sumPrices } from '../../domain/booking/money.js';
 import { changesSince, intentOf } from '../../domain/approval/intent.js';
 import type { Booking } from '../../domain/booking/booking.js';
 import type { Principal } from '../../domain/identity/principal.js';
@@ -23,6 +31,7 @@ import type { AppDeps } from '../deps.js';
 import type { Outcome, ResultStorage, WriteCall } from '../idempotent.js';
 import { idempotent } from '../idempotent.js';
 import { loadBooking, loadOwnBooking } from '../booking/snapshot.js';
+import { seriesIntentFor, seriesMembers } from '../booking/series-members.js';
 
 /**
  * The intent as a person reads it: names, local times, money — taken from the intent being
@@ -42,12 +51,24 @@ export async function describeIntent(
   const replaces = intent.action === 'confirm_booking' ? intent.replaces : undefined;
   const movedBooking = replaces ? await tx.bookings.get(tenantId, replaces.bookingId) : null;
   const zone = calendars[0]?.timeZone ?? 'UTC';
+  const occurrences = intent.series?.occurrences.map((o) => ({
+    reference: o.reference,
+    startUtc: o.start,
+    endUtc: o.end,
+    when: zonedSpan(
+      parseInstant(o.start, 'intent.series.start'),
+      parseInstant(o.end, 'intent.series.end'),
+      zone,
+    ),
+  }));
   const price =
     intent.action === 'confirm_booking'
       ? intent.amount !== null && intent.currency !== null
         ? { amount: intent.amount, currency: intent.currency }
         : null
-      : booking.price;
+      : intent.series
+        ? await seriesRefundable(tx, tenantId, intent.series)
+        : booking.price;
   const consequence = consequenceOf({
     action: replaces ? 'move' : intent.action === 'confirm_booking' ? 'confirm' : 'cancel',
     // A move carries the moved booking's payment; anything else has its own.
@@ -55,7 +76,10 @@ export async function describeIntent(
     price,
     customerName: booking.customer?.name ?? null,
     calendars: listOf(calendars.map((c) => c.name)),
-    when: zonedSpan(start, end, zone),
+    ...(occurrences ? { dates: occurrences.length } : {}),
+    when: occurrences
+      ? `${occurrences.length} dates, from ${occurrences[0]!.when} to ${occurrences.at(-1)!.when} (each listed)`
+      : zonedSpan(start, end, zone),
     ...(replaces
       ? {
           movedFromWhen: zonedSpan(
@@ -70,8 +94,13 @@ export async function describeIntent(
     action: replaces
       ? 'Move booking'
       : intent.action === 'confirm_booking'
-        ? 'Confirm booking'
-        : 'Cancel booking',
+        ? occurrences
+          ? 'Confirm series'
+          : 'Confirm booking'
+        : occurrences
+          ? 'Cancel series from here'
+          : 'Cancel booking',
+    ...(occurrences ? { occurrences } : {}),
     ...(replaces ? { movedFrom: await movedFrom(tx, tenantId, replaces) } : {}),
     reference: booking.reference,
     calendars: calendars.map((c) => ({
@@ -96,6 +125,41 @@ export async function describeIntent(
         }
       : null,
   };
+}
+
+/** What cancelling a series from an occurrence on puts at stake: the sum of those occurrences' prices. */
+async function seriesRefundable(
+  tx: StoreTx,
+  tenantId: string,
+  series: SeriesOccurrences,
+): Promise<Money | null> {
+  const bookings = await Promise.all(series.occurrences.map((o) => tx.bookings.get(tenantId, o.bookingId)));
+  return sumPrices(bookings.map((b) => b?.price ?? null));
+}
+
+/**
+ * What confirming or cancelling this booking would do now: a held occurrence of a series is
+ * confirmed with all its held occurrences; a move's replacement ends the booking it moves.
+ */
+async function currentIntentOf(
+  tx: StoreTx,
+  action: GatedAction,
+  booking: Booking,
+  now: Instant,
+): Promise<Intent> {
+  if (action === 'confirm_booking' && booking.seriesId && !booking.replaces)
+    return seriesIntentFor(action, booking.seriesId, await seriesMembers(tx, action, booking, now));
+  const moved =
+    action === 'confirm_booking' && booking.replaces
+      ? ((await tx.bookings.get(booking.tenantId, booking.replaces)) ?? undefined)
+      : undefined;
+  return intentOf(action, booking, moved);
+}
+
+async function heldOccurrences(tx: StoreTx, tenantId: string, intent: Intent): Promise<Booking[]> {
+  const ids = intent.series?.occurrences.map((o) => o.bookingId) ?? [];
+  const found = await Promise.all(ids.map((id) => tx.bookings.get(tenantId, id)));
+  return found.filter((b): b is Booking => b !== null);
 }
 
 /** "Room 1", "Room 1 and Room 2", "Room 1, Room 2 and Room 3". */
@@ -142,25 +206,33 @@ export async function openApproval(
   principal: Principal,
   action: GatedAction,
   booking: Booking,
+  /** The intent when it is not the booking's own: a series change as its caller computed it. */
+  given?: Intent,
 ): Promise<PendingApproval> {
   const now = deps.clock.now();
-  const moved =
-    action === 'confirm_booking' && booking.replaces
-      ? ((await tx.bookings.get(booking.tenantId, booking.replaces)) ?? undefined)
-      : undefined;
-  const intent = intentOf(action, booking, moved);
+  const intent = given ?? (await currentIntentOf(tx, action, booking, now));
   const intentHash = deps.digest.ofJson(intent);
   const tenant = await tx.tenants.getTenant(principal.tenantId);
   const windowMs = (tenant?.approvalWindowMinutes ?? DEFAULT_APPROVAL_WINDOW_MINUTES) * MINUTE_MS;
-  const holdExpiresAt =
-    action === 'confirm_booking' ? await keepHoldForPerson(deps, tx, booking, windowMs, now) : null;
+  // Every occurrence of a series is kept while the person decides, not only the first.
+  const kept =
+    intent.action === 'confirm_booking' && intent.series
+      ? await heldOccurrences(tx, booking.tenantId, intent)
+      : [booking];
+  let holdExpiresAt: Instant | null = null;
+  if (action === 'confirm_booking')
+    for (const held of kept) {
+      const until = await keepHoldForPerson(deps, tx, held, windowMs, now);
+      if (until !== null && (holdExpiresAt === null || until < holdExpiresAt)) holdExpiresAt = until;
+    }
   const approval: Approval = {
     id: deps.ids.newUuid(),
     tenantId: principal.tenantId,
     subject: principal.subject,
     clientId: principal.clientId,
     action,
-    bookingId: booking.id,
+    // A series is approved under its first occurrence, whichever occurrence asked.
+    bookingId: intent.bookingId,
     intent,
     intentHash,
     status: 'PENDING',

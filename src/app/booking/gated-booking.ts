@@ -13,7 +13,6 @@ import {
 import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import type { CallEnd } from '../../ports/audit.js';
-import type { ProofRequest } from '../approvals/approval-proof.js';
 import { authorize, requirePerson, spend } from '../approvals/approval-proof.js';
 import { StandingRuleSpent } from '../approvals/standing-rules.js';
 import { requireWriter } from '../authorize.js';
@@ -23,14 +22,13 @@ import type { IdempotentCall, Outcome, ResultStorage } from '../idempotent.js';
 import { findReplay, idempotent } from '../idempotent.js';
 import { flagLatePayment, lateMoney, requireCleared } from '../payments/payment-gate.js';
 import { completeMove } from './complete-move.js';
+import { actsOnSeries, gatedSeriesChange } from './gated-series.js';
+import type { CommitResult, GatedBookingInput } from './gated-types.js';
+
+export type { GatedBookingInput } from './gated-types.js';
 import { recordBookingEvent } from '../webhooks/record-booking-event.js';
 import type { BookingSnapshot } from './snapshot.js';
 import { loadOwnBooking, snapshotOf, snapshotStorage } from './snapshot.js';
-export interface GatedBookingInput extends ProofRequest {
-  readonly bookingId: string;
-  readonly expectedVersion: number;
-  readonly idempotencyKey: string;
-}
 
 const toolOf: Record<GatedAction, string> = {
   confirm_booking: 'confirm_booking',
@@ -76,6 +74,8 @@ export async function gatedBookingChange(
         : undefined;
     return { booking, moved };
   });
+  if (actsOnSeries(action, booking, input))
+    return settle(await gatedSeriesChange(deps, principal, action, input, call, record, booking));
   try {
     dryRun(action, booking, input.expectedVersion, deps.clock.now());
   } catch (error) {
@@ -146,13 +146,6 @@ export async function gatedBookingChange(
   });
   deps.slotCache.invalidate(principal.tenantId, [...booking.calendarIds, ...(moved?.calendarIds ?? [])]);
   return settle(outcome);
-}
-
-/** What the committing transaction decided; stored for replays, so a retry gets the same answer. */
-interface CommitResult {
-  readonly snapshot: BookingSnapshot;
-  readonly paymentFailed?: 'FAILED' | 'CLOSED';
-  readonly lapsedButPaid?: boolean;
 }
 
 /** Replays keep the committed snapshot without the booking's personal fields. */

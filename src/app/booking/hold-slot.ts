@@ -29,15 +29,20 @@ export interface HoldSlotInput {
   readonly idempotencyKey: string;
 }
 
-function parseRange(input: HoldSlotInput, now: Instant): Interval {
-  const start = parseInstant(input.start, 'start');
-  const end = parseInstant(input.end, 'end');
-  if (end <= start) throw invalidArgument('end', 'must be after start');
+/** The asked range, checked: the error names the field (`prefix` for a series' replacement times). */
+export function parseRange(
+  input: Pick<HoldSlotInput, 'calendarIds' | 'start' | 'end'>,
+  now: Instant,
+  prefix = '',
+): Interval {
+  const start = parseInstant(input.start, `${prefix}start`);
+  const end = parseInstant(input.end, `${prefix}end`);
+  if (end <= start) throw invalidArgument(`${prefix}end`, 'must be after start');
   if (end - start > MAX_BOOKING_MINUTES * MINUTE_MS)
-    throw invalidArgument('end', 'a booking may last at most 7 days');
-  if (start < now) throw invalidArgument('start', 'must not be in the past');
+    throw invalidArgument(`${prefix}end`, 'a booking may last at most 7 days');
+  if (start < now) throw invalidArgument(`${prefix}start`, 'must not be in the past');
   if (new Set(input.calendarIds).size !== input.calendarIds.length) {
-    throw invalidArgument('calendarIds', 'must not repeat a calendar');
+    throw invalidArgument(`${prefix}calendarIds`, 'must not repeat a calendar');
   }
   return { start, end };
 }
@@ -169,9 +174,50 @@ async function placeWithFreshReference(
   call: IdempotentCall<BookingSnapshot>,
   move?: Move,
 ): Promise<{ placement: HoldPlacement; snapshot: BookingSnapshot }> {
+  const base: Booking = {
+    ...newHold(deps, principal, input, range, calendars),
+    // A moved occurrence stays in its series.
+    ...(move ? { replaces: move.booking.id, seriesId: move.booking.seriesId ?? null } : {}),
+  };
+  for (let attempt = 1; ; attempt++) {
+    const booking = { ...base, reference: deps.ids.newReference() };
+    const snapshot: BookingSnapshot = {
+      booking,
+      calendars: calendars.map(calendarRef),
+      ...(move ? { replaced: move.booking } : {}),
+    };
+    // The record committed with the hold names it; any other outcome made nothing.
+    call.audit?.made({ bookingId: booking.id });
+    const plan: HoldPlan = {
+      booking,
+      calendarVersions: calendars.map((c) => ({ id: c.id, version: c.version })),
+      idempotency: idempotencyRecord(deps, call, snapshotStorage.persist(snapshot)),
+      audit: call.audit?.signed(),
+      ...occupancy(calendars, range, base.customer, move),
+      cap: holdCapOf(principal, range, calendars.length),
+    };
+    try {
+      const placement = await deps.store.writeOne((tx) => tx.bookings.placeHold(plan));
+      if (placement.outcome !== 'placed') call.audit?.made(null);
+      return { placement, snapshot };
+    } catch (error) {
+      call.audit?.made(null);
+      if (!(error instanceof ReferenceTakenError) || attempt >= 5) throw error;
+    }
+  }
+}
+
+/** A new hold of `range` on `calendars` for the principal's person (its reference still to draw). */
+export function newHold(
+  deps: AppDeps,
+  principal: Principal,
+  input: Pick<HoldSlotInput, 'calendarIds' | 'customer' | 'label'>,
+  range: Interval,
+  calendars: readonly Calendar[],
+): Booking {
   const now = deps.clock.now();
   const price = sumPrices(calendars.map((c) => c.price));
-  const base: Booking = {
+  return {
     id: deps.ids.newId('bk'),
     tenantId: principal.tenantId,
     reference: '',
@@ -191,44 +237,24 @@ async function placeWithFreshReference(
     owner: { subject: principal.subject, clientId: principal.clientId, connectionId: principal.connectionId },
     externalKeys: {},
     paymentFollowUp: false,
-    ...(move ? { replaces: move.booking.id } : {}),
   };
-  for (let attempt = 1; ; attempt++) {
-    const booking = { ...base, reference: deps.ids.newReference() };
-    const snapshot: BookingSnapshot = {
-      booking,
-      calendars: calendars.map(calendarRef),
-      ...(move ? { replaced: move.booking } : {}),
-    };
-    // The record committed with the hold names it; any other outcome made nothing.
-    call.audit?.made({ bookingId: booking.id });
-    const plan: HoldPlan = {
-      booking,
-      calendarVersions: calendars.map((c) => ({ id: c.id, version: c.version })),
-      idempotency: idempotencyRecord(deps, call, snapshotStorage.persist(snapshot)),
-      audit: call.audit?.signed(),
-      ...occupancy(calendars, range, base.customer, move),
-      cap:
-        isLimited(principal.limits.activeHoldsPerPerson) ||
-        isLimited(principal.limits.activeHoldsPerConnection) ||
-        isLimited(principal.limits.heldCalendarHoursPerPerson)
-          ? {
-              perPerson: principal.limits.activeHoldsPerPerson,
-              perConnection: principal.limits.activeHoldsPerConnection,
-              heldMsPerPerson: isLimited(principal.limits.heldCalendarHoursPerPerson)
-                ? principal.limits.heldCalendarHoursPerPerson * 3_600_000
-                : null,
-              thisHoldMs: (range.end - range.start) * calendars.length,
-            }
-          : null,
-    };
-    try {
-      const placement = await deps.store.writeOne((tx) => tx.bookings.placeHold(plan));
-      if (placement.outcome !== 'placed') call.audit?.made(null);
-      return { placement, snapshot };
-    } catch (error) {
-      call.audit?.made(null);
-      if (!(error instanceof ReferenceTakenError) || attempt >= 5) throw error;
-    }
-  }
+}
+
+/** The person's and connection's hold caps for one more hold, or null when none is limited. */
+export function holdCapOf(principal: Principal, range: Interval, calendarCount: number): HoldPlan['cap'] {
+  const limits = principal.limits;
+  if (
+    !isLimited(limits.activeHoldsPerPerson) &&
+    !isLimited(limits.activeHoldsPerConnection) &&
+    !isLimited(limits.heldCalendarHoursPerPerson)
+  )
+    return null;
+  return {
+    perPerson: limits.activeHoldsPerPerson,
+    perConnection: limits.activeHoldsPerConnection,
+    heldMsPerPerson: isLimited(limits.heldCalendarHoursPerPerson)
+      ? limits.heldCalendarHoursPerPerson * 3_600_000
+      : null,
+    thisHoldMs: (range.end - range.start) * calendarCount,
+  };
 }

@@ -92,6 +92,16 @@ export async function calendarChoices(deps: AppDeps, person: Person): Promise<Ca
 /** A booking with who made it: the person (by email) and the connection they made it through, in words. */
 export interface BookingDetail extends BookingLine {
   readonly madeBy: { readonly email: string | null; readonly connection: string };
+  /** One occurrence of a recurring series: every booking of it, in time order. */
+  readonly series:
+    | readonly {
+        readonly id: string;
+        readonly reference: string;
+        readonly start: number;
+        readonly end: number;
+        readonly status: string;
+      }[]
+    | null;
 }
 
 /** One booking of the person's tenant, or null (another tenant's is as unknown as a made-up id). */
@@ -105,8 +115,19 @@ export async function consoleBooking(
     if (!booking) return null;
     const [line] = await linesOf(deps, tx, person, [booking]);
     const maker = await tx.people.getPerson(booking.owner.subject);
+    const now = deps.clock.now();
+    const series = booking.seriesId
+      ? (await tx.bookings.ofSeries(person.tenantId, booking.seriesId)).map((b) => ({
+          id: b.id,
+          reference: b.reference,
+          start: b.start,
+          end: b.end,
+          status: effectiveStatus(b, now),
+        }))
+      : null;
     return {
       ...line!,
+      series,
       madeBy: {
         email: maker?.tenantId === person.tenantId ? maker.email : null,
         connection: askerOf(booking.owner.clientId, maker?.tenantId === person.tenantId ? maker : null),

@@ -87,7 +87,8 @@ export async function draftFromApproval(
   if (!mayApprove(viewer)) return null;
   return deps.store.read(async (tx) => {
     const approval = await tx.approvals.get(viewer.tenantId, approvalId);
-    if (!approval || approval.subject !== viewer.id) return null;
+    // A series always goes to a person: no rule is drafted from one.
+    if (!approval || approval.subject !== viewer.id || approval.intent.series) return null;
     const booking = await tx.bookings.get(viewer.tenantId, approval.bookingId);
     if (!booking) return null;
     const candidate = candidateOf(approval.intent, booking);

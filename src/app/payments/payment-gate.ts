@@ -19,7 +19,8 @@ import { loadOwnBooking } from '../booking/snapshot.js';
 /** Asks the provider; PAYMENT_PENDING while the money has not cleared (the hold is kept). */
 export async function requireCleared(
   deps: AppDeps,
-  booking: Booking,
+  /** A booking, or a series paid as one (its id, the sum, its first hold's expiry). */
+  booking: Pick<Booking, 'id' | 'price' | 'expiresAt'>,
   traceId: string,
 ): Promise<{ verdict: PaymentVerdict; paidAt: number | null }> {
   const answer = await queryPayment(deps, booking, traceId);
@@ -34,7 +35,7 @@ export async function requireCleared(
 
 async function queryPayment(
   deps: AppDeps,
-  booking: Booking,
+  booking: Pick<Booking, 'id' | 'price'>,
   traceId: string,
 ): Promise<{ verdict: PaymentVerdict; paidAt: number | null }> {
   try {

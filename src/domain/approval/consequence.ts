@@ -20,6 +20,8 @@ export interface ConsequenceFacts {
   readonly when: string;
   /** A move: the time it gives up, in the same zone. */
   readonly movedFromWhen?: string;
+  /** A series: how many bookings it confirms or cancels at once. */
+  readonly dates?: number;
 }
 
 export interface Consequence {
@@ -48,20 +50,22 @@ export function consequenceOf(facts: ConsequenceFacts): Consequence {
   switch (facts.action) {
     case 'confirm':
       return {
-        time: `Books ${facts.calendars} for ${who} on ${facts.when}; nobody else can take that time.`,
+        time: `Books ${facts.calendars} for ${who} on ${facts.when}; nobody else can take ${facts.dates ? 'those times' : 'that time'}.`,
         money: confirmMoney(facts.payment, money, Who),
         customer:
           money && facts.payment === 'failed'
             ? `${Who} gets no booking.`
-            : `${Who} gets a confirmed booking${money && facts.payment !== 'paid' ? ' once the payment clears' : ''}.`,
+            : `${Who} gets ${facts.dates ? `${facts.dates} confirmed bookings` : 'a confirmed booking'}${money && facts.payment !== 'paid' ? ' once the payment clears' : ''}.`,
         refundDue: null,
       };
     case 'cancel': {
       const owed = money !== null && facts.payment === 'paid';
       return {
-        time: `Cancels ${whose} booking on ${facts.when} (${facts.calendars}); the time becomes free for others.`,
+        time: facts.dates
+          ? `Cancels ${whose} ${facts.dates} bookings on ${facts.when} (${facts.calendars}); those times become free for others.`
+          : `Cancels ${whose} booking on ${facts.when} (${facts.calendars}); the time becomes free for others.`,
         money: cancelMoney(facts.payment, money, Who, who),
-        customer: `${Who} loses this booking${owed ? ` and is owed ${money} back` : ''}.`,
+        customer: `${Who} loses ${facts.dates ? `these ${facts.dates} bookings` : 'this booking'}${owed ? ` and is owed ${money} back` : ''}.`,
         refundDue: owed ? price : null,
       };
     }

@@ -17,6 +17,24 @@ export interface ConfirmIntent {
   readonly version: number;
   /** A move (reschedule_booking): the confirmed booking this one replaces, as it is now. */
   readonly replaces?: MovedFrom;
+  /**
+   * A recurring series confirmed as one: every occurrence held now, in time order. Then
+   * bookingId and version are the first occurrence's, start/end span the series, and the amount
+   * is the sum, paid once under the series id.
+   */
+  readonly series?: SeriesOccurrences;
+}
+
+export interface SeriesOccurrences {
+  readonly seriesId: string;
+  readonly occurrences: readonly {
+    readonly bookingId: string;
+    readonly reference: string;
+    readonly calendarIds: readonly string[];
+    readonly start: string;
+    readonly end: string;
+    readonly version: number;
+  }[];
 }
 
 /** What a move ends: confirming the replacement cancels this booking in the same transaction. */
@@ -36,6 +54,8 @@ export interface CancelIntent {
   readonly start: string;
   readonly end: string;
   readonly version: number;
+  /** "This and the following": the series' confirmed occurrences from this one on, all cancelled. */
+  readonly series?: SeriesOccurrences;
 }
 
 export type Intent = ConfirmIntent | CancelIntent;
@@ -64,6 +84,13 @@ export interface IntentSummary {
     readonly endUtc: string;
     readonly calendars: IntentSummary['calendars'];
   };
+  /** A series: every occurrence the change takes in, its local time in the first calendar's zone. */
+  readonly occurrences?: readonly {
+    readonly reference: string;
+    readonly startUtc: string;
+    readonly endUtc: string;
+    readonly when: string;
+  }[];
   /** What approving does to the time, the money and the customer, in words. */
   readonly consequence: Consequence;
   /** Set when the booking moved on since the intent was taken. */

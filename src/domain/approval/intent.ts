@@ -2,6 +2,7 @@ import type { Booking } from '../booking/booking.js';
 import { formatInstant } from '../time/instant.js';
 
 export type {
+  SeriesOccurrences,
   CancelIntent,
   ConfirmIntent,
   GatedAction,
@@ -9,7 +10,15 @@ export type {
   IntentSummary,
   MovedFrom,
 } from './intent-types.js';
-import type { CancelIntent, ConfirmIntent, GatedAction, Intent, MovedFrom } from './intent-types.js';
+import type {
+  CancelIntent,
+  ConfirmIntent,
+  GatedAction,
+  Intent,
+  MovedFrom,
+  SeriesOccurrences,
+} from './intent-types.js';
+import { sumPrices } from '../booking/money.js';
 
 export function confirmIntentOf(booking: Booking, moved?: Booking): ConfirmIntent {
   return {
@@ -44,6 +53,54 @@ export function cancelIntentOf(booking: Booking): CancelIntent {
     start: formatInstant(booking.start),
     end: formatInstant(booking.end),
     version: booking.version,
+  };
+}
+
+/** The series' occurrences as an intent lists them. */
+export function seriesOccurrencesOf(seriesId: string, occurrences: readonly Booking[]): SeriesOccurrences {
+  return {
+    seriesId,
+    occurrences: occurrences.map((o) => ({
+      bookingId: o.id,
+      reference: o.reference,
+      calendarIds: [...o.calendarIds],
+      start: formatInstant(o.start),
+      end: formatInstant(o.end),
+      version: o.version,
+    })),
+  };
+}
+
+/** Confirming a held series: every occurrence, one price (the sum), named by its first occurrence. */
+export function seriesConfirmIntentOf(seriesId: string, occurrences: readonly Booking[]): ConfirmIntent {
+  const first = occurrences[0]!;
+  const last = occurrences[occurrences.length - 1]!;
+  const price = sumPrices(occurrences.map((o) => o.price));
+  return {
+    action: 'confirm_booking',
+    bookingId: first.id,
+    calendarIds: [...first.calendarIds],
+    start: formatInstant(first.start),
+    end: formatInstant(last.end),
+    amount: price?.amount ?? null,
+    currency: price?.currency ?? null,
+    version: first.version,
+    series: seriesOccurrencesOf(seriesId, occurrences),
+  };
+}
+
+/** Cancelling this occurrence and every later one of its series (each confirmed). */
+export function seriesCancelIntentOf(seriesId: string, occurrences: readonly Booking[]): CancelIntent {
+  const first = occurrences[0]!;
+  const last = occurrences[occurrences.length - 1]!;
+  return {
+    action: 'cancel_booking',
+    bookingId: first.id,
+    reference: first.reference,
+    start: formatInstant(first.start),
+    end: formatInstant(last.end),
+    version: first.version,
+    series: seriesOccurrencesOf(seriesId, occurrences),
   };
 }
 

@@ -78,6 +78,8 @@ export interface Booking {
   readonly paymentFollowUp: boolean;
   /** A replacement hold made by reschedule_booking: the confirmed booking it moves, once confirmed. */
   readonly replaces?: string | null;
+  /** The recurring series (`ser_…`) this booking is one occurrence of; held, approved and paid as one. */
+  readonly seriesId?: string | null;
 }
 
 const transitions: Readonly<Record<BookingStatus, readonly BookingStatus[]>> = {

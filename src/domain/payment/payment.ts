@@ -21,7 +21,7 @@ export type PaymentVerdict = 'PAID' | 'PENDING' | 'FAILED' | 'CLOSED';
  * says when the money arrived: PAID without `paidAt` is not an answer (the contract requires it),
  * whichever provider sent it.
  */
-export function judgePayment(booking: Booking, report: PaymentReport): PaymentVerdict {
+export function judgePayment(booking: Pick<Booking, 'id' | 'price'>, report: PaymentReport): PaymentVerdict {
   if (report.status !== 'PAID') return report.status;
   if (report.paidAt === null)
     throw new DomainError(

@@ -1,3 +1,4 @@
+import { amountDue } from '../../app/payments/amount-due.js';
 import { setOwnTimeZone } from '../../app/identity/people.js';
 import type { PageApp } from '../../adapters/http/index.js';
 import { approvalForPage } from '../../app/approvals/approvals.js';
@@ -152,10 +153,8 @@ export function mountHumanPages(
       describe: (id, signed) =>
         deps.store.read(async (tx) => {
           if (!mayApprove(signed.person)) return null;
-          const booking = await tx.bookings.get(signed.person.tenantId, id);
-          return (
-            booking && { amount: booking.price?.amount ?? null, currency: booking.price?.currency ?? null }
-          );
+          const due = await amountDue(tx, signed.person.tenantId, id);
+          return due ? { amount: due.price?.amount ?? null, currency: due.price?.currency ?? null } : null;
         }),
       set: async (id, status, signed) => {
         const audit = pageCall('dev_payment_form', signed, { bookingId: id, status });

@@ -106,6 +106,8 @@ export type HoldPlacement =
 
 /** Bookings and the allocations that make them occupy calendars. */
 export interface BookingStore {
+  /** Every booking of a recurring series (each occurrence, and what replaced one), by start. */
+  ofSeries(tenantId: string, seriesId: string): Promise<Booking[]>;
   /** The tenant's booking with this id; null when there is none in the tenant. */
   get(tenantId: string, id: string): Promise<Booking | null>;
   /** The person's live holds (HELD, not lapsed at `now`), summed up. */

@@ -62,7 +62,11 @@ export function ApprovalItem(props: { card: ApprovalCard }) {
       </h3>
       <p class="small">
         {summary.calendars.map((c) => c.name).join(', ')}
-        {first ? ` · ${zonedSpan(instant(summary.startUtc), instant(summary.endUtc), first.timeZone)}` : ''}
+        {summary.occurrences
+          ? ` · ${summary.occurrences.length} dates from ${summary.occurrences[0]!.when}`
+          : first
+            ? ` · ${zonedSpan(instant(summary.startUtc), instant(summary.endUtc), first.timeZone)}`
+            : ''}
         {summary.amount ? ` · ${summary.amount} ${summary.currency}` : ''}
       </p>
       <p class="small consequence-line">
@@ -223,17 +227,38 @@ export function ApprovalDetail(props: {
             <>
               <dt>{c.name}</dt>
               <dd>
-                <When
-                  start={summary.startUtc}
-                  end={summary.endUtc}
-                  timeZone={c.timeZone}
-                  viewerZone={props.viewerZone}
-                />
+                {summary.occurrences ? (
+                  'on each date below'
+                ) : (
+                  <When
+                    start={summary.startUtc}
+                    end={summary.endUtc}
+                    timeZone={c.timeZone}
+                    viewerZone={props.viewerZone}
+                  />
+                )}
               </dd>
             </>
           ))}
-          <dt>Duration</dt>
-          <dd>{durationText}</dd>
+          {summary.occurrences ? (
+            <>
+              <dt>Every date</dt>
+              <dd>
+                <ol id="occurrences">
+                  {summary.occurrences.map((o) => (
+                    <li>
+                      {o.when} <span class="muted small">({o.reference})</span>
+                    </li>
+                  ))}
+                </ol>
+              </dd>
+            </>
+          ) : (
+            <>
+              <dt>Duration</dt>
+              <dd>{durationText}</dd>
+            </>
+          )}
           <dt>Booking version</dt>
           <dd>
             <span id="version">{summary.version}</span>{' '}
@@ -327,7 +352,10 @@ export function ApprovalDetail(props: {
       ) : (
         ''
       )}
-      {props.viewer.id === approval.subject && mayApprove(props.viewer) && status !== 'DENIED' ? (
+      {props.viewer.id === approval.subject &&
+      mayApprove(props.viewer) &&
+      status !== 'DENIED' &&
+      !summary.occurrences ? (
         <p id="always-allow">
           <a href={`/console/standing-rules/new?from=${approval.id}`}>Always allow bookings like this…</a>{' '}
           <span class="muted small">

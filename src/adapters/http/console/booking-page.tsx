@@ -2,7 +2,7 @@ import type { BookingDetail, BookingHistoryEntry } from '../../../app/console/bo
 import type { Person } from '../../../domain/identity/identity.js';
 import { mayApprove } from '../../../domain/identity/identity.js';
 import { formatUtc } from '../../../domain/time/zone.js';
-import { localDateTime, zonedDateTime, zoneLabel } from '../../format/human-time.js';
+import { localDateTime, zonedDateTime, zonedSpan, zoneLabel } from '../../format/human-time.js';
 import { CustomerFacts } from './approval-views.js';
 import { BookingFacts } from './booking-views.js';
 import { Status } from './shell.js';
@@ -78,6 +78,31 @@ function Actions(props: { detail: BookingDetail; viewer: Person; csrf: string })
   );
 }
 
+/** A series occurrence: every date of its series, this one marked, each with its status. */
+function SeriesList(props: { detail: BookingDetail; zone: string }) {
+  const series = props.detail.series!;
+  return (
+    <section class="card" aria-labelledby="series">
+      <h2 id="series">One of {series.length} dates of a series</h2>
+      <p class="small">
+        Held, approved and paid together; each date can be cancelled or moved on its own, or from one date on.
+      </p>
+      <ol id="series-dates">
+        {series.map((o) => (
+          <li>
+            {o.id === props.detail.booking.id ? (
+              <strong>{zonedSpan(o.start, o.end, props.zone)} (this one)</strong>
+            ) : (
+              <a href={`/console/bookings/${o.id}`}>{zonedSpan(o.start, o.end, props.zone)}</a>
+            )}{' '}
+            <Status status={o.status} />
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
 /** One booking: its facts, customer, who made it, what may be done, and its whole trail. */
 export function BookingPage(props: {
   detail: BookingDetail;
@@ -111,6 +136,7 @@ export function BookingPage(props: {
         <h2 id="facts">When and where</h2>
         <BookingFacts line={detail} viewerZone={props.viewerZone} />
       </section>
+      {detail.series ? <SeriesList detail={detail} zone={zone} /> : ''}
       <section class="card" aria-labelledby="customer">
         <h2 id="customer">Customer</h2>
         <CustomerFacts customer={booking.customer} />

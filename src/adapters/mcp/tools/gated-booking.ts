@@ -38,6 +38,20 @@ function elicitationOf(request: ServerContext): CallContext['elicitation'] {
   return { answer: { approvalId: state.approvalId, intentHash: state.intentHash, approved } };
 }
 
+const seriesScope = z
+  .enum(['this', 'following'])
+  .describe(
+    'For an occurrence of a series (seriesId): this one only (default), or this one and every later one, in one approval.',
+  );
+
+const gatedInput = z.strictObject({
+  bookingId: bookingIdInput,
+  expectedVersion,
+  idempotencyKey,
+  approval: approvalProof.optional(),
+  humanApproval: humanApprovalInput.optional(),
+});
+
 function gatedTool(action: GatedAction, title: string, description: string, annotations: ToolAnnotations) {
   return defineTool({
     name: action,
@@ -45,13 +59,8 @@ function gatedTool(action: GatedAction, title: string, description: string, anno
     title,
     description,
     kind: 'write',
-    input: z.strictObject({
-      bookingId: bookingIdInput,
-      expectedVersion,
-      idempotencyKey,
-      approval: approvalProof.optional(),
-      humanApproval: humanApprovalInput.optional(),
-    }),
+    // Only a cancellation has a scope: a series is always confirmed whole.
+    input: action === 'cancel_booking' ? gatedInput.extend({ scope: seriesScope.optional() }) : gatedInput,
     data: z.object({ booking: bookingOut }),
     annotations: { readOnlyHint: false, idempotentHint: true, ...annotations },
     async run(ctx: RunContext, input, call) {
@@ -68,9 +77,10 @@ function gatedTool(action: GatedAction, title: string, description: string, anno
       } catch (error) {
         if (!(error instanceof UserApprovalNeeded)) throw error;
         const { pending } = error;
-        const lines = pending.summary.calendars.map(
-          (c) => `${c.name}: ${c.start} – ${c.end} (${c.timeZone})`,
-        );
+        const names = pending.summary.calendars.map((c) => c.name).join(', ');
+        const lines = pending.summary.occurrences
+          ? pending.summary.occurrences.map((o, i) => `${i + 1}. ${names}: ${o.when}`)
+          : pending.summary.calendars.map((c) => `${c.name}: ${c.start} – ${c.end} (${c.timeZone})`);
         const moved = pending.summary.movedFrom;
         const money = moved
           ? `\nMoves ${moved.reference} away from ${moved.startUtc} – ${moved.endUtc} (UTC); nothing new is charged`
@@ -105,13 +115,13 @@ function consequenceLines(summary: PendingApproval['summary']): string {
 export const confirmBookingTool = gatedTool(
   'confirm_booking',
   'Confirm a held booking',
-  'Turns a HELD booking into CONFIRMED before its hold expires. A person must approve this exact booking: without proof the call fails with APPROVAL_REQUIRED and details to show the user (approveUrl); retry with approval: { approvalId } once they decided. Priced bookings also need the payment to have cleared (PAYMENT_PENDING otherwise). Pass the version you last read and a fresh UUID idempotencyKey.',
+  'Turns a HELD booking (or every occurrence of a held series) into CONFIRMED before its hold expires. A person must approve this exact booking: without proof the call fails with APPROVAL_REQUIRED and details to show the user (approveUrl); retry with approval: { approvalId } once they decided. Priced bookings also need the payment to have cleared (PAYMENT_PENDING otherwise). Pass the version you last read and a fresh UUID idempotencyKey.',
   { destructiveHint: false },
 );
 
 export const cancelBookingTool = gatedTool(
   'cancel_booking',
   'Cancel a confirmed booking',
-  'Cancels a CONFIRMED booking and frees its time; needs a person to approve, like confirm_booking. Pass the version you last read and a fresh UUID idempotencyKey. (For a HELD booking use release_hold.)',
+  'Cancels a CONFIRMED booking and frees its time (a series occurrence: scope following ends the later ones too); needs a person to approve, like confirm_booking. Pass the version you last read and a fresh UUID idempotencyKey. (For a HELD booking use release_hold.)',
   { destructiveHint: true },
 );

@@ -53,6 +53,7 @@ export const bookingColumns: readonly (keyof BookingRow)[] = [
   'payment_follow_up',
   'customer_key',
   'replaces',
+  'series_id',
 ];
 
 export const INSERT_BOOKING = `INSERT INTO bookings (${bookingColumns.join(', ')}) VALUES (${placeholders(bookingColumns.length)})`;
@@ -67,6 +68,14 @@ export class BookingsSql implements BookingStore {
     protected readonly db: SqlRunner,
     protected readonly dialect: SqlDialect,
   ) {}
+
+  async ofSeries(tenantId: string, seriesId: string): Promise<Booking[]> {
+    const rows = await this.db.all<BookingRow>(
+      'SELECT * FROM bookings WHERE tenant_id = ? AND series_id = ? ORDER BY start_at, id',
+      [tenantId, seriesId],
+    );
+    return rows.map(bookingFromRow);
+  }
 
   async get(tenantId: string, id: string): Promise<Booking | null> {
     const [row] = await this.db.all<BookingRow>('SELECT * FROM bookings WHERE tenant_id = ? AND id = ?', [

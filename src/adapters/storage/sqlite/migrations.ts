@@ -759,6 +759,12 @@ CREATE INDEX standing_rules_person ON standing_rules (tenant_id, person_id, crea
 ALTER TABLE approvals ADD COLUMN standing_rule_id TEXT;
 CREATE INDEX approvals_standing_rule ON approvals (tenant_id, standing_rule_id, decided_at) WHERE standing_rule_id IS NOT NULL;`,
   },
+  {
+    version: 27,
+    name: 'recurring series: the occurrences of a series held, approved and paid as one',
+    sql: `ALTER TABLE bookings ADD COLUMN series_id TEXT;
+CREATE INDEX bookings_series ON bookings (tenant_id, series_id) WHERE series_id IS NOT NULL;`,
+  },
 ];
 
 /**

@@ -118,6 +118,8 @@ function describeApproval(
       `${localSpan(start, end, c.timeZone)} (${c.timeZone})`,
     ]),
     ['UTC', `${summary.startUtc} – ${summary.endUtc}`],
+    // A series: every date it takes in.
+    ...(summary.occurrences ?? []).map((o, i): [string, string] => [`Date ${i + 1}`, terminalSafe(o.when)]),
     ...(summary.movedFrom
       ? [
           [
