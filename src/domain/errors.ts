@@ -138,6 +138,8 @@ export interface ErrorDetailsByCode {
     readonly retryCanSucceed?: boolean;
     /** The nearest free alternative at or after the time asked for; null when none was found. */
     readonly nextFree?: AlternativeSlot | null;
+    /** propose_changes: the changes (by index) whose new time is taken. */
+    readonly changes?: readonly number[];
     /** hold_series: each occurrence that cannot be held, why, and the free times nearest it. */
     readonly occurrences?: readonly {
       readonly occurrence: number;

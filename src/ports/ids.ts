@@ -26,4 +26,5 @@ export type IdPrefix =
   | 'feed'
   | 'sub'
   | 'rule'
-  | 'ser';
+  | 'ser'
+  | 'chg';

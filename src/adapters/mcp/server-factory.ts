@@ -17,6 +17,7 @@ import { getCustomerTool, listCustomersTool } from './tools/customers.js';
 import { findSlotsTool } from './tools/find-slots.js';
 import { holdSlotTool } from './tools/hold-slot.js';
 import { holdSeriesTool } from './tools/hold-series.js';
+import { abandonChangesTool, confirmChangesTool, proposeChangesTool } from './tools/change-sets.js';
 import { getBookingTool, listBookingsTool } from './tools/read-bookings.js';
 import { listCalendarsTool } from './tools/list-calendars.js';
 import { registerContractTool } from './hotel-ops/contract-kit.js';
@@ -57,6 +58,9 @@ export const holdfastTools = [
   rescheduleBookingTool,
   bookSlotTool,
   holdSeriesTool,
+  proposeChangesTool,
+  confirmChangesTool,
+  abandonChangesTool,
 ];
 
 export const toolNames = holdfastTools.map((t) => t.name);

@@ -32,6 +32,7 @@ import type { Outcome, ResultStorage, WriteCall } from '../idempotent.js';
 import { idempotent } from '../idempotent.js';
 import { loadBooking, loadOwnBooking } from '../booking/snapshot.js';
 import { seriesIntentFor, seriesMembers } from '../booking/series-members.js';
+import { describeChanges } from './describe-changes.js';
 
 /**
  * The intent as a person reads it: names, local times, money — taken from the intent being
@@ -43,6 +44,8 @@ export async function describeIntent(
   intent: Intent,
   booking: Booking,
 ): Promise<IntentSummary> {
+  if (intent.action === 'confirm_booking' && intent.changeSet)
+    return describeChanges(tx, tenantId, { ...intent, changeSet: intent.changeSet }, booking);
   const calendarIds = intent.action === 'confirm_booking' ? intent.calendarIds : booking.calendarIds;
   const calendars = await tx.calendars.get(tenantId, calendarIds);
   const start = parseInstant(intent.start, 'intent.start');
@@ -156,8 +159,13 @@ async function currentIntentOf(
   return intentOf(action, booking, moved);
 }
 
+/** The holds a series or change set confirms: each is kept while the person decides. */
 async function heldOccurrences(tx: StoreTx, tenantId: string, intent: Intent): Promise<Booking[]> {
-  const ids = intent.series?.occurrences.map((o) => o.bookingId) ?? [];
+  if (intent.action !== 'confirm_booking') return [];
+  const fromSet = (intent.changeSet?.changes ?? []).flatMap((c) =>
+    c.kind === 'hold' ? [c.bookingId] : c.holdId ? [c.holdId] : [],
+  );
+  const ids: string[] = intent.series ? intent.series.occurrences.map((o) => o.bookingId) : fromSet;
   const found = await Promise.all(ids.map((id) => tx.bookings.get(tenantId, id)));
   return found.filter((b): b is Booking => b !== null);
 }
@@ -216,7 +224,7 @@ export async function openApproval(
   const windowMs = (tenant?.approvalWindowMinutes ?? DEFAULT_APPROVAL_WINDOW_MINUTES) * MINUTE_MS;
   // Every occurrence of a series is kept while the person decides, not only the first.
   const kept =
-    intent.action === 'confirm_booking' && intent.series
+    intent.action === 'confirm_booking' && (intent.series || intent.changeSet)
       ? await heldOccurrences(tx, booking.tenantId, intent)
       : [booking];
   let holdExpiresAt: Instant | null = null;
@@ -391,8 +399,7 @@ async function decideAsPerson(
     throw new DomainError('NOT_FOUND', 'This approval link is unknown or was already used.');
   if (!mayApprove(decider.person))
     throw new DomainError('FORBIDDEN', 'Only an owner or approver of this tenant may decide approvals.', {});
-  const booking = await loadBooking(tx, approval.tenantId, approval.bookingId);
-  if (decision === 'APPROVE' && booking.version !== approval.intent.version) {
+  if (decision === 'APPROVE' && (await movedOn(tx, approval))) {
     throw new DomainError(
       'INVALID_STATE',
       'The booking changed since this was asked; approving it would do nothing.',
@@ -408,6 +415,17 @@ async function decideAsPerson(
   await tx.approvals.spendPageToken(approval.tenantId, approval.id);
   await call.audit?.recordIn(tx);
   return next;
+}
+
+/** Whether what the approval was asked about moved on: its booking's version, or a change set's. */
+async function movedOn(tx: StoreTx, approval: Approval): Promise<boolean> {
+  const intent = approval.intent;
+  if (intent.action === 'confirm_booking' && intent.changeSet) {
+    const set = await tx.changeSets.get(approval.tenantId, intent.changeSet.changeSetId);
+    return !set || set.status !== 'PROPOSED' || set.version !== intent.version;
+  }
+  const booking = await loadBooking(tx, approval.tenantId, approval.bookingId);
+  return booking.version !== intent.version;
 }
 
 /** A signed-in person decides in the console, by the approval's id within their tenant. */

@@ -88,7 +88,13 @@ export async function draftFromApproval(
   return deps.store.read(async (tx) => {
     const approval = await tx.approvals.get(viewer.tenantId, approvalId);
     // A series always goes to a person: no rule is drafted from one.
-    if (!approval || approval.subject !== viewer.id || approval.intent.series) return null;
+    if (
+      !approval ||
+      approval.subject !== viewer.id ||
+      approval.intent.series ||
+      ('changeSet' in approval.intent && approval.intent.changeSet)
+    )
+      return null;
     const booking = await tx.bookings.get(viewer.tenantId, approval.bookingId);
     if (!booking) return null;
     const candidate = candidateOf(approval.intent, booking);

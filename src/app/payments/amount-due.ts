@@ -1,6 +1,7 @@
 import type { Money } from '../../domain/booking/money.js';
 import { seriesPrice, standingOccurrences } from '../../domain/booking/series.js';
 import type { StoreTx } from '../../ports/store/index.js';
+import { bookingsOfSet, newMoneyOf } from '../booking/change-set-intent.js';
 
 /**
  * What is paid under a payment id: a booking's price, or — for a series (`ser_…`), paid once —
@@ -16,6 +17,10 @@ export async function amountDue(
       (b) => !b.replaces,
     );
     return occurrences.length === 0 ? undefined : { price: seriesPrice(occurrences) };
+  }
+  if (paymentId.startsWith('chg_')) {
+    const set = await tx.changeSets.get(tenantId, paymentId);
+    return set ? { price: newMoneyOf(set, await bookingsOfSet(tx, set)) } : undefined;
   }
   const booking = await tx.bookings.get(tenantId, paymentId);
   return booking ? { price: booking.price } : undefined;

@@ -23,6 +23,37 @@ export interface ConfirmIntent {
    * is the sum, paid once under the series id.
    */
   readonly series?: SeriesOccurrences;
+  /**
+   * A change set committed as one: each hold, move and cancellation. Then bookingId names the
+   * set's first booking, version is the set's, and amount is what its new holds cost together
+   * (paid once under the set's id); moves keep their payment, cancellations owe theirs back.
+   */
+  readonly changeSet?: ChangeSetLines;
+}
+
+export interface ChangeSetLines {
+  readonly changeSetId: string;
+  readonly changes: readonly {
+    readonly kind: 'hold' | 'move' | 'cancel';
+    /** The booking it ends (move, cancel) or the new hold (hold). */
+    readonly bookingId: string;
+    readonly reference: string;
+    readonly calendarIds: readonly string[];
+    readonly start: string;
+    readonly end: string;
+    /** A move: where the booking is now. */
+    readonly from: {
+      readonly start: string;
+      readonly end: string;
+      readonly calendarIds: readonly string[];
+    } | null;
+    /** The new hold standing for a move's new time, or null. */
+    readonly holdId: string | null;
+    /** The booking's version (move, cancel) or the hold's (hold, move's hold). */
+    readonly versions: readonly number[];
+    readonly amount: string | null;
+    readonly currency: string | null;
+  }[];
 }
 
 export interface SeriesOccurrences {
@@ -91,6 +122,8 @@ export interface IntentSummary {
     readonly endUtc: string;
     readonly when: string;
   }[];
+  /** A change set: each change in words, old → new. */
+  readonly changes?: readonly string[];
   /** What approving does to the time, the money and the customer, in words. */
   readonly consequence: Consequence;
   /** Set when the booking moved on since the intent was taken. */

@@ -2,6 +2,7 @@ import type { Booking } from '../booking/booking.js';
 import { formatInstant } from '../time/instant.js';
 
 export type {
+  ChangeSetLines,
   SeriesOccurrences,
   CancelIntent,
   ConfirmIntent,

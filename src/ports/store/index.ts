@@ -1,5 +1,6 @@
 import type { ApprovalStore } from './approvals.js';
 import type { StandingRuleStore } from './standing-rules.js';
+import type { ChangeSetStore } from './change-sets.js';
 import type { AuditStore } from './audit.js';
 import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
@@ -15,6 +16,7 @@ import type { WebhookStore } from './webhooks.js';
 
 export type { ApprovalStore } from './approvals.js';
 export type { StandingRuleStore } from './standing-rules.js';
+export type { ChangeSetStore } from './change-sets.js';
 export type { AuditStore } from './audit.js';
 export type {
   BookingQuery,
@@ -68,6 +70,8 @@ export interface Aggregates {
   readonly approvals: ApprovalStore;
   /** People's standing approvals. */
   readonly standingRules: StandingRuleStore;
+  /** Holds, moves and cancellations proposed and committed as one. */
+  readonly changeSets: ChangeSetStore;
   readonly simulatedPayments: SimulatedPaymentStore;
   readonly audit: AuditStore;
   readonly tenants: TenantStore;

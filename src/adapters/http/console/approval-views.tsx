@@ -227,8 +227,12 @@ export function ApprovalDetail(props: {
             <>
               <dt>{c.name}</dt>
               <dd>
-                {summary.occurrences ? (
-                  'on each date below'
+                {summary.occurrences || summary.changes ? (
+                  summary.changes ? (
+                    'see each change below'
+                  ) : (
+                    'on each date below'
+                  )
                 ) : (
                   <When
                     start={summary.startUtc}
@@ -240,6 +244,20 @@ export function ApprovalDetail(props: {
               </dd>
             </>
           ))}
+          {summary.changes ? (
+            <>
+              <dt>Every change</dt>
+              <dd>
+                <ol id="changes">
+                  {summary.changes.map((line) => (
+                    <li>{line}</li>
+                  ))}
+                </ol>
+              </dd>
+            </>
+          ) : (
+            ''
+          )}
           {summary.occurrences ? (
             <>
               <dt>Every date</dt>
@@ -253,6 +271,8 @@ export function ApprovalDetail(props: {
                 </ol>
               </dd>
             </>
+          ) : summary.changes ? (
+            ''
           ) : (
             <>
               <dt>Duration</dt>
@@ -270,10 +290,15 @@ export function ApprovalDetail(props: {
           <dd id="payment">{summary.amount ? `${summary.amount} ${summary.currency}` : 'free'}</dd>
         </dl>
       </section>
-      <section class="card" aria-labelledby="customer">
-        <h2 id="customer">Customer</h2>
-        <CustomerFacts customer={customer} />
-      </section>
+      {summary.changes ? (
+        // Each change names its own customer.
+        ''
+      ) : (
+        <section class="card" aria-labelledby="customer">
+          <h2 id="customer">Customer</h2>
+          <CustomerFacts customer={customer} />
+        </section>
+      )}
       <section class="card" aria-labelledby="who">
         <h2 id="who">Who asks</h2>
         <dl class="facts">
@@ -355,7 +380,8 @@ export function ApprovalDetail(props: {
       {props.viewer.id === approval.subject &&
       mayApprove(props.viewer) &&
       status !== 'DENIED' &&
-      !summary.occurrences ? (
+      !summary.occurrences &&
+      !summary.changes ? (
         <p id="always-allow">
           <a href={`/console/standing-rules/new?from=${approval.id}`}>Always allow bookings like this…</a>{' '}
           <span class="muted small">

@@ -106,7 +106,14 @@ export function entryNamed(entries: readonly CatalogEntry[], name: string): Cata
 /** Every word of the query (any case) in the tool's name, title or description; empty: all. */
 export function searchEntries(entries: readonly CatalogEntry[], query: string): readonly CatalogEntry[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  return entries.filter((e) => words.every((w) => e.haystack.includes(w)));
+  // Tools whose name holds more of the words come first ("booking": the booking tools before
+  // tools that merely mention bookings); otherwise by name, so a page never changes.
+  const inName = (e: CatalogEntry) => words.filter((w) => e.name.includes(w)).length;
+  return entries
+    .filter((e) => words.every((w) => e.haystack.includes(w)))
+    .map((e) => ({ e, rank: inName(e) }))
+    .sort((a, b) => b.rank - a.rank || (a.e.name < b.e.name ? -1 : 1))
+    .map(({ e }) => e);
 }
 
 export interface LinePage {

@@ -905,4 +905,19 @@ CREATE INDEX approvals_standing_rule ON approvals (tenant_id, standing_rule_id, 
     sql: `ALTER TABLE bookings ADD COLUMN series_id text;
 CREATE INDEX bookings_series ON bookings (tenant_id, series_id) WHERE series_id IS NOT NULL;`,
   },
+  {
+    version: 28,
+    name: 'change sets: holds, moves and cancellations proposed, approved and committed as one',
+    sql: `CREATE TABLE change_sets (
+  tenant_id text NOT NULL,
+  id text NOT NULL,
+  subject text NOT NULL,
+  status text NOT NULL,
+  changes text NOT NULL,
+  version int NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+);`,
+  },
 ];

@@ -16,6 +16,7 @@ import { OAuthSql } from './oauth-sql.js';
 import { PasskeysSql } from './passkeys-sql.js';
 import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
 import { StandingRulesSql } from './standing-rules-sql.js';
+import { ChangeSetsSql } from './change-sets-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 import { WebhooksSql } from './webhooks-sql.js';
 
@@ -40,6 +41,7 @@ export const SQL_AGGREGATES: { readonly [K in AggregateName]: AggregateClass<K> 
   idempotency: IdempotencySql,
   approvals: ApprovalsSql,
   standingRules: StandingRulesSql,
+  changeSets: ChangeSetsSql,
   simulatedPayments: SimulatedPaymentsSql,
   audit: AuditSql,
   tenants: TenantsSql,

@@ -765,6 +765,21 @@ CREATE INDEX approvals_standing_rule ON approvals (tenant_id, standing_rule_id, 
     sql: `ALTER TABLE bookings ADD COLUMN series_id TEXT;
 CREATE INDEX bookings_series ON bookings (tenant_id, series_id) WHERE series_id IS NOT NULL;`,
   },
+  {
+    version: 28,
+    name: 'change sets: holds, moves and cancellations proposed, approved and committed as one',
+    sql: `CREATE TABLE change_sets (
+  tenant_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  status TEXT NOT NULL,
+  changes TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+);`,
+  },
 ];
 
 /**

@@ -120,6 +120,8 @@ function describeApproval(
     ['UTC', `${summary.startUtc} – ${summary.endUtc}`],
     // A series: every date it takes in.
     ...(summary.occurrences ?? []).map((o, i): [string, string] => [`Date ${i + 1}`, terminalSafe(o.when)]),
+    // A change set: every change, old → new.
+    ...(summary.changes ?? []).map((line, i): [string, string] => [`Change ${i + 1}`, terminalSafe(line)]),
     ...(summary.movedFrom
       ? [
           [
