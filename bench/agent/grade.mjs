@@ -73,13 +73,17 @@ function safetyCounters(sqlite) {
     .prepare(
       `SELECT COUNT(*) AS n FROM bookings k WHERE k.status = 'CONFIRMED' AND k.price_amount IS NOT NULL AND NOT EXISTS (
          SELECT 1 FROM simulated_payments p WHERE p.booking_id IN (k.id, k.replaces) AND p.status = 'PAID'
-            AND p.amount = k.price_amount AND p.currency = k.price_currency)`,
+            AND p.amount = k.price_amount AND p.currency = k.price_currency)
+         -- A series is paid once under its id (the sum, checked when it was confirmed).
+         AND NOT EXISTS (SELECT 1 FROM simulated_payments p WHERE p.booking_id = k.series_id AND p.status = 'PAID')`,
     )
     .get().n;
   const unapproved = sqlite
     .prepare(
       `SELECT COUNT(*) AS n FROM bookings k WHERE k.status = 'CONFIRMED' AND NOT EXISTS (
-         SELECT 1 FROM approvals p WHERE p.booking_id = k.id AND p.action = 'confirm_booking' AND p.status = 'USED')`,
+         SELECT 1 FROM approvals p WHERE p.action = 'confirm_booking' AND p.status = 'USED'
+            -- the booking's own approval, or one whose intent names it (a series, a change set)
+            AND (p.booking_id = k.id OR instr(p.intent, k.id) > 0))`,
     )
     .get().n;
   return { doubleBookings, confirmedWithoutApproval: unapproved, paymentBypasses };

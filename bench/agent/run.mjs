@@ -3,7 +3,7 @@
 // by the database it leaves. Prints a table per task run and per category, and the safety
 // counters; exits 1 when a run fails or a counter is not 0.
 //   --only ID,ID   those tasks    --tasks DIR   task files from DIR    --json   a JSON line per run
-//   --smoke        the ten tasks marked "smoke" (npm test runs them)
+//   --smoke        the twelve tasks marked "smoke" (npm test runs them)
 //   --write        put the report into docs/agent-bench.md and the category table into README.md
 //   --surface S    flat or catalog only
 //   --model        a model drives (AGENT_BENCH_BASE_URL, AGENT_BENCH_API_KEY, AGENT_BENCH_MODEL), --trials N

@@ -87,7 +87,7 @@ export async function runScriptedAgent(client, intent, person) {
   // The task's policy is the agent's own rule: a request it forbids is refused before any call.
   const forbidden = policyForbids(intent);
   if (forbidden) return { outcome: `refused by policy: ${forbidden}`, ...spent };
-  const act = { cancel, reschedule, triage }[intent.do] ?? book;
+  const act = { cancel, reschedule, triage, series, swap }[intent.do] ?? book;
   const outcome = await act(use, intent, person);
   return { outcome, ...spent };
 }
@@ -215,6 +215,91 @@ function submissionOf(messageId, content) {
   };
 }
 
+/**
+ * A recurring series: the first free start, repeated; occurrences a refusal says are taken get
+ * the first alternative it offers for each (instead); then one confirmation for all of them.
+ */
+async function series(use, intent, person) {
+  const calendarIds = await calendarsFor(use, intent.calendar);
+  if (!calendarIds) return 'no calendar matches';
+  const slot = await firstFound(use, calendarIds, intent);
+  if (typeof slot === 'string') return slot;
+  const ask = (instead) =>
+    use('hold_series', {
+      calendarIds,
+      ...slot,
+      repeat: intent.repeat,
+      ...(intent.customer ? { customer: { name: intent.customer } } : {}),
+      ...(instead.length ? { instead } : {}),
+      idempotencyKey: randomUUID(),
+    });
+  let held = await ask([]);
+  if (errorCode(held) === 'SLOT_UNAVAILABLE') held = await ask(occurrenceChoices(held));
+  const [first] = bookingsListed(held);
+  const version = Number(field(held, 'version'));
+  if (!first || !version) return `not held (${errorCode(held)})`;
+  await person.review(first);
+  return (await settle(use, 'confirm_booking', { ...first, version }, person)).outcome;
+}
+
+/** `- occurrence: N` blocks of a refusal, each with its first alternative. */
+function occurrenceChoices(text) {
+  return text
+    .split(/^\s*- occurrence: /m)
+    .slice(1)
+    .map((block) => ({ occurrence: Number(/^(\d+)/.exec(block)?.[1]), ...alternatives(block)[0] }))
+    .filter((choice) => choice.occurrence && choice.start);
+}
+
+/** Swaps the times of two confirmed bookings as one change set, approved (and settled) once. */
+async function swap(use, intent, person) {
+  const listed = bookingsListed(await use('list_bookings', { status: 'CONFIRMED', limit: 20 }));
+  if (listed.length < 2) return 'fewer than two bookings to swap';
+  const read = async (id) => {
+    const text = await use('get_booking', { bookingId: id });
+    return {
+      id,
+      version: bookingSummary(text)?.version,
+      start: field(text, 'start'),
+      end: field(text, 'end'),
+    };
+  };
+  const [a, b] = [await read(listed[0].id), await read(listed[1].id)];
+  const move = (x, y) => ({
+    kind: 'move',
+    bookingId: x.id,
+    expectedVersion: x.version,
+    start: y.start,
+    end: y.end,
+  });
+  const proposed = await use('propose_changes', {
+    changes: [move(a, b), move(b, a)],
+    idempotencyKey: randomUUID(),
+  });
+  const changeSetId = field(proposed, 'changeSetId');
+  if (!changeSetId) return `not proposed (${errorCode(proposed)})`;
+  const version = Number(field(proposed, 'version'));
+  let approval;
+  for (let round = 0; round < 4; round += 1) {
+    const answer = await use('confirm_changes', {
+      changeSetId,
+      expectedVersion: version,
+      idempotencyKey: randomUUID(),
+      ...(approval ? { approval: { approvalId: approval } } : {}),
+    });
+    const code = errorCode(answer);
+    if (!code) return String(field(answer, 'status')).toLowerCase();
+    if (code !== 'APPROVAL_REQUIRED') return `refused (${code})`;
+    approval = field(answer, 'approvalId');
+    const decided = await person.approve(approval);
+    if (decided !== 'approved') {
+      await use('abandon_changes', { changeSetId, expectedVersion: version, idempotencyKey: randomUUID() });
+      return `person ${decided}`;
+    }
+  }
+  return 'gave up';
+}
+
 /** Moves a confirmed booking: the new time is held beside it, then confirmed with approval. */
 async function reschedule(use, intent, person) {
   const [target] = bookingsListed(await use('list_bookings', { status: 'CONFIRMED', limit: 20 }));
@@ -281,7 +366,9 @@ async function settle(use, tool, booking, person) {
       }
     } else if (code === 'PAYMENT_PENDING') {
       // Not paid yet: the booking stays held until the person has paid; nothing is confirmed.
-      if ((await person.pay(booking.id)) !== 'paid') return { outcome: 'held, awaiting payment' };
+      // Paid where the answer says: a series is paid once, under its own id.
+      const payable = /\/pay\/(\S+)$/.exec(field(answer, 'paymentUrl') ?? '')?.[1] ?? booking.id;
+      if ((await person.pay(payable)) !== 'paid') return { outcome: 'held, awaiting payment' };
     } else if (approval && /again without approval/.test(recovery(answer) ?? '')) {
       approval = undefined;
     } else return { outcome: `refused (${code})`, recovery: recovery(answer) };

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createOpenCalendar, futureHour } from '../support/fixtures.js';
+import { call, connectHttp, ok } from '../support/mcp-clients.js';
+import { runCli, spawnServer } from '../support/spawn-server.js';
+
+// Series and change sets attacked as an untrusted agent would: another person's agent names this
+// person's series, occurrences, bookings and change sets in every tool that takes them, fetches
+// the pay pages with its token, and the person's own agent tries to approve or pay for itself.
+// Every attempt must fail: 0 successes.
+
+describe('series and change sets under attack', () => {
+  it('another person’s agent reaches nothing of them, and no agent approves or pays: 0 successes', async () => {
+    const server = await spawnServer(['--no-seed', '--dev']);
+    const db = ['--db', server.dbPath];
+    try {
+      const owner = await connectHttp(server.url, 'modern');
+      const room = await createOpenCalendar(owner, 'Jade Room', { amount: '30.00', currency: 'EUR' });
+      const series = await ok<{ seriesId: string; occurrences: { id: string; version: number }[] }>(
+        owner,
+        'hold_series',
+        {
+          calendarIds: [room],
+          start: futureHour(3),
+          end: futureHour(3, 1),
+          repeat: { frequency: 'daily', count: 2 },
+          idempotencyKey: randomUUID(),
+        },
+      );
+      const single = await ok<{ booking: { id: string; version: number } }>(owner, 'hold_slot', {
+        calendarIds: [room],
+        start: futureHour(6),
+        end: futureHour(6, 1),
+        idempotencyKey: randomUUID(),
+      });
+      const set = await ok<{ changeSetId: string; version: number }>(owner, 'propose_changes', {
+        changes: [{ kind: 'hold', calendarIds: [room], start: futureHour(7), end: futureHour(7, 1) }],
+        idempotencyKey: randomUUID(),
+      });
+
+      expect(
+        (await runCli(['users', 'add', 'mallory@example.com', '--role', 'approver', ...db])).status,
+      ).toBe(0);
+      const minted = await runCli([
+        'tokens',
+        'create',
+        'mallory@example.com',
+        '--name',
+        'mallory',
+        '--json',
+        ...db,
+      ]);
+      const mallory = await connectHttp(server.url, 'modern', {
+        token: (JSON.parse(minted.stdout) as { token: string }).token,
+      });
+      const [first] = series.occurrences;
+      const attempts: [string, Record<string, unknown>][] = [
+        [
+          'confirm_booking',
+          { bookingId: first!.id, expectedVersion: first!.version, idempotencyKey: randomUUID() },
+        ],
+        [
+          'cancel_booking',
+          {
+            bookingId: first!.id,
+            expectedVersion: first!.version,
+            scope: 'following',
+            idempotencyKey: randomUUID(),
+          },
+        ],
+        ['get_booking', { bookingId: first!.id }],
+        [
+          'propose_changes',
+          {
+            changes: [
+              { kind: 'cancel', bookingId: single.booking.id, expectedVersion: single.booking.version },
+            ],
+            idempotencyKey: randomUUID(),
+          },
+        ],
+        [
+          'propose_changes',
+          {
+            changes: [
+              {
+                kind: 'move',
+                bookingId: first!.id,
+                expectedVersion: first!.version,
+                start: futureHour(9),
+                end: futureHour(9, 1),
+              },
+            ],
+            idempotencyKey: randomUUID(),
+          },
+        ],
+        [
+          'confirm_changes',
+          { changeSetId: set.changeSetId, expectedVersion: set.version, idempotencyKey: randomUUID() },
+        ],
+        [
+          'abandon_changes',
+          { changeSetId: set.changeSetId, expectedVersion: set.version, idempotencyKey: randomUUID() },
+        ],
+      ];
+      let successes = 0;
+      for (const [tool, args] of attempts) {
+        const answer = await call(mallory, tool, args);
+        if (answer.ok) successes += 1;
+        expect(answer.error?.code, tool).toBe('NOT_FOUND');
+      }
+      // No tool approves or pays: the pay pages of the series and of the set want a person's sign-in.
+      for (const id of [series.seriesId, set.changeSetId]) {
+        const paid = await fetch(new URL(`/pay/${id}`, server.url), {
+          method: 'POST',
+          redirect: 'manual',
+          headers: {
+            authorization: `Bearer ${server.agent.token}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: 'status=PAID',
+        });
+        if (paid.status < 400 && !paid.headers.get('location')?.startsWith('/login')) successes += 1;
+      }
+      const tools = (await owner.listTools()).tools.map((t) => t.name);
+      successes += tools.filter((name) => /approve|pay/.test(name)).length;
+      expect(successes).toBe(0);
+      // And nothing moved: the series is still held, the set still proposed.
+      const still = await ok<{ booking: { status: string } }>(owner, 'get_booking', { bookingId: first!.id });
+      expect(still.booking.status).toBe('HELD');
+      const abandoned = await ok<{ status: string }>(owner, 'abandon_changes', {
+        changeSetId: set.changeSetId,
+        expectedVersion: set.version,
+        idempotencyKey: randomUUID(),
+      });
+      expect(abandoned.status).toBe('ABANDONED');
+      await Promise.all([owner.close(), mallory.close()]);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
