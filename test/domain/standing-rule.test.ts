@@ -173,6 +173,7 @@ describe('a rule drafted from one change ("Always allow bookings like this")', (
       maxPerBooking: { amount: '60.00', currency: 'EUR' },
       weekdays: [1],
       hours: { from: '10:00', to: '12:00' },
+      maxPerDayCount: 3,
       connectionId: 'tok_1',
       timeZone: 'Europe/Berlin',
       days: 30,

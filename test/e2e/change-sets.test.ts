@@ -236,6 +236,22 @@ describe.each<BackendKind>(['sqlite', 'postgres'])('change sets (%s)', (kind) =>
       expect(abandoned.status).toBe('ABANDONED');
       expect((await statusOf(agent!, newHold)).status).toBe('RELEASED');
       expect((await confirmChanges(agent!, abandoned)).error?.code).toBe('INVALID_STATE');
+
+      // A new priced hold whose payment failed: the set is abandoned, its hold freed, nothing else touched.
+      const paid = await createOpenCalendar(agent!, 'Jade Room', { amount: '40.00', currency: 'EUR' });
+      const priced = await ok<SetView>(agent!, 'propose_changes', {
+        changes: [
+          { kind: 'cancel', bookingId: ana.id, expectedVersion: ana.version },
+          { kind: 'hold', calendarIds: [paid], start: futureHour(4, 7), end: futureHour(4, 8) },
+        ],
+        idempotencyKey: randomUUID(),
+      });
+      expect(
+        (await runCli(['payments', 'set', priced.changeSetId, 'FAILED', ...backend.databaseArgs])).status,
+      ).toBe(0);
+      expect((await confirmChanges(agent!, priced)).error?.code).toBe('PAYMENT_FAILED');
+      expect((await statusOf(agent!, priced.changes[1]!.holdId!)).status).toBe('PAYMENT_FAILED');
+      expect((await statusOf(agent!, ana.id)).status).toBe('CONFIRMED');
       // Another person's set is unknown to this one (the same token here: a made-up id).
       expect(
         (

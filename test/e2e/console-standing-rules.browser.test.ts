@@ -16,7 +16,7 @@ import type { RunningServer } from '../support/spawn-server.js';
 import { runCli, spawnServer } from '../support/spawn-server.js';
 
 // Standing approvals as a person manages them in Chromium: "Always allow bookings like this" on
-// an approval drafts a rule as narrow as that booking; granted, the agent's next booking like it
+// an approval drafts a rule scoped from that booking; granted, the agent's next booking like it
 // is confirmed at once; changed, the old rule stops; revoked, a person decides again; a sign-in
 // older than ten minutes must be renewed before granting. Then the same forms attacked by other
 // people, another tenant, an agent's token and forged or stale posts: 0 may succeed.
@@ -111,7 +111,7 @@ describe('standing approvals in the console', () => {
     await page.goto(url(`/console/approvals/${approvalId}`));
     await page.click('#always-allow a');
     await page.waitForSelector('#rule-form');
-    expect(await page.textContent('#drafted')).toContain('as narrow as that booking');
+    expect(await page.textContent('#drafted')).toContain('its action, calendars, price, weekday and hours');
     // Drafted from the booking: its action, its calendar by name, its price, its weekday and hours.
     expect(await page.isChecked('#action-confirm')).toBe(true);
     expect(await page.isChecked('#action-cancel')).toBe(false);
@@ -129,7 +129,8 @@ describe('standing approvals in the console', () => {
     expect(await page.textContent('#rule-form')).toContain('What this means');
     await auditConsolePage(page, 'standing-rule-draft');
 
-    // The person narrows it (two a day) and grants it.
+    // Three a day by default; the person narrows it to two and grants it.
+    expect(await page.inputValue('#bookings-per-day')).toBe('3');
     await page.fill('#bookings-per-day', '2');
     await page.click('#grant');
     await page.waitForSelector('#rules');

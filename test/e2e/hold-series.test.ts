@@ -157,8 +157,47 @@ describe.each<BackendKind>(['sqlite', 'postgres'])('recurring series (%s)', (kin
       ]);
       expect(after.every((a) => a.booking.payment.status === 'PAID')).toBe(true);
 
-      // "This and the following" from the third: one approval for two occurrences, each refunded.
-      const third = after[2]!.booking;
+      // Moving "this and the following" (the third and fourth, later that day) is one change set:
+      // one approval, both moved in one commit, each still in the series with its payment.
+      const moves = after.slice(2).map(({ booking }) => ({
+        kind: 'move',
+        bookingId: booking.id,
+        expectedVersion: booking.version,
+        // Three hours later: clear of the rival's hold beside the third's alternative time.
+        start: new Date(Date.parse(booking.start) + 3 * 3_600_000).toISOString(),
+        end: new Date(Date.parse(booking.start) + 4 * 3_600_000).toISOString(),
+      }));
+      const set = await ok<{ changeSetId: string; version: number; changes: { holdId: string }[] }>(
+        agent!,
+        'propose_changes',
+        { changes: moves, idempotencyKey: randomUUID() },
+      );
+      const commit = (approval?: string) =>
+        call(agent!, 'confirm_changes', {
+          changeSetId: set.changeSetId,
+          expectedVersion: set.version,
+          idempotencyKey: randomUUID(),
+          ...(approval ? { approval: { approvalId: approval } } : {}),
+        });
+      const askedMove = await commit();
+      expect(askedMove.error?.code).toBe('APPROVAL_REQUIRED');
+      const moveId = askedMove.error!.details.approvalId as string;
+      expect((await runCli(['approvals', 'approve', moveId, ...db])).status).toBe(0);
+      expect((await commit(moveId)).ok).toBe(true);
+      const moved = await Promise.all(
+        set.changes.map((c) =>
+          ok<{ booking: Occurrence & { payment: { status: string } } }>(agent!, 'get_booking', {
+            bookingId: c.holdId,
+          }),
+        ),
+      );
+      expect(moved.map((m) => [m.booking.status, m.booking.seriesId, m.booking.payment.status])).toEqual([
+        ['CONFIRMED', held.seriesId, 'PAID'],
+        ['CONFIRMED', held.seriesId, 'PAID'],
+      ]);
+
+      // "This and the following" from the (moved) third: one approval for two occurrences, each refunded.
+      const third = moved[0]!.booking;
       const cancel = (approval?: string) =>
         call(agent!, 'cancel_booking', {
           bookingId: third.id,
@@ -189,6 +228,11 @@ describe.each<BackendKind>(['sqlite', 'postgres'])('recurring series (%s)', (kin
         'CANCELLED',
         'CANCELLED',
       ]);
+      // The moved third and fourth were the ones cancelled "from here".
+      for (const c of set.changes)
+        expect(
+          (await ok<{ booking: Occurrence }>(agent!, 'get_booking', { bookingId: c.holdId })).booking.status,
+        ).toBe('CANCELLED');
       expect(await backend.overlaps()).toBe(0);
       await Promise.all([agent!.close(), rival!.close()]);
     } finally {

@@ -121,6 +121,45 @@ describe('series and change sets under attack', () => {
         });
         if (paid.status < 400 && !paid.headers.get('location')?.startsWith('/login')) successes += 1;
       }
+      // The owner's own agent, with a standing rule for confirms and cancels: a series still goes to
+      // a person, a held occurrence is not "cancelled from here", a set's hold is confirmed only with its set.
+      const granted = await runCli([
+        'standing-rules',
+        'grant',
+        server.agent.email,
+        '--actions',
+        'confirm,cancel',
+        ...db,
+      ]);
+      expect(granted.status, granted.stderr).toBe(0);
+      const byRule = await call(owner, 'confirm_booking', {
+        bookingId: first!.id,
+        expectedVersion: first!.version,
+        idempotencyKey: randomUUID(),
+      });
+      if (byRule.ok) successes += 1;
+      expect(byRule.error?.code).toBe('APPROVAL_REQUIRED');
+      const heldFollowing = await call(owner, 'cancel_booking', {
+        bookingId: first!.id,
+        expectedVersion: first!.version,
+        scope: 'following',
+        idempotencyKey: randomUUID(),
+      });
+      if (heldFollowing.ok) successes += 1;
+      expect(heldFollowing.error?.code).toBe('INVALID_STATE');
+      const setHold = (
+        await ok<{ changes: { holdId: string }[] }>(owner, 'propose_changes', {
+          changes: [{ kind: 'hold', calendarIds: [room], start: futureHour(8), end: futureHour(8, 1) }],
+          idempotencyKey: randomUUID(),
+        })
+      ).changes[0]!.holdId;
+      const alone = await call(owner, 'confirm_booking', {
+        bookingId: setHold,
+        expectedVersion: 1,
+        idempotencyKey: randomUUID(),
+      });
+      if (alone.ok) successes += 1;
+      expect(alone.error?.code).toBe('INVALID_STATE');
       const tools = (await owner.listTools()).tools.map((t) => t.name);
       successes += tools.filter((name) => /approve|pay/.test(name)).length;
       expect(successes).toBe(0);

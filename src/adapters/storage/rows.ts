@@ -51,6 +51,7 @@ export interface BookingRow {
   customer_key: string | null;
   replaces: string | null;
   series_id: string | null;
+  change_set_id: string | null;
 }
 
 export const num = (v: number | string): number => Number(v);
@@ -129,6 +130,7 @@ export function bookingFromRow(row: BookingRow): Booking {
     paymentFollowUp: Boolean(row.payment_follow_up),
     ...(row.replaces ? { replaces: row.replaces } : {}),
     ...(row.series_id ? { seriesId: row.series_id } : {}),
+    ...(row.change_set_id ? { changeSetId: row.change_set_id } : {}),
   };
 }
 
@@ -158,6 +160,7 @@ export function bookingToRow(b: Booking): BookingRow {
     customer_key: customerKey(b.customer),
     replaces: b.replaces ?? null,
     series_id: b.seriesId ?? null,
+    change_set_id: b.changeSetId ?? null,
   };
 }
 

@@ -199,10 +199,10 @@ export async function authorize(
   const answer = call.elicitation?.answer;
   // A rule the person set for changes like this one approves it at once (its day's limits are
   // counted when it commits); a host's attestation or the user's own answer is never overridden.
-  // A series (every occurrence at once) always goes to a person.
+  // A series or a change set (several bookings at once), confirmed or cancelled, always goes to a person.
   const series =
-    current.intent.action === 'confirm_booking' &&
-    (current.intent.series !== undefined || current.intent.changeSet !== undefined);
+    current.intent.series !== undefined ||
+    (current.intent.action === 'confirm_booking' && current.intent.changeSet !== undefined);
   if (!input.humanApproval && !answer && !call.personDecides && !series) {
     const candidate = candidateOf(current.intent, booking);
     const rules = await standingRulesFor(deps, principal, candidate, booking);

@@ -54,16 +54,31 @@ export async function describeIntent(
   const replaces = intent.action === 'confirm_booking' ? intent.replaces : undefined;
   const movedBooking = replaces ? await tx.bookings.get(tenantId, replaces.bookingId) : null;
   const zone = calendars[0]?.timeZone ?? 'UTC';
-  const occurrences = intent.series?.occurrences.map((o) => ({
-    reference: o.reference,
-    startUtc: o.start,
-    endUtc: o.end,
-    when: zonedSpan(
+  // An occurrence on other calendars (one the person chose instead) names them.
+  const elsewhere = intent.series
+    ? await tx.calendars.get(tenantId, [
+        ...new Set(
+          intent.series.occurrences.flatMap((o) => o.calendarIds).filter((id) => !calendarIds.includes(id)),
+        ),
+      ])
+    : [];
+  const occurrences = intent.series?.occurrences.map((o) => {
+    const same = o.calendarIds.every((id) => calendarIds.includes(id));
+    const names = o.calendarIds.map(
+      (id) => [...calendars, ...elsewhere].find((c) => c.id === id)?.name ?? id,
+    );
+    const when = zonedSpan(
       parseInstant(o.start, 'intent.series.start'),
       parseInstant(o.end, 'intent.series.end'),
       zone,
-    ),
-  }));
+    );
+    return {
+      reference: o.reference,
+      startUtc: o.start,
+      endUtc: o.end,
+      when: same ? when : `${when} on ${names.join(' and ')}`,
+    };
+  });
   const price =
     intent.action === 'confirm_booking'
       ? intent.amount !== null && intent.currency !== null

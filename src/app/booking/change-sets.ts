@@ -162,6 +162,14 @@ export async function proposeChanges(
   const replay = await deps.store.read((tx) => findReplay(deps, tx, record));
   if (replay) return replay;
   const drafts = await draftsOf(deps, principal, input, now);
+  // The set's new holds are paid once: they must share a currency (checked before anything is held).
+  try {
+    sumPrices(
+      drafts.filter((d) => d.request.kind === 'hold').map((d) => sumPrices(d.calendars.map((c) => c.price))),
+    );
+  } catch {
+    throw invalidArgument('changes', 'the new holds of one change set must be priced in one currency');
+  }
   const released = drafts
     .filter((d) => d.target !== null)
     .map((d) => ({
@@ -238,6 +246,7 @@ function refusedAsTaken(indexes: readonly number[]): DomainError {
     'SLOT_UNAVAILABLE',
     `The new time of changes[${indexes.join('], changes[')}] is taken; nothing was held. Choose other times (find_slots) and propose again.`,
     { retryCanSucceed: false, changes: [...indexes] },
+    'Choose other free times for the changes in details.changes (find_slots), then call propose_changes again with a new idempotencyKey.',
   );
 }
 
@@ -255,6 +264,7 @@ async function placeSet(
       return await deps.store.write((tx) =>
         idempotent(deps, tx, record, async () => {
           const now = deps.clock.now();
+          const setId = deps.ids.newId('chg');
           const changes: PlannedChange[] = [];
           const bookings: Booking[] = [];
           for (const p of planned) {
@@ -285,6 +295,7 @@ async function placeSet(
             const booking: Booking = {
               ...newHold(deps, principal, details, p.range, p.calendars),
               reference: deps.ids.newReference(),
+              changeSetId: setId,
               ...(target ? { replaces: target.id, seriesId: target.seriesId ?? null } : {}),
             };
             const move: Move | undefined = target
@@ -329,7 +340,7 @@ async function placeSet(
             if (target) bookings.push(target);
           }
           const set: ChangeSet = {
-            id: deps.ids.newId('chg'),
+            id: setId,
             tenantId: principal.tenantId,
             subject: principal.subject,
             status: 'PROPOSED',

@@ -3,6 +3,7 @@ import {
   cancelBooking,
   confirmHold,
   effectiveStatus,
+  failPayment,
   markPaid,
   owesRefund,
   releaseHold,
@@ -18,6 +19,7 @@ import type { ProofRequest } from '../approvals/approval-proof.js';
 import { authorize, spend } from '../approvals/approval-proof.js';
 import { requireWriter } from '../authorize.js';
 import type { CallContext } from '../call-context.js';
+import { refusedWith } from '../call-context.js';
 import type { AppDeps } from '../deps.js';
 import type { IdempotentCall, Outcome, WriteCall } from '../idempotent.js';
 import { findReplay, idempotent } from '../idempotent.js';
@@ -111,13 +113,14 @@ export async function confirmChanges(
   );
   const owed = newMoneyOf(set, bookings);
   const firstExpiry = Math.min(...[...bookings.values()].map((b) => b.expiresAt ?? Infinity));
-  const { paidAt } = owed
+  const { verdict, paidAt } = owed
     ? await requireCleared(
         deps,
         { id: set.id, price: owed, expiresAt: Number.isFinite(firstExpiry) ? firstExpiry : null },
         call.traceId,
       )
-    : { paidAt: null };
+    : { verdict: 'PAID' as const, paidAt: null };
+  if (verdict === 'FAILED' || verdict === 'CLOSED') throw await failedPayment(deps, set, verdict, call);
   const outcome = await deps.store.write((tx) =>
     idempotent(deps, tx, record, async () => {
       const at = deps.clock.now();
@@ -149,6 +152,41 @@ export async function confirmChanges(
     ...new Set(set.changes.flatMap((c) => [...c.calendarIds, ...(c.from?.calendarIds ?? [])])),
   ]);
   return outcome;
+}
+
+/**
+ * The set's payment failed or was closed: its new holds end as unpaid (their time is freed), the
+ * set is abandoned, and nothing it would end is touched. Recorded with the call's audit record.
+ */
+async function failedPayment(
+  deps: AppDeps,
+  set: ChangeSet,
+  verdict: 'FAILED' | 'CLOSED',
+  call: CallContext,
+): Promise<DomainError> {
+  const error = new DomainError(
+    'PAYMENT_FAILED',
+    `The payment is ${verdict}; the change set's holds were released and nothing changed.`,
+    {
+      bookingId: set.id,
+      status: verdict,
+    },
+  );
+  await deps.store.write(async (tx) => {
+    const now = deps.clock.now();
+    const current = await tx.changeSets.get(set.tenantId, set.id);
+    if (!current || current.status !== 'PROPOSED') return;
+    const bookings = await bookingsOfSet(tx, current);
+    for (const change of current.changes) {
+      const hold = change.holdId ? bookings.get(change.holdId) : undefined;
+      if (hold && effectiveStatus(hold, now) === 'HELD')
+        await tx.bookings.update(failPayment(hold, verdict, now));
+    }
+    await tx.changeSets.update(settle(current, 'ABANDONED', now), 'PROPOSED');
+    await call.audit?.recordIn(tx, refusedWith(error));
+  });
+  deps.slotCache.invalidate(set.tenantId, [...new Set(set.changes.flatMap((c) => c.calendarIds))]);
+  return error;
 }
 
 /** Ends what the set ends, then places and confirms its new times: the caller's one transaction. */

@@ -74,6 +74,13 @@ export async function gatedBookingChange(
         : undefined;
     return { booking, moved };
   });
+  // A change set's hold is confirmed with its set or not at all (one may lie on time the set frees).
+  if (action === 'confirm_booking' && booking.changeSetId)
+    throw new DomainError(
+      'INVALID_STATE',
+      `Booking ${booking.id} is held by change set ${booking.changeSetId}: confirm_changes commits it with the rest, abandon_changes gives it back.`,
+      { bookingId: booking.id, status: booking.status, requested: 'CONFIRMED' },
+    );
   if (actsOnSeries(action, booking, input))
     return settle(await gatedSeriesChange(deps, principal, action, input, call, record, booking));
   try {

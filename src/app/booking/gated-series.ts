@@ -4,6 +4,7 @@ import {
   assertVersion,
   cancelOwingRefund,
   confirmHold,
+  effectiveStatus,
   failPayment,
   markPaid,
   owesRefund,
@@ -57,6 +58,13 @@ export async function gatedSeriesChange(
   assertVersion(called, input.expectedVersion);
   const now = deps.clock.now();
   const members = await deps.store.read((tx) => seriesMembers(tx, action, called, now));
+  // "From here on" starts at a confirmed occurrence (a held one is released, not cancelled).
+  if (!members.some((m) => m.id === called.id))
+    throw new DomainError(
+      'INVALID_STATE',
+      `Booking ${called.id} is ${effectiveStatus(called, now)}; only a confirmed occurrence is cancelled with the following ones.`,
+      { bookingId: called.id, status: effectiveStatus(called, now), requested: 'CONFIRMED' },
+    );
   // Each occurrence could take the step now (a lapsed hold, a cancelled one: refused as for one booking).
   for (const member of members) step(action, member, now);
   const intent = seriesIntentFor(action, seriesId, members);

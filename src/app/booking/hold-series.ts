@@ -2,6 +2,7 @@ import type { Booking, Customer } from '../../domain/booking/booking.js';
 import type { Repeat } from '../../domain/booking/series.js';
 import { occurrenceTimes, validateRepeat } from '../../domain/booking/series.js';
 import type { Calendar } from '../../domain/calendar.js';
+import { sumPrices } from '../../domain/booking/money.js';
 import { DomainError, invalidArgument, isDomainError } from '../../domain/errors.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import type { Instant } from '../../domain/time/instant.js';
@@ -130,6 +131,14 @@ export async function holdSeries(
   const calendars = await deps.store.read((tx) => loadCalendars(tx, principal.tenantId, allIds));
   const zone = calendars.find((c) => c.id === input.calendarIds[0])?.timeZone ?? 'UTC';
   const planned = plan(input, zone, now);
+  // One price for the series: its calendars must share a currency (checked before anything is held).
+  const priceOf = (p: Planned) =>
+    sumPrices(p.calendarIds.map((id) => calendars.find((c) => c.id === id)!.price));
+  try {
+    sumPrices(planned.map(priceOf));
+  } catch {
+    throw invalidArgument('instead', 'every occurrence of a series must be priced in one currency');
+  }
   const refusals = await refusalsOf(deps, principal, planned, calendars, now);
   if (refusals.length > 0) throw seriesRefused(refusals, planned.length);
   try {

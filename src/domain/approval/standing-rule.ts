@@ -242,7 +242,8 @@ export function draftFrom(change: {
     maxPerDay: null,
     weekdays: [...weekdays].sort(),
     hours,
-    maxPerDayCount: null,
+    // A few a day: the person widens it if they mean more.
+    maxPerDayCount: 3,
     customers: 'any',
     timeZone: zone,
     connectionId: change.connectionId,

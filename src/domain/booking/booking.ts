@@ -80,6 +80,8 @@ export interface Booking {
   readonly replaces?: string | null;
   /** The recurring series (`ser_…`) this booking is one occurrence of; held, approved and paid as one. */
   readonly seriesId?: string | null;
+  /** A hold made by a change set (`chg_…`): confirmed only with the set, by confirm_changes. */
+  readonly changeSetId?: string | null;
 }
 
 const transitions: Readonly<Record<BookingStatus, readonly BookingStatus[]>> = {

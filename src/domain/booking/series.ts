@@ -39,22 +39,31 @@ function wallClock(instant: Instant, zone: string): { day: number; ms: number } 
 }
 
 /**
- * The occurrences' times: the first as given, each next one `interval` days or weeks later at the
- * same local wall-clock start and end in `zone`. A local time a DST change skips is moved forward
- * by the change, as calendars do.
+ * The occurrences' times: the first exactly as given, each next one `interval` days or weeks later
+ * at the same local wall-clock start in `zone`, lasting as long as the first. A start a DST change
+ * skips (02:30 on the night clocks go forward) is moved forward by the gap (03:30), so no
+ * occurrence is shortened or lost; in the repeated hour of autumn the earlier one is taken.
  */
 export function occurrenceTimes(first: Interval, repeat: Repeat, zone: string): Interval[] {
   const step = repeat.frequency === 'weekly' ? 7 * repeat.interval : repeat.interval;
   const start = wallClock(first.start, zone);
-  const end = wallClock(first.end, zone);
-  const times: Interval[] = [];
-  for (let i = 0; i < repeat.count; i += 1) {
-    times.push({
-      start: wallClockToInstant(start.day + i * step, start.ms / 60_000, zone),
-      end: wallClockToInstant(end.day + i * step, end.ms / 60_000, zone),
-    });
+  const length = first.end - first.start;
+  const times: Interval[] = [first];
+  for (let i = 1; i < repeat.count; i += 1) {
+    const at = wallTime(start.day + i * step, start.ms, zone);
+    times.push({ start: at, end: at + length });
   }
   return times;
+}
+
+/** The instant the zone's wall clock reads `ms` past midnight of `day`; in a DST gap, read with the offset before it. */
+function wallTime(day: number, ms: number, zone: string): Instant {
+  const minute = Math.floor(ms / 60_000);
+  const rest = ms - minute * 60_000;
+  const candidate = wallClockToInstant(day, minute, zone) + rest;
+  const local = day * DAY_MS + ms;
+  if (candidate + offsetAt(candidate, zone) === local) return candidate;
+  return local - offsetAt(candidate - 1, zone);
 }
 
 /** The local day of an occurrence, to tell an agent which one is meant ("the third, on 17 March"). */

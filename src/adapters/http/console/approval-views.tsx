@@ -385,7 +385,7 @@ export function ApprovalDetail(props: {
         <p id="always-allow">
           <a href={`/console/standing-rules/new?from=${approval.id}`}>Always allow bookings like this…</a>{' '}
           <span class="muted small">
-            drafts a standing approval as narrow as this one, for you to check before it applies
+            drafts a standing approval scoped from this one, for you to check before it applies
           </span>
         </p>
       ) : (

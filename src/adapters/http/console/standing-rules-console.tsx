@@ -94,8 +94,8 @@ export function standingRulesConsole(ctx: ConsoleContext): PageApp {
         <h1>{values.replaces ? 'Change a standing approval' : 'Grant a standing approval'}</h1>
         {extra.from ? (
           <p id="drafted">
-            Drafted from the booking you were asked about: as narrow as that booking. Narrow or widen it, then
-            grant it.
+            Drafted from the booking you were asked about: its action, calendars, price, weekday and hours,
+            and three a day (a free booking sets no money limit). Narrow or widen it, then grant it.
           </p>
         ) : (
           ''

@@ -918,6 +918,7 @@ CREATE INDEX bookings_series ON bookings (tenant_id, series_id) WHERE series_id 
   created_at bigint NOT NULL,
   updated_at bigint NOT NULL,
   PRIMARY KEY (tenant_id, id)
-);`,
+);
+ALTER TABLE bookings ADD COLUMN change_set_id text;`,
   },
 ];

@@ -54,6 +54,7 @@ export const bookingColumns: readonly (keyof BookingRow)[] = [
   'customer_key',
   'replaces',
   'series_id',
+  'change_set_id',
 ];
 
 export const INSERT_BOOKING = `INSERT INTO bookings (${bookingColumns.join(', ')}) VALUES (${placeholders(bookingColumns.length)})`;

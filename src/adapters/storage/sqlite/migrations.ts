@@ -778,7 +778,8 @@ CREATE INDEX bookings_series ON bookings (tenant_id, series_id) WHERE series_id 
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (tenant_id, id)
-);`,
+);
+ALTER TABLE bookings ADD COLUMN change_set_id TEXT;`,
   },
 ];
 
