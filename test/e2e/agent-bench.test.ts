@@ -44,9 +44,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('the agent benchmark (npm run agent-bench), smoke', () => {
   it('the scripted agent finishes every task of the smoke set from the answers’ text alone, and nothing unsafe happened', async () => {
     const { code, tasks } = await agentBench(['--smoke']);
-    // Ten tasks, each on the flat tool list and on the catalog.
+    // Twelve tasks, each on the flat tool list and on the catalog.
     expect(new Set(tasks.map((t) => t.id)).size).toBe(12);
-    expect(tasks).toHaveLength(20);
+    expect(tasks).toHaveLength(24);
     expect(
       tasks.filter((t) => !t.passed).map((t) => `${t.id}: ${t.problems.join('; ')} (${t.outcome})`),
     ).toEqual([]);
