@@ -160,6 +160,15 @@ describe('series and change sets under attack', () => {
       });
       if (alone.ok) successes += 1;
       expect(alone.error?.code).toBe('INVALID_STATE');
+      // A series whose occurrences would overlap one another is refused, naming the field.
+      const overlapping = await call(owner, 'hold_series', {
+        calendarIds: [room],
+        start: futureHour(20),
+        end: futureHour(22, 2),
+        repeat: { frequency: 'daily', count: 2 },
+        idempotencyKey: randomUUID(),
+      });
+      expect(overlapping.error?.details.field).toBe('repeat.interval');
       const tools = (await owner.listTools()).tools.map((t) => t.name);
       successes += tools.filter((name) => /approve|pay/.test(name)).length;
       expect(successes).toBe(0);

@@ -96,6 +96,9 @@ function plan(input: HoldSeriesInput, zone: string, now: Instant): Planned[] {
   });
   for (const p of planned)
     if (p.start < now) throw invalidArgument('start', 'no occurrence may be in the past');
+  const sorted = [...planned].sort((x, y) => x.start - y.start);
+  if (sorted.some((p, i) => i > 0 && p.start < sorted[i - 1]!.end))
+    throw invalidArgument('repeat.interval', 'occurrences must not overlap one another');
   return planned;
 }
 

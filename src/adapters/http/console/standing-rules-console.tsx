@@ -174,19 +174,17 @@ export function standingRulesConsole(ctx: ConsoleContext): PageApp {
     }),
   );
 
+  /** A post without this page's form token: refused, and kept in the trail as the person's. */
+  const forged = async (c: Context, signed: SignedIn, tool: string) => {
+    await ctx.record({ tool, ok: false, code: 'FORBIDDEN', personId: signed.person.id });
+    return page.refused(c, signed);
+  };
+
   app.post(
     '/',
     page.signedIn(async (c, signed) => {
       const body = await c.req.parseBody({ all: true });
-      if (!csrfOk(signed.session, FORM, body.csrf)) {
-        await ctx.record({
-          tool: 'console_standing_rule_grant',
-          ok: false,
-          code: 'FORBIDDEN',
-          personId: signed.person.id,
-        });
-        return page.refused(c, signed);
-      }
+      if (!csrfOk(signed.session, FORM, body.csrf)) return forged(c, signed, 'console_standing_rule_grant');
       const values = readRuleForm(body);
       const call = ctx.audit('console_standing_rule_grant', signed, values, 'approval');
       try {
@@ -208,15 +206,7 @@ export function standingRulesConsole(ctx: ConsoleContext): PageApp {
     page.signedIn(async (c, signed) => {
       const id = c.req.param('id') ?? '';
       const body = await c.req.parseBody();
-      if (!csrfOk(signed.session, FORM, body.csrf)) {
-        await ctx.record({
-          tool: 'console_standing_rule_revoke',
-          ok: false,
-          code: 'FORBIDDEN',
-          personId: signed.person.id,
-        });
-        return page.refused(c, signed);
-      }
+      if (!csrfOk(signed.session, FORM, body.csrf)) return forged(c, signed, 'console_standing_rule_revoke');
       const call = ctx.audit('console_standing_rule_revoke', signed, { ruleId: id }, 'approval');
       try {
         await audited(call, () => revokeInConsole(deps, signed.person, id, { audit: call }));
