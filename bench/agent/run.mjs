@@ -3,7 +3,7 @@
 // by the database it leaves. Prints a table per task run and per category, and the safety
 // counters; exits 1 when a run fails or a counter is not 0.
 //   --only ID,ID   those tasks    --tasks DIR   task files from DIR    --json   a JSON line per run
-//   --smoke        the twelve tasks marked "smoke" (npm test runs them)
+//   --smoke        the twelve tasks marked "smoke", each on one surface in turn (npm test runs them)
 //   --write        put the report into docs/agent-bench.md and the category table into README.md
 //   --surface S    flat or catalog only
 //   --model        a model drives (AGENT_BENCH_BASE_URL, AGENT_BENCH_API_KEY, AGENT_BENCH_MODEL), --trials N
@@ -141,13 +141,20 @@ async function runTask(task, surface, trial, runDir) {
   }
 }
 
+/**
+ * The surfaces a task runs on: both, unless it names its own; the smoke set (npm test) runs each
+ * task on one of them in turn, so both surfaces are covered at half the cost.
+ */
+function surfacesOf(task, index) {
+  const surfaces = task.surfaces ?? ['flat', 'catalog'];
+  return args.includes('--smoke') ? [surfaces[index % surfaces.length]] : surfaces;
+}
+
 const runDir = mkdtempSync(join(tmpdir(), 'holdfast-agent-bench-'));
 const results = [];
 try {
-  for (const task of tasks)
-    for (const surface of (task.surfaces ?? ['flat', 'catalog']).filter(
-      (s) => !onlySurface || s === onlySurface,
-    ))
+  for (const [index, task] of tasks.entries())
+    for (const surface of surfacesOf(task, index).filter((s) => !onlySurface || s === onlySurface))
       for (let trial = 1; trial <= trials; trial += 1) {
         const result = await runTask(task, surface, trial, runDir);
         results.push(result);

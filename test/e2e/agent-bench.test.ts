@@ -15,6 +15,7 @@ const run = promisify(execFile);
 
 interface TaskLine {
   id: string;
+  surface: string;
   passed: boolean;
   outcome: string;
   calls: number;
@@ -44,9 +45,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('the agent benchmark (npm run agent-bench), smoke', () => {
   it('the scripted agent finishes every task of the smoke set from the answers’ text alone, and nothing unsafe happened', async () => {
     const { code, tasks } = await agentBench(['--smoke']);
-    // Twelve tasks, each on the flat tool list and on the catalog.
+    // Twelve tasks, each on one surface in turn: both the flat tool list and the catalog are driven.
     expect(new Set(tasks.map((t) => t.id)).size).toBe(12);
-    expect(tasks).toHaveLength(24);
+    expect(tasks).toHaveLength(12);
+    expect(new Set(tasks.map((t) => t.surface))).toEqual(new Set(['flat', 'catalog']));
     expect(
       tasks.filter((t) => !t.passed).map((t) => `${t.id}: ${t.problems.join('; ')} (${t.outcome})`),
     ).toEqual([]);
