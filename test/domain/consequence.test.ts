@@ -103,3 +103,26 @@ describe('the statement of consequence of every action × payment state × price
     expect(paymentStandingOf(payment)).toBe(standing);
   });
 });
+
+describe('the statement of a series or several bookings at once', () => {
+  it('speaks of the bookings, plural, for confirming and cancelling several dates', () => {
+    const facts = {
+      payment: 'pending' as const,
+      price: { amount: '120.00', currency: 'EUR' },
+      customerName: 'Ana Lima',
+      calendars: 'Room 1',
+      when: '3 dates, from Mon 7 Dec 2026, 18:00–19:00 (UTC) to Fri 11 Dec 2026, 18:00–19:00 (UTC) (each listed)',
+      dates: 3,
+    };
+    const confirm = consequenceOf({ ...facts, action: 'confirm' });
+    expect(confirm.time).toMatch(/nobody else can take those times\.$/);
+    expect(confirm.money).toMatch(/^Ana Lima pays 120\.00 EUR: the bookings are confirmed only once/);
+    expect(confirm.customer).toBe('Ana Lima gets 3 confirmed bookings once the payment clears.');
+    const cancel = consequenceOf({ ...facts, action: 'cancel', payment: 'paid' });
+    expect(cancel.time).toMatch(/^Cancels Ana Lima's 3 bookings on .*those times become free for others\.$/);
+    expect(cancel.customer).toBe('Ana Lima loses these 3 bookings and is owed 120.00 EUR back.');
+    expect(consequenceOf({ ...facts, action: 'confirm', price: null }).money).toBe(
+      'Nothing is charged: the bookings are free.',
+    );
+  });
+});

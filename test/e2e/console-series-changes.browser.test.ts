@@ -28,7 +28,12 @@ afterAll(async () => {
 describe('a recurring series in the console', () => {
   it('the approval lists every date; each booking of the series lists them after', async () => {
     const agent = await connectHttp(server.url, 'modern');
-    const room = await createOpenCalendar(agent, 'Therapy Room', { amount: '40.00', currency: 'EUR' });
+    // A long name: every date line and the consequence must still fit a phone.
+    const room = await createOpenCalendar(
+      agent,
+      'Physiotherapie-Gemeinschaftspraxis am Kurfürstendamm — Behandlungsraum 3 (Erdgeschoss, barrierefrei)',
+      { amount: '40.00', currency: 'EUR' },
+    );
     const held = await ok<{ seriesId: string; occurrences: { id: string; version: number }[] }>(
       agent,
       'hold_series',
@@ -61,6 +66,9 @@ describe('a recurring series in the console', () => {
     expect(words).toMatch(/\(UTC\)/);
     expect(words).toContain('nobody else can take those times');
     expect(words).toContain('Ana Lima gets 3 confirmed bookings once the payment clears');
+    expect(words).toContain(
+      'the bookings are confirmed only once the payment provider reports 120.00 EUR paid',
+    );
     // A series always goes to a person: no standing rule is offered from it.
     expect(await page.locator('#always-allow').count()).toBe(0);
     await auditConsolePage(page, 'series-approval');

@@ -89,6 +89,11 @@ beforeAll(async () => {
   server = await spawnServer(['--no-seed', '--dev', '--dev-clock', clock]);
   agent = await connectHttp(server.url, 'modern');
   physio = await createOpenCalendar(agent, 'Dr. Lena Vogel', { amount: '60.00', currency: 'EUR' });
+  // A long name in the form's calendar list: the page must still fit a phone.
+  await createOpenCalendar(
+    agent,
+    'Physiotherapie-Gemeinschaftspraxis am Kurfürstendamm — Behandlungsraum 3 (Erdgeschoss, barrierefrei)',
+  );
   browser = await launchBrowser();
   page = await (await browser.newContext()).newPage();
   await signInToConsole(page, server, '/console/approvals');

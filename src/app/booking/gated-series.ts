@@ -27,7 +27,7 @@ import { snapshotOf } from './snapshot.js';
 /**
  * Whether a gated call on this booking acts on its series: confirming a held occurrence confirms
  * them all (one approval, one payment); cancelling with scope `following` ends this occurrence and
- * every later one. A move's replacement hold is confirmed on its own, as any move.
+ * every later one. A move's replacement hold is confirmed on its own, like every move.
  */
 export function actsOnSeries(action: GatedAction, booking: Booking, input: GatedBookingInput): boolean {
   if (!booking.seriesId) return false;

@@ -51,7 +51,7 @@ export function consequenceOf(facts: ConsequenceFacts): Consequence {
     case 'confirm':
       return {
         time: `Books ${facts.calendars} for ${who} on ${facts.when}; nobody else can take ${facts.dates ? 'those times' : 'that time'}.`,
-        money: confirmMoney(facts.payment, money, Who),
+        money: confirmMoney(facts.payment, money, Who, facts.dates !== undefined),
         customer:
           money && facts.payment === 'failed'
             ? `${Who} gets no booking.`
@@ -79,16 +79,18 @@ export function consequenceOf(facts: ConsequenceFacts): Consequence {
   }
 }
 
-function confirmMoney(payment: PaymentStanding, money: string | null, Who: string): string {
-  if (money === null) return 'Nothing is charged: the booking is free.';
+function confirmMoney(payment: PaymentStanding, money: string | null, Who: string, plural: boolean): string {
+  const booking = plural ? 'the bookings' : 'the booking';
+  const is = plural ? 'are' : 'is';
+  if (money === null) return `Nothing is charged: ${booking} ${is} free.`;
   switch (payment) {
     case 'paid':
       return `${Who} already paid ${money}: nothing more is charged.`;
     case 'failed':
-      return `The payment of ${money} failed: the booking cannot be confirmed and nothing is charged.`;
+      return `The payment of ${money} failed: ${booking} cannot be confirmed and nothing is charged.`;
     case 'pending':
     case 'none':
-      return `${Who} pays ${money}: the booking is confirmed only once the payment provider reports ${money} paid; if it never clears, the time is released and nothing is owed.`;
+      return `${Who} pays ${money}: ${booking} ${is} confirmed only once the payment provider reports ${money} paid; if it never clears, the time is released and nothing is owed.`;
   }
 }
 
