@@ -199,19 +199,30 @@ export async function standingRulesFor(
     // A rule whose day is already used up is no candidate (so nobody is asked to pay first); the
     // committing write counts again under the rule's lock, which is what holds under a race.
     const withRoom: StandingRule[] = [];
-    for (const rule of fitting) {
-      const day = dayOfUse(rule, now);
-      const earlier = await tx.approvals.usesOfRules(
-        rule.tenantId,
-        [rule.id, ...rule.replaced],
-        day.from,
-        day.to,
-      );
-      if (withinDailyLimits(rule, earlier.map(priceOfApproval), candidate.price) === null)
-        withRoom.push(rule);
-    }
+    for (const rule of fitting)
+      if ((await dayIsFull(tx, rule, candidate.price, now)) === null) withRoom.push(rule);
     return withRoom;
   });
+}
+
+/**
+ * Why one more use costing `price` does not fit the rule's day, or null when it does: its uses
+ * today (and those of the rules it replaced) against its per-day limits.
+ */
+async function dayIsFull(
+  tx: StoreTx,
+  rule: StandingRule,
+  price: Money | null,
+  now: Instant,
+): Promise<string | null> {
+  const day = dayOfUse(rule, now);
+  const earlier = await tx.approvals.usesOfRules(
+    rule.tenantId,
+    [rule.id, ...rule.replaced],
+    day.from,
+    day.to,
+  );
+  return withinDailyLimits(rule, earlier.map(priceOfApproval), price);
 }
 
 /** The rule stopped standing, or its day is used up, between the check and the commit. */
@@ -248,10 +259,7 @@ export async function useStandingRule(
       reasons.push(`${candidateRule.id} ${rule?.revokedAt ? 'was revoked' : 'expired'}`);
       continue;
     }
-    const day = dayOfUse(rule, now);
-    const counted = [rule.id, ...rule.replaced];
-    const earlier = await tx.approvals.usesOfRules(rule.tenantId, counted, day.from, day.to);
-    const full = withinDailyLimits(rule, earlier.map(priceOfApproval), use.candidate.price);
+    const full = await dayIsFull(tx, rule, use.candidate.price, now);
     if (full) {
       reasons.push(`${rule.id}: ${full}`);
       continue;

@@ -1,5 +1,4 @@
 import type { Booking, Customer } from '../../domain/booking/booking.js';
-import { cancelOwingRefund } from '../../domain/booking/booking.js';
 import type { ChangeSet, PlannedChange } from '../../domain/booking/change-set.js';
 import { landsOnReleased, MAX_CHANGES } from '../../domain/booking/change-set.js';
 import { samePrice, sumPrices } from '../../domain/booking/money.js';
@@ -379,9 +378,4 @@ export async function viewOf(
   if (!set || (subject !== undefined && set.subject !== subject))
     throw new DomainError('NOT_FOUND', `No change set ${setId}.`, {});
   return { set, bookings: [...(await bookingsOfSet(tx, set)).values()] };
-}
-
-/** The cancellation of one target as the commit makes it (a paid booking owes its money back). */
-export function cancelTarget(target: Booking, now: Instant): Booking {
-  return cancelOwingRefund(target, target.version, now);
 }

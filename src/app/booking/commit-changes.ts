@@ -1,6 +1,7 @@
 import type { Booking } from '../../domain/booking/booking.js';
 import {
   cancelBooking,
+  cancelOwingRefund,
   confirmHold,
   effectiveStatus,
   failPayment,
@@ -27,7 +28,7 @@ import { requireCleared } from '../payments/payment-gate.js';
 import { recordBookingEvent } from '../webhooks/record-booking-event.js';
 import { bookingsOfSet, changeSetIntentOf, newMoneyOf } from './change-set-intent.js';
 import type { ChangeSetView } from './change-sets.js';
-import { cancelTarget, viewOf } from './change-sets.js';
+import { viewOf } from './change-sets.js';
 import { MAX_BOOKING_MINUTES, occupancy } from './occupancy.js';
 import { limitReached } from './refusals.js';
 import { loadCalendars } from './snapshot.js';
@@ -203,7 +204,9 @@ async function commitSet(
     if (!change.targetId) continue;
     const target = bookings.get(change.targetId)!;
     const ended =
-      change.kind === 'cancel' ? cancelTarget(target, now) : cancelBooking(target, target.version, now);
+      change.kind === 'cancel'
+        ? cancelOwingRefund(target, target.version, now) // a paid booking owes its money back
+        : cancelBooking(target, target.version, now); // a move's payment goes on with its new time
     await tx.bookings.update(ended);
     if (owesRefund(ended)) await recordBookingEvent(tx, deps.ids, 'booking.refund_due', ended, now);
   }

@@ -1,7 +1,7 @@
 import { invalidArgument } from '../errors.js';
 import type { Instant } from '../time/instant.js';
 import type { Interval } from '../time/interval.js';
-import { DAY_MS, localEpochDay, offsetAt, wallClockToInstant } from '../time/zone.js';
+import { DAY_MS, offsetAt, wallClockToInstant } from '../time/zone.js';
 import type { Booking } from './booking.js';
 import type { Money } from './money.js';
 import { sumPrices } from './money.js';
@@ -64,11 +64,6 @@ function wallTime(day: number, ms: number, zone: string): Instant {
   const local = day * DAY_MS + ms;
   if (candidate + offsetAt(candidate, zone) === local) return candidate;
   return local - offsetAt(candidate - 1, zone);
-}
-
-/** The local day of an occurrence, to tell an agent which one is meant ("the third, on 17 March"). */
-export function occurrenceDay(instant: Instant, zone: string): number {
-  return localEpochDay(instant, zone);
 }
 
 /** The series' one price: the sum of its occurrences' (null when none is priced). */
