@@ -2,6 +2,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Credentials } from '../ports/credentials.js';
 import type { PasskeyCeremonies } from '../ports/passkeys.js';
 import type { RateLimits } from '../ports/rate-limits.js';
+import type { ReceiptSigner } from '../ports/receipt-signer.js';
 import type { Digest } from '../ports/digest.js';
 import type { Ids } from '../ports/ids.js';
 import type { PageTokens } from '../ports/page-tokens.js';
@@ -50,5 +51,9 @@ export interface AppDeps {
   readonly webAuthn: PasskeyCeremonies;
   /** Calls per connection, sign-in attempts. */
   readonly rateLimits: RateLimits;
+  /** Signs confirmed bookings' receipts (keys load on the first receipt). */
+  readonly receipts: ReceiptSigner;
+  /** Seals what the audit trail has written so far: a receipt names its confirmation's sealed record. */
+  readonly flushAudit?: () => Promise<void>;
   readonly config: AppConfig;
 }

@@ -73,6 +73,12 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = await probe(config, print);
     return;
   }
+  // A receipt checked against published keys needs no database either.
+  if (config.command === 'receipts' && config.rest[0] === 'verify' && config.options.jwks) {
+    const { verifyOffline } = await import('./cli/commands/receipts.js');
+    process.exitCode = await verifyOffline(config, print);
+    return;
+  }
   const { runOperatorCommand } = await import('./cli/operator-commands.js');
   process.exitCode = await runOperatorCommand(config, print);
 }

@@ -28,6 +28,8 @@ export interface AuditLog {
 
 /** A write call's record, committed in the same transaction as the call's effect. */
 export interface EffectAudit {
+  /** Names this call's record in the trail (a receipt points at the call that confirmed it). */
+  readonly operationId: string;
   /** Adds the record to `tx`; `end` when the committed effect is answered as a failure or a question. */
   recordIn(tx: StoreTx, end?: CallEnd): Promise<void>;
   /** The record for a store step that writes it itself (the hold's one step); call `committed` once it did. */

@@ -67,6 +67,8 @@ const publicAdapterModules: readonly RegExp[] = [
   /^adapters\/format\/human-time\.ts$/,
   // The authorization server's face to Holdfast's own sign-in and consent pages.
   /^adapters\/oauth\/endpoints\.ts$/,
+  // How signing keys are sealed at rest: the OAuth server's and the receipts' alike.
+  /^adapters\/oauth\/signing-keys\.ts$/,
   // Mail in, parsed and sanitized: for the ingestion endpoint and the views that show it.
   /^adapters\/inbox\/index\.ts$/,
   // Traces, metrics and the timing contract's header names: every adapter that handles a call reports.

@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import type { JsonWebKey } from 'node:crypto';
+import { createPublicKey, randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +173,23 @@ describe('the bookings section', () => {
     expect(before).toContain('Asked a person to approve confirming it');
     expect(before).not.toContain('APPROVAL_REQUIRED');
     expect(calls).toContain('decision');
+    // The signed receipt, in words with the calendar's zone, and as a file that verifies elsewhere.
+    const receipt = (await page.textContent('#receipt-facts'))!.replace(/\s+/g, ' ');
+    expect(receipt).toContain('Calendars: Jade Room');
+    expect(receipt).toMatch(/Time: .*\(Shanghai\)/);
+    expect(receipt).toContain('a person approved it');
+    expect(receipt).toMatch(/Audit record: #\d+/);
+    const file = await page.context().request.get(url(`/console/bookings/${grace.id}/receipt.jws`));
+    expect(file.status()).toBe(200);
+    expect(file.headers()['content-type']).toContain('application/jose');
+    const keys = (await (await fetch(url('/receipts/jwks.json'))).json()) as { keys: JsonWebKey[] };
+    const jws = (await file.text()).trim();
+    const { header } = jwt.decode(jws, { complete: true })!;
+    const pem = createPublicKey({
+      key: keys.keys.find((k) => (k as { kid?: string }).kid === header.kid)!,
+      format: 'jwk',
+    }).export({ type: 'spki', format: 'pem' });
+    expect((jwt.verify(jws, pem, { algorithms: ['ES256'] }) as { sub: string }).sub).toBe(grace.id);
     await auditConsolePage(page, 'booking-detail');
 
     expect(await isFree(grace.start, grace.end)).toBe(false);

@@ -13,6 +13,7 @@ import { PgStore } from '../../src/adapters/storage/postgres/pg-store.js';
 import { SqliteStore } from '../../src/adapters/storage/sqlite/sqlite-store.js';
 import { createCalendar } from '../../src/app/calendars/calendars.js';
 import { releaseHold } from '../../src/app/booking/release-hold.js';
+import { LazyReceiptSigner } from '../../src/adapters/receipts/lazy-receipt-signer.js';
 import type { AppDeps } from '../../src/app/deps.js';
 import { defaultAppConfig } from '../../src/app/deps.js';
 import { gatedBookingChange } from '../../src/app/booking/gated-booking.js';
@@ -225,6 +226,12 @@ describe.each(backends)('model-based lifecycle on $name', ({ name, open }) => {
               throw new Error('unpriced: never queried');
             },
           },
+          receipts: new LazyReceiptSigner(
+            backend.store,
+            { now: () => clock.now },
+            Buffer.alloc(32, 7),
+            'http://127.0.0.1:0',
+          ),
           slotCache: new MemorySlotCache(2_000),
           calendarCache: new CalendarCache(),
           credentials: nodeCredentials,

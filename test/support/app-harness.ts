@@ -1,3 +1,4 @@
+import { LazyReceiptSigner } from '../../src/adapters/receipts/lazy-receipt-signer.js';
 import { randomUUID } from 'node:crypto';
 import { jcsDigest } from '../../src/adapters/ids/jcs-digest.js';
 import { KeyedDigest } from '../../src/adapters/ids/keyed-digest.js';
@@ -58,8 +59,9 @@ export async function appHarness(
   const clock = manualClock(start);
   // What the fake provider reports per booking id; PENDING when unset.
   const payments = new Map<string, PaymentReport>();
+  const store = engine?.store ?? (await SqliteStore.open((db as { path: string }).path));
   const deps: AppDeps = {
-    store: engine?.store ?? (await SqliteStore.open((db as { path: string }).path)),
+    store,
     clock,
     ids: randomIds,
     digest: jcsDigest,
@@ -75,6 +77,8 @@ export async function appHarness(
           paidAt: null,
         },
     },
+    receipts: new LazyReceiptSigner(store, clock, Buffer.alloc(32, 7), 'http://127.0.0.1:0'),
+    flushAudit: async () => undefined,
     slotCache: new MemorySlotCache(2_000),
     calendarCache: new CalendarCache(),
     // Real scrypt at 1/32 of production's cost: sign-in rules, not the work factor, are under test.

@@ -22,6 +22,10 @@ export class CallAudit implements EffectAudit {
     private readonly started: number = performance.now(),
   ) {}
 
+  get operationId(): string {
+    return this.base.operationId;
+  }
+
   async recordIn(tx: StoreTx, end?: CallEnd): Promise<void> {
     const { entry, mac } = this.signed(end);
     await tx.audit.append(entry, mac);

@@ -2,6 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { AuthInfo, McpServerFactory } from '@modelcontextprotocol/server';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
+import { RECEIPT_KEYS_PATH } from '../../domain/booking/receipt.js';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from '../log/json-logger.js';
 import type { ServerNames } from './request-guards.js';
@@ -51,6 +52,8 @@ export interface HttpAppOptions {
   readonly loadPages?: () => Promise<(app: PageApp) => void>;
   /** Endpoints with their own body parsing and limits (the OAuth authorization server). */
   readonly mountBeforeForms?: (app: PageApp) => void;
+  /** GET /receipts/jwks.json: every key that signed a receipt, public and cacheable (anyone may verify). */
+  readonly receiptKeys?: () => Promise<unknown>;
   /** GET /metrics (Prometheus): absent where nothing is measured (the stdio page server). */
   readonly metrics?: {
     readonly registry: Registry;
@@ -76,6 +79,14 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.get('/readyz', async (c) =>
     (await options.health()) ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable' }, 503),
   );
+  const receiptKeys = options.receiptKeys;
+  if (receiptKeys)
+    app.get(RECEIPT_KEYS_PATH, async (c) =>
+      c.json(await receiptKeys(), 200, {
+        'Cache-Control': 'public, max-age=300',
+        'Access-Control-Allow-Origin': '*',
+      }),
+    );
   if (options.metrics && options.mcp)
     mountMetrics(app, { ...options.metrics, authenticate: options.mcp.authenticate });
 

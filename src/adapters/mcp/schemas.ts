@@ -238,6 +238,12 @@ export const bookingOut = z.object({
     .describe(
       'One occurrence of a recurring series (hold_series): confirm_booking confirms them all; cancel_booking with scope following ends this one and the later ones.',
     ),
+  receiptUri: z
+    .string()
+    .nullable()
+    .describe(
+      'CONFIRMED: the resource holding its signed receipt (a JWS any JOSE library verifies against the server’s published keys).',
+    ),
   owner: z.object({ subject: z.string(), clientId: z.string() }),
   externalKeys: z.record(z.string(), z.string()),
   createdAt: instantOut,

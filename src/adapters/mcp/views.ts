@@ -1,3 +1,4 @@
+import { receiptUri } from './resources/resource-names.js';
 import { maskContact } from '../../domain/booking/contact-mask.js';
 import type { PendingApproval } from '../../app/approvals/approvals.js';
 import type { Customer } from '../../domain/booking/booking.js';
@@ -102,6 +103,7 @@ export function bookingView(
     confirmationIntent: confirmationIntentOf(booking, deps, now, replaced),
     replaces: booking.replaces ?? null,
     seriesId: booking.seriesId ?? null,
+    receiptUri: booking.status === 'CONFIRMED' ? receiptUri(booking.id) : null,
     owner: { subject: booking.owner.subject, clientId: booking.owner.clientId },
     externalKeys: { ...booking.externalKeys },
     createdAt: formatInstant(booking.createdAt),

@@ -9,6 +9,7 @@ import {
 } from '../../domain/approval/approval.js';
 import type { GatedAction, Intent } from '../../domain/approval/intent.js';
 import type { Booking } from '../../domain/booking/booking.js';
+import type { ReceiptApproval } from '../../domain/booking/receipt.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import { parseInstant } from '../../domain/time/instant.js';
@@ -113,10 +114,16 @@ export async function spend(
   principal: Principal,
   authorization: Authorization,
   now: number,
-): Promise<void> {
+): Promise<ReceiptApproval> {
   if (authorization.kind === 'standing') {
-    await useStandingRule(deps, tx, principal, authorization.use, now);
-    return;
+    const given = await useStandingRule(deps, tx, principal, authorization.use, now);
+    return {
+      how: 'standing_rule',
+      approvalId: given.id,
+      by: given.decidedBy,
+      at: given.decidedAt,
+      standingRuleId: given.standingRuleId ?? null,
+    };
   }
   const used = new DomainError('APPROVAL_USED', 'This approval was already used.');
   if (
@@ -130,6 +137,23 @@ export async function spend(
   ) {
     throw used;
   }
+  return approvalOf(authorization);
+}
+
+/** What a receipt says about the proof a change was made with. */
+function approvalOf(authorization: Exclude<Authorization, { kind: 'standing' }>): ReceiptApproval {
+  const none = { approvalId: null, by: null, at: null, standingRuleId: null };
+  if (authorization.kind === 'direct') return { how: 'not_required', ...none };
+  if (authorization.kind === 'attestation')
+    return { how: 'host_attested', ...none, approvalId: authorization.approvalId };
+  const { approval } = authorization;
+  return {
+    how: 'person',
+    approvalId: approval.id,
+    by: approval.decidedBy,
+    at: approval.decidedAt,
+    standingRuleId: null,
+  };
 }
 
 /** Signed by a host registered in this tenant and not revoked; nothing else attests. */

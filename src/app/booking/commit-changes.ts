@@ -30,6 +30,7 @@ import { bookingsOfSet, changeSetIntentOf, newMoneyOf } from './change-set-inten
 import type { ChangeSetView } from './change-sets.js';
 import { viewOf } from './change-sets.js';
 import { MAX_BOOKING_MINUTES, occupancy } from './occupancy.js';
+import { recordReceipt } from './receipts.js';
 import { limitReached } from './refusals.js';
 import { loadCalendars } from './snapshot.js';
 
@@ -138,8 +139,9 @@ export async function confirmChanges(
           { bookingId: intent.bookingId, currentVersion: null },
         );
       requireStanding(current, now2, at);
-      await spend(deps, tx, principal, authorization, at);
-      await commitSet(deps, tx, current, now2, paidAt ?? at, at);
+      const approved = await spend(deps, tx, principal, authorization, at);
+      const confirmed = await commitSet(deps, tx, current, now2, paidAt ?? at, at);
+      for (const booking of confirmed) await recordReceipt(tx, booking, intentHash, approved, call.audit, at);
       const settled = settle(current, 'CONFIRMED', at);
       if (!(await tx.changeSets.update(settled, 'PROPOSED')))
         throw new DomainError('VERSION_CONFLICT', `Change set ${set.id} changed meanwhile.`, {
@@ -198,7 +200,8 @@ async function commitSet(
   bookings: ReadonlyMap<string, Booking>,
   paidAt: Instant,
   now: Instant,
-): Promise<void> {
+): Promise<Booking[]> {
+  const placed: Booking[] = [];
   // First every booking the set ends, so the time it gives up is free for the set's new times.
   for (const change of set.changes) {
     if (!change.targetId) continue;
@@ -242,7 +245,9 @@ async function commitSet(
         : confirmed;
     await tx.bookings.update(stored);
     if (target) await recordBookingEvent(tx, deps.ids, 'booking.rescheduled', stored, now);
+    placed.push(stored);
   }
+  return placed;
 }
 
 /** abandon_changes: every time the set holds is given back; nothing else ever happened. */

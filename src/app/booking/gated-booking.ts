@@ -22,6 +22,7 @@ import type { IdempotentCall, Outcome, ResultStorage } from '../idempotent.js';
 import { findReplay, idempotent } from '../idempotent.js';
 import { flagLatePayment, lateMoney, requireCleared } from '../payments/payment-gate.js';
 import { completeMove } from './complete-move.js';
+import { recordReceipt } from './receipts.js';
 import { actsOnSeries, gatedSeriesChange } from './gated-series.js';
 import type { CommitResult, GatedBookingInput } from './gated-types.js';
 
@@ -132,14 +133,17 @@ export async function gatedBookingChange(
           return { lapsedButPaid: true, snapshot: await snapshotOf(tx, flagged) };
         }
         const next = dryRun(action, current, input.expectedVersion, now);
-        await spend(deps, tx, principal, authorization, now);
+        const approved = await spend(deps, tx, principal, authorization, now);
         if (action === 'confirm_booking' && current.replaces) {
           const stored = await completeMove(deps, tx, next, intent, now);
+          await recordReceipt(tx, stored, intentHash, approved, call.audit, now);
           return { snapshot: await snapshotOf(tx, stored) };
         }
         const stored =
           action === 'confirm_booking' && booking.price !== null ? markPaid(next, paidAt ?? now) : next;
         await tx.bookings.update(stored);
+        if (action === 'confirm_booking')
+          await recordReceipt(tx, stored, intentHash, approved, call.audit, now);
         // The refund owed is part of the cancellation: it commits (and is announced) with it, or not at all.
         if (owesRefund(stored)) await recordBookingEvent(tx, deps.ids, 'booking.refund_due', stored, now);
         return { snapshot: await snapshotOf(tx, stored) };

@@ -22,6 +22,7 @@ import { requireCleared } from '../payments/payment-gate.js';
 import { recordBookingEvent } from '../webhooks/record-booking-event.js';
 import type { CommitResult, GatedBookingInput } from './gated-types.js';
 import { seriesIntentFor, seriesMembers } from './series-members.js';
+import { recordReceipt } from './receipts.js';
 import { snapshotOf } from './snapshot.js';
 
 /**
@@ -96,13 +97,15 @@ export async function gatedSeriesChange(
           snapshot: await snapshotOf(tx, (await tx.bookings.get(called.tenantId, called.id))!),
         };
       }
-      await spend(deps, tx, principal, authorization, at);
+      const approved = await spend(deps, tx, principal, authorization, at);
       let answered = called;
       for (const member of current) {
         const next = step(action, member, at);
         const stored =
           action === 'confirm_booking' && next.price !== null ? markPaid(next, paidAt ?? at) : next;
         await tx.bookings.update(stored);
+        if (action === 'confirm_booking')
+          await recordReceipt(tx, stored, intentHash, approved, call.audit, at);
         if (owesRefund(stored)) await recordBookingEvent(tx, deps.ids, 'booking.refund_due', stored, at);
         if (stored.id === called.id) answered = stored;
       }

@@ -12,6 +12,7 @@ import { feedsHelp } from './commands/feeds.help.js';
 import { connectionsHelp, hostsHelp, tenantsHelp, tokensHelp, usersHelp } from './commands/identity.help.js';
 import { inboxHelp } from './commands/inbox.help.js';
 import { oauthHelp } from './commands/oauth.help.js';
+import { receiptsHelp } from './commands/receipts.help.js';
 import { paymentsHelp } from './commands/payments.help.js';
 import { probeHelp } from './commands/probe.help.js';
 import { serveHelp, stdioHelp } from './commands/server.help.js';
@@ -109,6 +110,7 @@ export const optionDocs: Record<string, string> = {
     '--purge-retired         remove every retired signing key now (a key leaked); then restart every instance',
   'allow-unkeyed':
     '--allow-unkeyed         accept unkeyed records of a database older than keyed audit (they prove nothing on their own)',
+  jwks: "--jwks FILE_OR_URL    receipts verify: the published receipt keys (a JWKS file, or the server's /receipts/jwks.json)",
   out: '--out FILE              also append the checkpoint line to FILE',
   amount: '--amount A              amount the simulated provider reports (default: the booking price)',
   currency: '--currency C            currency the simulated provider reports (default: the booking price)',
@@ -180,6 +182,7 @@ export const commands: readonly CommandDoc[] = [
   feedsHelp,
   oauthHelp,
   webhooksHelp,
+  receiptsHelp,
   auditHelp,
   probeHelp,
 ];

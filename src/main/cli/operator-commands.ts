@@ -74,6 +74,7 @@ const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   inbox: 'admin',
   webhooks: 'admin',
   feeds: 'admin',
+  receipts: 'admin',
 };
 
 /** Each group's code (commands/<group>.ts) is loaded when one of its commands runs. */
@@ -115,6 +116,8 @@ async function run(
       return (await import('./commands/webhooks.js')).webhooks(runtime, config, print);
     case 'feeds':
       return (await import('./commands/feeds.js')).feeds(runtime, config, print);
+    case 'receipts':
+      return (await import('./commands/receipts.js')).receipts(runtime, config, print);
     default:
       return (await import('./commands/audit.js')).auditCommand(runtime, config, print);
   }

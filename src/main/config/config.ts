@@ -94,6 +94,8 @@ export interface ServerConfig {
     readonly lines?: string;
     /** audit verify --checkpoint FILE */
     readonly checkpoint?: string;
+    /** receipts verify --jwks FILE_OR_URL: the published receipt keys to check against. */
+    readonly jwks?: string;
     /** audit checkpoint --out FILE */
     readonly out?: string;
     /** audit verify --allow-unkeyed: accept the unkeyed records of a database older than keyed audit. */
@@ -172,6 +174,7 @@ const OPTIONS = {
   as: { type: 'string' },
   'trust-proxy': { type: 'boolean' },
   'oauth-token-ttl': { type: 'string' },
+  jwks: { type: 'string' },
   'oauth-allow-private-metadata': { type: 'boolean' },
   'allow-private-feeds': { type: 'boolean' },
   every: { type: 'string' },
@@ -522,6 +525,7 @@ export function readConfig(
       currency: values.currency,
       lines: values.lines,
       checkpoint: values.checkpoint,
+      jwks: values.jwks,
       out: values.out,
       allowUnkeyed: values['allow-unkeyed'],
       purgeRetired: values['purge-retired'],

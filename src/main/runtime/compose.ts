@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../app/deps.js';
 import { defaultAppConfig } from '../../app/deps.js';
 import { StoreAuditLog } from '../../adapters/audit/index.js';
+import { LazyReceiptSigner, RECEIPT_KEY_PURPOSE } from '../../adapters/receipts/index.js';
 import type { AuditKey } from '../../adapters/audit/index.js';
 import { CheckpointLog } from '../../adapters/audit/index.js';
 import { loadMetrics, loadTracedStore, meteredPayments } from '../../adapters/telemetry/index.js';
@@ -135,6 +136,11 @@ export async function buildRuntime(
       : config.payments === 'none'
         ? noPayments
         : simulator;
+  const checkpoints = new CheckpointLog(auditKey, logger, config.checkpointEvery);
+  const audit = new StoreAuditLog(store, auditKey, {
+    onSealed: (records) => checkpoints.sealed(records),
+    onError: (message, error) => logger.error(message, { error: String(error) }),
+  });
   const deps: AppDeps = {
     store: traced,
     clock: config.devClock
@@ -153,6 +159,8 @@ export async function buildRuntime(
     rateLimits: opened.shared
       ? FlexibleRateLimits.postgres(opened.shared.pool, opened.shared.schema)
       : FlexibleRateLimits.memory(),
+    receipts: new LazyReceiptSigner(store, systemClock, auditKey.derive(RECEIPT_KEY_PURPOSE), publicBaseUrl),
+    flushAudit: () => audit.flush(),
     config: {
       ...defaultAppConfig,
       holdTtlMs: config.holdTtlMs,
@@ -160,11 +168,6 @@ export async function buildRuntime(
       maxOpenApprovalsPerTenant: config.maxOpenApprovalsPerTenant,
     },
   };
-  const checkpoints = new CheckpointLog(auditKey, logger, config.checkpointEvery);
-  const audit = new StoreAuditLog(store, auditKey, {
-    onSealed: (records) => checkpoints.sealed(records),
-    onError: (message, error) => logger.error(message, { error: String(error) }),
-  });
   return {
     async close() {
       await audit.flush().catch(() => undefined);

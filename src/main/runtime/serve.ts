@@ -120,6 +120,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
           },
         }
       : {}),
+    receiptKeys: () => deps.receipts.publicKeys(),
     health: () =>
       deps.store.read(async (tx) => (await tx.calendars.count(config.tenantId), true)).catch(() => false),
     mountBeforeForms: (hono) => {

@@ -110,6 +110,7 @@ async function approvalPages(runtime: Runtime, config: ServerConfig, logger: Log
     logger,
     version: SERVER_VERSION,
     health: async () => true,
+    receiptKeys: () => runtime.deps.receipts.publicKeys(),
     mountPages: (hono) => mountHumanPages(hono, pages, runtime, config, { provider, warn }),
   });
 }

@@ -60,6 +60,8 @@ export interface AuditStore {
   ): Promise<boolean>;
   /** Sealed records after `afterSeq`, in order. */
   records(afterSeq: number, limit: number): Promise<AuditRecord[]>;
+  /** The sealed record of one call (its server-made operation id) in the tenant; null until it is sealed. */
+  seqOfOperation(tenantId: string, operationId: string): Promise<number | null>;
   /** One tenant's sealed records that match `filter`, a page of them, newest first. */
   search(tenantId: string, filter: AuditFilter, page: AuditPage): Promise<AuditRecord[]>;
 }

@@ -1,6 +1,7 @@
 import type { ApprovalStore } from './approvals.js';
 import type { StandingRuleStore } from './standing-rules.js';
 import type { ChangeSetStore } from './change-sets.js';
+import type { ReceiptStore } from './receipts.js';
 import type { AuditStore } from './audit.js';
 import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
@@ -17,6 +18,7 @@ import type { WebhookStore } from './webhooks.js';
 export type { ApprovalStore } from './approvals.js';
 export type { StandingRuleStore } from './standing-rules.js';
 export type { ChangeSetStore } from './change-sets.js';
+export type { ReceiptStore, StoredReceipt } from './receipts.js';
 export type { AuditStore } from './audit.js';
 export type {
   BookingQuery,
@@ -72,6 +74,8 @@ export interface Aggregates {
   readonly standingRules: StandingRuleStore;
   /** Holds, moves and cancellations proposed and committed as one. */
   readonly changeSets: ChangeSetStore;
+  /** Confirmed bookings' signed receipts and their signing keys. */
+  readonly receipts: ReceiptStore;
   readonly simulatedPayments: SimulatedPaymentStore;
   readonly audit: AuditStore;
   readonly tenants: TenantStore;

@@ -1,4 +1,6 @@
+import type { IssuedReceipt } from '../../../app/booking/receipts.js';
 import type { BookingDetail, BookingHistoryEntry } from '../../../app/console/bookings.js';
+import { describeReceipt } from '../../../domain/booking/receipt.js';
 import type { Person } from '../../../domain/identity/identity.js';
 import { mayApprove } from '../../../domain/identity/identity.js';
 import { formatUtc } from '../../../domain/time/zone.js';
@@ -103,6 +105,34 @@ function SeriesList(props: { detail: BookingDetail; zone: string }) {
   );
 }
 
+/** The signed receipt: what it attests in words, the file to keep, and how anyone checks it. */
+function Receipt(props: { receipt: IssuedReceipt; keys: string }) {
+  const { receipt } = props;
+  return (
+    <section class="card" aria-labelledby="receipt">
+      <h2 id="receipt">Signed receipt</h2>
+      <p class="small">
+        Holdfast signed what this confirmation was: anyone can check this file against the published keys,
+        without access to this server's database.
+      </p>
+      <ul id="receipt-facts" class="small">
+        {describeReceipt(receipt.claims).map((line) => (
+          <li>{line}</li>
+        ))}
+      </ul>
+      <p>
+        <a href={`/console/bookings/${receipt.bookingId}/receipt.jws`} download>
+          Download the receipt
+        </a>{' '}
+        <span class="muted small">(signed with key {receipt.kid})</span>
+      </p>
+      <p class="muted small">
+        Check it: <code class="wrap">holdfast receipts verify receipt.jws --jwks {props.keys}</code>
+      </p>
+    </section>
+  );
+}
+
 /** One booking: its facts, customer, who made it, what may be done, and its whole trail. */
 export function BookingPage(props: {
   detail: BookingDetail;
@@ -113,6 +143,9 @@ export function BookingPage(props: {
   viewerZone?: string;
   csrf: string;
   message: string;
+  receipt: IssuedReceipt | null;
+  /** Where anyone can fetch the keys that verify it. */
+  receiptKeys: string;
 }) {
   const { detail } = props;
   const { booking } = detail;
@@ -156,6 +189,7 @@ export function BookingPage(props: {
           </dd>
         </dl>
       </section>
+      {props.receipt ? <Receipt receipt={props.receipt} keys={props.receiptKeys} /> : ''}
       <BusinessKeys detail={detail} viewer={props.viewer} csrf={props.csrf} />
       <Actions detail={detail} viewer={props.viewer} csrf={props.csrf} />
       <section class="card" aria-labelledby="history">

@@ -12,6 +12,8 @@ import {
   WEEK_VIEW_CAP,
 } from '../../../app/console/bookings.js';
 import { setKeysAs } from '../../../app/inbox/business-keys.js';
+import { receiptIfAny } from '../../../app/booking/receipts.js';
+import { receiptKeysUrl } from '../../../domain/booking/receipt.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { KeyChange } from '../../../app/inbox/business-keys.js';
 import type { Calendar } from '../../../domain/calendar.js';
@@ -227,7 +229,10 @@ export function bookingsConsole(ctx: ConsoleContext): PageApp {
       // Keys saved: only at the version the save made.
       claimed === `keys@${detail.booking.version}`;
     const message = given || (agrees ? (DONE.get(claimed.split('@')[0]!) ?? '') : '');
-    const history = await bookingHistory(deps, signed.person, id);
+    const [history, receipt] = await Promise.all([
+      bookingHistory(deps, signed.person, id),
+      receiptIfAny(deps, signed.person.tenantId, id),
+    ]);
     return c.html(
       <Shell title={`Booking ${detail.booking.reference}`} signed={signed} section="/console/bookings">
         <BookingPage
@@ -237,12 +242,31 @@ export function bookingsConsole(ctx: ConsoleContext): PageApp {
           viewerZone={signed.zone}
           csrf={csrfToken(signed.session, purpose(id))}
           message={message}
+          receipt={receipt}
+          receiptKeys={receiptKeysUrl(deps.receipts.issuer)}
         />
       </Shell>,
       status,
       CONSOLE_HEADERS,
     );
   };
+
+  // The receipt as a file, for keeping or handing to someone else (they check it against the published keys).
+  app.get(
+    '/:id/receipt.jws',
+    page.signedIn(async (c, signed) => {
+      const id = c.req.param('id') ?? '';
+      const receipt = (await consoleBooking(deps, signed.person, id))
+        ? await receiptIfAny(deps, signed.person.tenantId, id)
+        : null;
+      if (!receipt) return page.notFound(c, signed);
+      return c.body(`${receipt.jws}\n`, 200, {
+        ...CONSOLE_HEADERS,
+        'Content-Type': 'application/jose; charset=utf-8',
+        'Content-Disposition': `attachment; filename="receipt-${receipt.claims.reference.replace(/[^A-Za-z0-9_-]/g, '_')}.jws"`,
+      });
+    }),
+  );
 
   app.get(
     '/:id',

@@ -2,6 +2,8 @@ import type { McpServer, ReadResourceResult } from '@modelcontextprotocol/server
 import { ResourceTemplate } from '@modelcontextprotocol/server';
 import { getCalendar, listCalendars } from '../../../app/calendars/calendars.js';
 import { getBooking, listBookings } from '../../../app/booking/read-bookings.js';
+import { ownReceipt } from '../../../app/booking/receipts.js';
+import { receiptKeysUrl } from '../../../domain/booking/receipt.js';
 import type { Principal } from '../../../domain/identity/principal.js';
 import type { ToolContext } from '../tool-kit.js';
 import { stepUpTo } from '../tool-kit.js';
@@ -10,7 +12,13 @@ import { registerCompletion } from './completion.js';
 import { guarded } from './guarded.js';
 import type { ListPosition } from './list-cursor.js';
 import { readListCursor, writeListCursor } from './list-cursor.js';
-import { BOOKING_TEMPLATE, bookingUri, CALENDAR_TEMPLATE, calendarUri } from './resource-names.js';
+import {
+  BOOKING_TEMPLATE,
+  bookingUri,
+  CALENDAR_TEMPLATE,
+  calendarUri,
+  RECEIPT_TEMPLATE,
+} from './resource-names.js';
 
 const PAGE = 50;
 
@@ -65,6 +73,30 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       guarded(server, ctx, request, readOf(uri), async (principal) => {
         const snapshot = await getBooking(ctx.deps, principal, String(variables.id));
         return json(uri, { booking: bookingView(snapshot, { deps: ctx.deps, links: ctx.links, principal }) });
+      }),
+  );
+  server.registerResource(
+    'receipt',
+    new ResourceTemplate(RECEIPT_TEMPLATE, { list: undefined }),
+    {
+      title: 'Booking receipt',
+      description:
+        'A confirmed booking’s signed receipt: a JWS (ES256) over its id, calendars, times, amount, approved intent hash, who approved and how, and its audit record. Verify it against the server’s published keys (`jwks`).',
+      mimeType: 'application/json',
+      cacheHint: PRIVATE_NOW,
+      scopeChallenge: read,
+    },
+    (uri, variables, request) =>
+      guarded(server, ctx, request, readOf(uri), async (principal) => {
+        const receipt = await ownReceipt(ctx.deps, principal, String(variables.id));
+        return json(uri, {
+          receipt: {
+            ...receipt,
+            jwks: receiptKeysUrl(ctx.deps.receipts.issuer),
+            verify:
+              'Save `jws` to a file and run `holdfast receipts verify FILE`, or check it with any JOSE library against `jwks`.',
+          },
+        });
       }),
   );
   // The SDK lists every resource at once; a tenant may have thousands: page them here instead.

@@ -921,4 +921,24 @@ CREATE INDEX bookings_series ON bookings (tenant_id, series_id) WHERE series_id 
 );
 ALTER TABLE bookings ADD COLUMN change_set_id text;`,
   },
+  {
+    version: 29,
+    name: 'signed receipts: what each confirmation attests, and the keys that sign them',
+    sql: `CREATE TABLE receipts (
+  tenant_id text NOT NULL,
+  booking_id text NOT NULL,
+  facts text NOT NULL,
+  operation_id text NOT NULL,
+  created_at bigint NOT NULL,
+  jws text,
+  PRIMARY KEY (tenant_id, booking_id)
+);
+CREATE TABLE receipt_keys (
+  kid text PRIMARY KEY,
+  sealed text NOT NULL,
+  created_at bigint NOT NULL,
+  retired_at bigint
+);
+CREATE INDEX audit_log_operation ON audit_log (operation_id);`,
+  },
 ];

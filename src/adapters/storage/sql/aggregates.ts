@@ -17,6 +17,7 @@ import { PasskeysSql } from './passkeys-sql.js';
 import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
 import { StandingRulesSql } from './standing-rules-sql.js';
 import { ChangeSetsSql } from './change-sets-sql.js';
+import { ReceiptsSql } from './receipts-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 import { WebhooksSql } from './webhooks-sql.js';
 
@@ -42,6 +43,7 @@ export const SQL_AGGREGATES: { readonly [K in AggregateName]: AggregateClass<K> 
   approvals: ApprovalsSql,
   standingRules: StandingRulesSql,
   changeSets: ChangeSetsSql,
+  receipts: ReceiptsSql,
   simulatedPayments: SimulatedPaymentsSql,
   audit: AuditSql,
   tenants: TenantsSql,

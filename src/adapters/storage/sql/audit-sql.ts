@@ -96,6 +96,14 @@ export class AuditSql implements AuditStore {
     return rows.map(auditRecordOf);
   }
 
+  async seqOfOperation(tenantId: string, operationId: string): Promise<number | null> {
+    const [row] = await this.db.all<{ seq: number | string }>(
+      'SELECT seq FROM audit_log WHERE operation_id = ? AND tenant_id = ? ORDER BY seq LIMIT 1',
+      [operationId, tenantId],
+    );
+    return row ? Number(row.seq) : null;
+  }
+
   /**
    * Walks the (tenant_id, seq) index from one end, so a page costs about its size plus the
    * records the filter skips. Every value is a parameter; `mentions` is a LIKE pattern whose own

@@ -781,6 +781,26 @@ CREATE INDEX bookings_series ON bookings (tenant_id, series_id) WHERE series_id 
 );
 ALTER TABLE bookings ADD COLUMN change_set_id TEXT;`,
   },
+  {
+    version: 29,
+    name: 'signed receipts: what each confirmation attests, and the keys that sign them',
+    sql: `CREATE TABLE receipts (
+  tenant_id TEXT NOT NULL,
+  booking_id TEXT NOT NULL,
+  facts TEXT NOT NULL,
+  operation_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  jws TEXT,
+  PRIMARY KEY (tenant_id, booking_id)
+);
+CREATE TABLE receipt_keys (
+  kid TEXT PRIMARY KEY,
+  sealed TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  retired_at INTEGER
+);
+CREATE INDEX audit_log_operation ON audit_log (operation_id);`,
+  },
 ];
 
 /**
