@@ -98,6 +98,7 @@ describe('resources', () => {
     const templates = await owner.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
       'holdfast://bookings/{id}',
+      'holdfast://bookings/{id}/receipt',
       'holdfast://calendars/{id}',
     ]);
   });

@@ -238,6 +238,10 @@ export const bookingOut = z.object({
     .describe(
       'One occurrence of a recurring series (hold_series): confirm_booking confirms them all; cancel_booking with scope following ends this one and the later ones.',
     ),
+  customerErased: z
+    .boolean()
+    .optional()
+    .describe('true: the customer’s details were erased (on request or by retention) and are gone for good.'),
   receiptUri: z
     .string()
     .nullable()

@@ -79,6 +79,7 @@ export function bookingView(
     local: localForms(calendars, booking.start, booking.end),
     expiresAt: booking.expiresAt === null ? null : formatInstant(booking.expiresAt),
     customer: customerFor(booking.customer, principal),
+    ...(booking.customerErased ? { customerErased: true } : {}),
     label: booking.label,
     price: booking.price,
     payment: booking.payment && {

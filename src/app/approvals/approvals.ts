@@ -325,24 +325,31 @@ function pendingOf(approval: Approval, summary: IntentSummary): PendingApproval 
 }
 
 /**
- * Replays keep the pending approval as it was. Records kept by releases that stored the link
- * and the expiry as text (at most a day old) still replay.
+ * Replays keep the pending approval as it was, but the customer's details are stored nowhere
+ * but their booking (sealed, erasable): a replay reads them from it again. Records kept by
+ * releases that stored the link and the expiry as text (at most a day old) still replay.
  */
-const pendingStorage: ResultStorage<PendingApproval> = {
-  persist: (pending) => pending,
-  revive: async (stored) => {
+const pendingStorage = (tenantId: string): ResultStorage<PendingApproval> => ({
+  persist: (pending) => ({ ...pending, summary: { ...pending.summary, customer: null } }),
+  revive: async (stored, tx) => {
+    const kept = stored as PendingApproval;
+    const booking = await tx.bookings.get(tenantId, kept.intent.bookingId);
+    return reviveLegacy({ ...kept, summary: { ...kept.summary, customer: booking?.customer ?? null } });
+  },
+});
+
+function reviveLegacy(stored: PendingApproval): PendingApproval {
     const {
       approveUrl: _,
       cli: _cli,
       ...rest
     } = stored as PendingApproval & { approveUrl?: string; cli?: string };
     const expiresAt = rest.expiresAt as Instant | string;
-    return {
-      ...rest,
-      expiresAt: typeof expiresAt === 'string' ? parseInstant(expiresAt, 'expiresAt') : expiresAt,
-    };
-  },
-};
+  return {
+    ...rest,
+    expiresAt: typeof expiresAt === 'string' ? parseInstant(expiresAt, 'expiresAt') : expiresAt,
+  };
+}
 
 /** request_approval: ask a human up front for the action's current intent; retry-safe by idempotency key. */
 export async function requestApproval(
@@ -358,7 +365,7 @@ export async function requestApproval(
     key: input.idempotencyKey,
     args: input,
     audit: call.audit,
-    storage: pendingStorage,
+    storage: pendingStorage(principal.tenantId),
   };
   return deps.store.write((tx) =>
     idempotent(deps, tx, record, async () =>

@@ -169,7 +169,9 @@ async function customerKnown(tx: StoreTx, booking: Booking): Promise<boolean> {
   const key = await tx.customers.customerKeyOf(booking.tenantId, booking.id);
   if (key === null) return false;
   const theirs = await tx.customers.bookingsOfCustomers(booking.tenantId, [key]);
-  return theirs.some((b) => b.id !== booking.id && (b.status === 'CONFIRMED' || b.status === 'CANCELLED'));
+  return theirs.some(
+    ({ booking: b }) => b.id !== booking.id && (b.status === 'CONFIRMED' || b.status === 'CANCELLED'),
+  );
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { Booking, Customer } from '../../domain/booking/booking.js';
-import { customerKey } from '../../domain/availability/booking-rules.js';
 import { effectiveStatus } from '../../domain/booking/booking.js';
 import { maskContact } from '../../domain/booking/contact-mask.js';
 import { DomainError, invalidArgument } from '../../domain/errors.js';
@@ -58,7 +57,7 @@ export async function listCustomers(
       summaryOf(
         principal,
         c.firstBookingId,
-        bookings.filter((b) => customerKey(b.customer) === c.key),
+        bookings.filter((b) => b.key === c.key).map((b) => b.booking),
         now,
       ),
     );
@@ -79,7 +78,7 @@ export async function getCustomer(deps: AppDeps, principal: Principal, id: strin
     // Only the id list_customers gives (the customer's first booking) names the customer.
     if ((await tx.customers.firstBookingOf(principal.tenantId, key)) !== bookingId)
       throw new DomainError('NOT_FOUND', `No customer ${id}.`, {});
-    const history = await tx.customers.bookingsOfCustomers(principal.tenantId, [key]);
+    const history = (await tx.customers.bookingsOfCustomers(principal.tenantId, [key])).map((b) => b.booking);
     const now = deps.clock.now();
     return {
       ...summaryOf(principal, bookingId, history, now),

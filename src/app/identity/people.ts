@@ -12,6 +12,7 @@ import {
   checkNewPassword,
   DEFAULT_APPROVAL_WINDOW_MINUTES,
   MAX_APPROVAL_WINDOW_MINUTES,
+  MAX_CUSTOMER_RETENTION_DAYS,
   defaultTenantLimits,
   normalEmail,
   SETUP_LINK_TTL_MS,
@@ -59,8 +60,21 @@ export async function setTenant(
     disabledTools?: readonly string[];
     approvalWindowMinutes?: number;
     offerAlternatives?: boolean;
+    /** null: kept until erased by hand. */
+    customerRetentionDays?: number | null;
   },
 ): Promise<Tenant> {
+  const retention = change.customerRetentionDays;
+  if (
+    retention !== undefined &&
+    retention !== null &&
+    !(Number.isInteger(retention) && retention >= 1 && retention <= MAX_CUSTOMER_RETENTION_DAYS)
+  )
+    throw new DomainError(
+      'INVALID_ARGUMENTS',
+      `customerRetentionDays: a whole number of days from 1 to ${MAX_CUSTOMER_RETENTION_DAYS}, or none`,
+      { field: 'customerRetentionDays' },
+    );
   const window = change.approvalWindowMinutes;
   if (
     window !== undefined &&
@@ -84,6 +98,8 @@ export async function setTenant(
       disabledTools: change.disabledTools ?? current.disabledTools,
       approvalWindowMinutes: window ?? current.approvalWindowMinutes,
       offerAlternatives: change.offerAlternatives ?? current.offerAlternatives ?? true,
+      customerRetentionDays:
+        retention === undefined ? (current.customerRetentionDays ?? null) : retention,
     };
     await tx.tenants.putTenant(next);
     return next;

@@ -82,6 +82,8 @@ export interface Booking {
   readonly seriesId?: string | null;
   /** A hold made by a change set (`chg_…`): confirmed only with the set, by confirm_changes. */
   readonly changeSetId?: string | null;
+  /** The customer's details were erased (on request, or by the tenant's retention): `customer` is null for good. */
+  readonly customerErased?: boolean;
 }
 
 const transitions: Readonly<Record<BookingStatus, readonly BookingStatus[]>> = {

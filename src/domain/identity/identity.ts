@@ -67,8 +67,13 @@ export interface Tenant {
   readonly approvalWindowMinutes: number;
   /** False: a refused time names no other times (counter-offers off for the whole tenant); absent: true. */
   readonly offerAlternatives?: boolean;
+  /** Customers' details are erased this many days after their last booking ends; null: kept until erased by hand. */
+  readonly customerRetentionDays?: number | null;
   readonly createdAt: Instant;
 }
+
+/** The longest retention a tenant may set (ten years). */
+export const MAX_CUSTOMER_RETENTION_DAYS = 3660;
 
 export const DEFAULT_APPROVAL_WINDOW_MINUTES = 30;
 export const MAX_APPROVAL_WINDOW_MINUTES = 24 * 60;

@@ -13,6 +13,7 @@ import { connectionsHelp, hostsHelp, tenantsHelp, tokensHelp, usersHelp } from '
 import { inboxHelp } from './commands/inbox.help.js';
 import { oauthHelp } from './commands/oauth.help.js';
 import { receiptsHelp } from './commands/receipts.help.js';
+import { customersHelp } from './commands/customers.help.js';
 import { paymentsHelp } from './commands/payments.help.js';
 import { probeHelp } from './commands/probe.help.js';
 import { serveHelp, stdioHelp } from './commands/server.help.js';
@@ -136,6 +137,8 @@ export const optionDocs: Record<string, string> = {
     '--connection TOKEN_ID    standing-rules grant: only that agent connection of the person (default all of theirs)',
   days: '--days N                 standing-rules grant: how long it stands, 1-90 days (default 30)',
   zone: "--zone IANA              standing-rules grant: where its weekdays, hours and days are read (default the calendars' zone, else UTC)",
+  'customer-retention':
+    "--customer-retention D  erase a customer's details D days after their last booking ends (1-3660), or none (default: kept until erased)",
   'counter-offers':
     '--counter-offers on|off  whether a refused time names other free times (alternatives); off for the whole tenant (default on)',
   'tool-profile':
@@ -183,6 +186,7 @@ export const commands: readonly CommandDoc[] = [
   oauthHelp,
   webhooksHelp,
   receiptsHelp,
+  customersHelp,
   auditHelp,
   probeHelp,
 ];

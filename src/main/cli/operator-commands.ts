@@ -55,6 +55,8 @@ function argsOf(config: ServerConfig, verb: string, id: string | undefined): Rec
       ...(id === undefined ? {} : { target: id }),
       ...(verb === 'grant' ? { bounds: config.options.rule ?? {} } : {}),
     };
+  // A customer's address is the one thing their erasure must not leave behind.
+  if (config.command === 'customers') return { verb };
   return id === undefined ? { verb } : { verb, approvalId: id };
 }
 
@@ -75,6 +77,7 @@ const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   webhooks: 'admin',
   feeds: 'admin',
   receipts: 'admin',
+  customers: 'admin',
 };
 
 /** Each group's code (commands/<group>.ts) is loaded when one of its commands runs. */
@@ -116,6 +119,8 @@ async function run(
       return (await import('./commands/webhooks.js')).webhooks(runtime, config, print);
     case 'feeds':
       return (await import('./commands/feeds.js')).feeds(runtime, config, print);
+    case 'customers':
+      return (await import('./commands/customers.js')).customers(runtime, config, print, call);
     case 'receipts':
       return (await import('./commands/receipts.js')).receipts(runtime, config, print);
     default:

@@ -128,6 +128,8 @@ export interface ServerConfig {
     readonly maxOpenApprovalsPerPerson?: string;
     readonly approvalWindow?: string;
     readonly counterOffers?: string;
+    /** tenants set --customer-retention DAYS|none */
+    readonly customerRetention?: string;
     /** standing-rules grant: the rule's bounds, as the person typed them (checked by the command). */
     readonly rule?: { readonly [K in StandingRuleOption]?: string };
     /** webhooks add --events all|TYPE,… and --include-contact */
@@ -203,6 +205,7 @@ const OPTIONS = {
   'max-open-approvals-per-person': { type: 'string' },
   'approval-window': { type: 'string' },
   'counter-offers': { type: 'string' },
+  'customer-retention': { type: 'string' },
   actions: { type: 'string' },
   calendars: { type: 'string' },
   'max-per-booking': { type: 'string' },
@@ -547,6 +550,7 @@ export function readConfig(
       maxOpenApprovalsPerPerson: values['max-open-approvals-per-person'],
       approvalWindow: values['approval-window'],
       counterOffers: values['counter-offers'],
+      customerRetention: values['customer-retention'],
       every: values.every,
       rule: {
         actions: values.actions,

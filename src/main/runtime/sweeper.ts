@@ -8,7 +8,7 @@ export function startSweeper(runtime: Runtime, intervalMs: number, logger: Logge
     runtime.audit.seal();
     sweep(runtime.deps)
       .then((r) => {
-        if (r.expired > 0 || r.payments.asked > 0) logger.info('swept', { ...r });
+        if (r.expired > 0 || r.payments.asked > 0 || r.customersErased > 0) logger.info('swept', { ...r });
       })
       .catch((e: unknown) => logger.error('sweep failed', { error: String(e) }));
   }, intervalMs);

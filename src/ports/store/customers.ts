@@ -1,6 +1,10 @@
 import type { Booking } from '../../domain/booking/booking.js';
+import type { Instant } from '../../domain/time/instant.js';
 
-/** Customers as the tenant's bookings name them (by e-mail address, else phone number). */
+/**
+ * Customers as the tenant's bookings name them (by e-mail address, else phone number). A customer's
+ * key here is an opaque handle (customerPage, customerKeyOf give it); their details are stored sealed.
+ */
 export interface CustomerStore {
   /**
    * One page of the tenant's customers in key order after `afterKey`: each with the id of its
@@ -17,6 +21,18 @@ export interface CustomerStore {
   firstBookingOf(tenantId: string, key: string): Promise<string | null>;
   /** The customer key of one of the tenant's bookings; null when none or it names no customer. */
   customerKeyOf(tenantId: string, bookingId: string): Promise<string | null>;
-  /** The tenant's bookings of these customers, newest start first (at most 200 per customer page). */
-  bookingsOfCustomers(tenantId: string, keys: readonly string[]): Promise<Booking[]>;
+  /** The tenant's bookings of these customers with the key of each one's customer, newest start first (at most 200 per customer page). */
+  bookingsOfCustomers(
+    tenantId: string,
+    keys: readonly string[],
+  ): Promise<{ readonly key: string; readonly booking: Booking }[]>;
+  /**
+   * Erases the customer bookings count by this key (`email:…`, `phone:…`): their key is destroyed,
+   * so their details are unreadable in every booking and copy. Returns how many bookings were theirs.
+   */
+  erase(tenantId: string, key: string): Promise<number>;
+  /** Erases the customer of one booking (by their key when they have one, else that booking's alone). */
+  eraseOfBooking(tenantId: string, bookingId: string): Promise<number>;
+  /** Retention: erases up to `limit` customers none of whose bookings ends at or after `endedBefore`; how many. */
+  eraseEndedBefore(tenantId: string, endedBefore: Instant, limit: number): Promise<number>;
 }

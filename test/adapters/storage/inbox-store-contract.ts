@@ -876,7 +876,7 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
       expect(await use('sha256:theirs', T0)).toEqual({ ...theirs, lastUsedAt: T0 });
     });
 
-    it("a tenant's tool profile and disabled tools round-trip through identity", async () => {
+    it("a tenant's tool profile, disabled tools and retention round-trip through identity", async () => {
       const tenant: Tenant = {
         id: 't1',
         name: 'Hotel One',
@@ -887,6 +887,7 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
         approvalWindowMinutes: 30,
         disabledTools: ['submit_reservation_results', 'hold_slot'],
         offerAlternatives: false,
+        customerRetentionDays: 365,
         createdAt: T0,
       };
       const other: Tenant = {
@@ -897,6 +898,7 @@ export function inboxStoreContract(name: string, make: () => Promise<InboxHarnes
         toolMode: 'flat',
         disabledTools: [],
         offerAlternatives: true,
+        customerRetentionDays: null,
       };
       await store.write(async (tx) => {
         await tx.tenants.putTenant(tenant);

@@ -131,6 +131,7 @@ describe('hold_slot use case', () => {
       purged: 0,
       oauthRecords: 0,
       payments: { asked: 0, flagged: 0, ended: 0 },
+      customersErased: 0,
     });
     const late = await refusal(
       confirm({

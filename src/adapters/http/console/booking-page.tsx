@@ -105,6 +105,36 @@ function SeriesList(props: { detail: BookingDetail; zone: string }) {
   );
 }
 
+/** Owners only: the customer's details erased everywhere, in words before the button. */
+function EraseCustomer(props: { detail: BookingDetail; viewer: Person; csrf: string }) {
+  const { booking } = props.detail;
+  const customer = booking.customer;
+  if (!customer || props.viewer.role !== 'owner') return <></>;
+  const who = customer.name ?? customer.email ?? customer.phone ?? 'this customer';
+  const scope = customer.email
+    ? `every booking that names ${customer.email}`
+    : customer.phone
+      ? `every booking that names ${customer.phone}`
+      : 'this booking';
+  return (
+    <form
+      method="post"
+      action={`/console/bookings/${booking.id}/erase-customer`}
+      class="stack"
+      id="erase-customer"
+    >
+      <input type="hidden" name="csrf" value={props.csrf} />
+      <p class="small">
+        Erasing destroys {who}'s details — name, e-mail, phone and notes — in {scope}, for good. The bookings,
+        their times, money and history stay; agents see the customer as erased. This cannot be undone.
+      </p>
+      <button class="danger" name="confirm" value="erase" type="submit">
+        Erase {who}'s details
+      </button>
+    </form>
+  );
+}
+
 /** The signed receipt: what it attests in words, the file to keep, and how anyone checks it. */
 function Receipt(props: { receipt: IssuedReceipt; keys: string }) {
   const { receipt } = props;
@@ -172,7 +202,17 @@ export function BookingPage(props: {
       {detail.series ? <SeriesList detail={detail} zone={zone} /> : ''}
       <section class="card" aria-labelledby="customer">
         <h2 id="customer">Customer</h2>
-        <CustomerFacts customer={booking.customer} />
+        {booking.customerErased ? (
+          <p id="customer-erased">
+            The customer's details were erased (on request, or by this workspace's retention). They cannot be
+            read again; the booking, its time, money and history stay.
+          </p>
+        ) : (
+          <>
+            <CustomerFacts customer={booking.customer} />
+            <EraseCustomer detail={detail} viewer={props.viewer} csrf={props.csrf} />
+          </>
+        )}
       </section>
       <section class="card" aria-labelledby="made-by">
         <h2 id="made-by">Made by</h2>

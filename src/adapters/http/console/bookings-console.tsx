@@ -13,6 +13,7 @@ import {
 } from '../../../app/console/bookings.js';
 import { setKeysAs } from '../../../app/inbox/business-keys.js';
 import { receiptIfAny } from '../../../app/booking/receipts.js';
+import { eraseCustomerAs } from '../../../app/booking/erase-customers.js';
 import { receiptKeysUrl } from '../../../domain/booking/receipt.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import type { KeyChange } from '../../../app/inbox/business-keys.js';
@@ -36,6 +37,7 @@ const DONE = new Map([
   ['cancel', 'Cancelled: the time is free again.'],
   ['release', 'Hold released: the time is free again.'],
   ['keys', 'Business keys saved.'],
+  ['erased', "The customer's details are erased."],
 ]);
 
 /** The zone dates are read in: the chosen calendar's, else the tenant's first calendar's, else UTC. */
@@ -226,6 +228,7 @@ export function bookingsConsole(ctx: ConsoleContext): PageApp {
     const agrees =
       (claimed === 'cancel' && detail.status === 'CANCELLED') ||
       (claimed === 'release' && detail.status === 'RELEASED') ||
+      (claimed === 'erased' && detail.booking.customerErased === true) ||
       // Keys saved: only at the version the save made.
       claimed === `keys@${detail.booking.version}`;
     const message = given || (agrees ? (DONE.get(claimed.split('@')[0]!) ?? '') : '');
@@ -297,6 +300,22 @@ export function bookingsConsole(ctx: ConsoleContext): PageApp {
           () => endBookingAs(deps, signed.person, id, action, version),
         );
         return `/console/bookings/${id}?done=${action}`;
+      },
+      rerender: showBooking,
+    }),
+  );
+
+  app.post(
+    '/:id/erase-customer',
+    itemPost(page, {
+      purpose,
+      refused: refusedPost(ctx, 'console_erase_customer', { action: 'refused' }),
+      read: (form) => (form.confirm === 'erase' ? { confirm: true } : null),
+      async act(id, _asked, signed) {
+        await audited(ctx.audit('console_erase_customer', signed, { bookingId: id }, 'admin'), () =>
+          eraseCustomerAs(deps, signed.person, id),
+        );
+        return `/console/bookings/${id}?done=erased`;
       },
       rerender: showBooking,
     }),

@@ -4,6 +4,7 @@ import type { CalendarSpan, HoldPlacement, HoldPlan, LimitCheck } from '../../..
 import type { Booking } from '../../../domain/booking/booking.js';
 import { NO_LIMIT } from '../../../domain/identity/identity.js';
 import { idempotencyValues } from '../rows.js';
+import { customerHandle } from '../customer-vault.js';
 import { bookingColumns, bookingValues, BookingsSql } from '../sql/bookings-sql.js';
 import { IdempotencySql } from '../sql/idempotency-sql.js';
 
@@ -130,14 +131,15 @@ export function cellLocks(
 }
 
 /** The limit checks as holdfast_rules_room reads them. */
-function limitChecksJson(checks: readonly LimitCheck[]): string {
+/** The checks as the statement reads them; a customer's key as the handle their bookings store. */
+function limitChecksJson(tenantId: string, checks: readonly LimitCheck[]): string {
   return JSON.stringify(
     checks.map((l) => ({
       c: l.calendarId,
       f: l.from,
       t: l.to,
       m: l.max,
-      k: l.customerKey,
+      k: l.customerKey === null ? null : customerHandle(tenantId, l.customerKey),
       x: l.excludeBookingId,
     })),
   );
@@ -175,7 +177,7 @@ export class PgBookings extends BookingsSql {
     if (checks.length === 0) return null;
     const [row] = await this.db.all<{ failed: number }>(
       'SELECT holdfast_rules_room(?::text, ?::bigint, ?::text) AS failed',
-      [tenantId, now, limitChecksJson(checks)],
+      [tenantId, now, limitChecksJson(tenantId, checks)],
     );
     const failed = Number(row?.failed ?? 0);
     return failed > 0 ? checks[failed - 1]! : null;
@@ -197,6 +199,8 @@ export class PgBookings extends BookingsSql {
 
   override async placeHold(plan: HoldPlan): Promise<HoldPlacement> {
     const b = plan.booking;
+    // The customer's key is made (or found) first: the hold's one statement stores the details sealed.
+    const values = await bookingValues(this.db, b);
     const calendars = [...b.calendarIds].sort();
     const spans = [...plan.occupies].sort((x, y) => (x.calendarId < y.calendarId ? -1 : 1));
     const [row] = await this.db.all<{ fresh: boolean; room: boolean; failed: number; claimed: string }>(
@@ -230,9 +234,11 @@ export class PgBookings extends BookingsSql {
               plan.cap.thisHoldMs,
             ]
           : []),
-        ...(plan.limits.length > 0 ? [b.tenantId, b.createdAt, limitChecksJson(plan.limits)] : []),
+        ...(plan.limits.length > 0
+          ? [b.tenantId, b.createdAt, limitChecksJson(b.tenantId, plan.limits)]
+          : []),
         ...idempotencyValues(plan.idempotency),
-        ...bookingValues(b),
+        ...values,
         ...spans.flatMap((span) => [span.calendarId, span.start, span.end, span.capacity]),
         ...(plan.audit ? [...auditEntryValues(plan.audit.entry), plan.audit.mac] : []),
       ],

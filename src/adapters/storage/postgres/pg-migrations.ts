@@ -941,4 +941,17 @@ CREATE TABLE receipt_keys (
 );
 CREATE INDEX audit_log_operation ON audit_log (operation_id);`,
   },
+  {
+    version: 30,
+    name: "customers' keys: their details are stored sealed, and erasing a customer destroys the key",
+    sql: `CREATE TABLE customer_keys (
+  tenant_id text NOT NULL,
+  handle text NOT NULL,
+  key_id text NOT NULL UNIQUE,
+  secret text NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY (tenant_id, handle)
+);
+ALTER TABLE tenants ADD COLUMN customer_retention_days int;`,
+  },
 ];

@@ -1,4 +1,3 @@
-import { containsPattern } from './like-pattern.js';
 import type { Booking } from '../../../domain/booking/booking.js';
 import { occupiesTime } from '../../../domain/booking/booking.js';
 import { DomainError } from '../../../domain/errors.js';
@@ -18,7 +17,9 @@ import type { Occupied } from '../../../domain/availability/ruled-slots.js';
 import { NO_LIMIT } from '../../../domain/identity/identity.js';
 import { auditEntryValues } from '../audit-rows.js';
 import type { BookingRow } from '../rows.js';
-import { bookingFromRow, bookingToRow, idempotencyValues } from '../rows.js';
+import { idempotencyValues } from '../rows.js';
+import { customerHandle } from '../customer-vault.js';
+import { openedBookings, storedRow } from './customer-keys-sql.js';
 import { APPEND_PENDING } from './audit-sql.js';
 import { CLAIM, IdempotencySql } from './idempotency-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
@@ -59,10 +60,14 @@ export const bookingColumns: readonly (keyof BookingRow)[] = [
 
 export const INSERT_BOOKING = `INSERT INTO bookings (${bookingColumns.join(', ')}) VALUES (${placeholders(bookingColumns.length)})`;
 
-export function bookingValues(booking: Booking): unknown[] {
-  const row = bookingToRow(booking);
+/** The row's values in column order, the customer's details sealed (their key made in this transaction if new). */
+export async function bookingValues(db: SqlRunner, booking: Booking): Promise<unknown[]> {
+  const row = await storedRow(db, booking);
   return bookingColumns.map((c) => row[c]);
 }
+
+/** How many bookings a search by customer opens at most (the other filters narrow them first). */
+const CUSTOMER_SCAN = 5000;
 
 export class BookingsSql implements BookingStore {
   constructor(
@@ -75,7 +80,7 @@ export class BookingsSql implements BookingStore {
       'SELECT * FROM bookings WHERE tenant_id = ? AND series_id = ? ORDER BY start_at, id',
       [tenantId, seriesId],
     );
-    return rows.map(bookingFromRow);
+    return openedBookings(this.db, rows);
   }
 
   async get(tenantId: string, id: string): Promise<Booking | null> {
@@ -83,7 +88,7 @@ export class BookingsSql implements BookingStore {
       tenantId,
       id,
     ]);
-    return row ? bookingFromRow(row) : null;
+    return row ? ((await openedBookings(this.db, [row]))[0] ?? null) : null;
   }
 
   /**
@@ -112,7 +117,7 @@ export class BookingsSql implements BookingStore {
       const existing = await new IdempotencySql(this.db).get(plan.idempotency);
       if (existing) return { outcome: 'replay', existing };
     }
-    await this.db.run(INSERT_BOOKING, bookingValues(b));
+    await this.db.run(INSERT_BOOKING, await bookingValues(this.db, b));
     const spans = [...plan.occupies].sort((x, y) => (x.calendarId < y.calendarId ? -1 : 1));
     await this.insertAllocations(b, spans);
     if (plan.audit)
@@ -196,7 +201,7 @@ export class BookingsSql implements BookingStore {
         check.from,
         check.to,
         now,
-        ...(check.customerKey === null ? [] : [check.customerKey]),
+        ...(check.customerKey === null ? [] : [customerHandle(tenantId, check.customerKey)]),
         ...(check.excludeBookingId === null ? [] : [check.excludeBookingId]),
       ],
     );
@@ -289,7 +294,7 @@ export class BookingsSql implements BookingStore {
   }
 
   async update(next: Booking): Promise<void> {
-    const r = bookingToRow(next);
+    const r = await storedRow(this.db, next);
     const changed = await this.db.run(
       `UPDATE bookings SET status = ?, version = ?, updated_at = ?, expires_at = ?, customer = ?, label = ?,
          payment = ?, external_keys = ?, payment_follow_up = ?, customer_key = ?
@@ -355,14 +360,7 @@ export class BookingsSql implements BookingStore {
       where.push('b.start_at < ?');
       params.push(query.to);
     }
-    if (query.customer !== undefined) {
-      const field = (name: string) =>
-        `lower(${this.dialect.jsonText('b.customer', name)}) LIKE ? ESCAPE '\\'`;
-      const fields = query.customerByEmail ? ['name', 'email'] : ['name'];
-      where.push(`(${fields.map(field).join(' OR ')})`);
-      const pattern = containsPattern(query.customer.toLowerCase());
-      params.push(...fields.map(() => pattern));
-    }
+    if (query.customer !== undefined) return this.listByCustomer(where, params, query);
     const clause = where.join(' AND ');
     const [count] = await this.db.all<{ n: number | string }>(
       `SELECT count(*) AS n FROM bookings b WHERE ${clause}`,
@@ -372,7 +370,30 @@ export class BookingsSql implements BookingStore {
       `SELECT b.* FROM bookings b WHERE ${clause} ORDER BY b.start_at, b.id LIMIT ? OFFSET ?`,
       [...params, query.limit, query.offset],
     );
-    return { items: rows.map(bookingFromRow), total: Number(count?.n ?? 0) };
+    return { items: await openedBookings(this.db, rows), total: Number(count?.n ?? 0) };
+  }
+
+  /**
+   * Customers' details are sealed, so a search by them opens the bookings the other filters select
+   * (the first CUSTOMER_SCAN of them, by start) and matches there, any case, the text taken literally.
+   */
+  private async listByCustomer(
+    where: readonly string[],
+    params: readonly unknown[],
+    query: BookingQuery,
+  ): Promise<{ items: Booking[]; total: number }> {
+    const rows = await this.db.all<BookingRow>(
+      `SELECT b.* FROM bookings b WHERE ${[...where, 'b.customer IS NOT NULL'].join(' AND ')}
+       ORDER BY b.start_at, b.id LIMIT ?`,
+      [...params, CUSTOMER_SCAN],
+    );
+    const wanted = query.customer!.toLowerCase();
+    const matches = (await openedBookings(this.db, rows)).filter(({ customer }) =>
+      [customer?.name, query.customerByEmail ? customer?.email : undefined].some((field) =>
+        field?.toLowerCase().includes(wanted),
+      ),
+    );
+    return { items: matches.slice(query.offset, query.offset + query.limit), total: matches.length };
   }
 
   async busyIntervals(
@@ -447,7 +468,7 @@ export class BookingsSql implements BookingStore {
       `SELECT * FROM bookings WHERE payment_follow_up = ${this.dialect.TRUE} ORDER BY updated_at LIMIT ?`,
       [limit],
     );
-    return rows.map(bookingFromRow);
+    return openedBookings(this.db, rows);
   }
 
   async toReconcile(tenantId: string): Promise<Booking[]> {
@@ -456,7 +477,7 @@ export class BookingsSql implements BookingStore {
        ORDER BY updated_at`,
       [tenantId],
     );
-    return rows.map(bookingFromRow);
+    return openedBookings(this.db, rows);
   }
 
   async toRefund(tenantId: string): Promise<Booking[]> {
@@ -465,6 +486,6 @@ export class BookingsSql implements BookingStore {
        ORDER BY updated_at`,
       [tenantId],
     );
-    return rows.map(bookingFromRow);
+    return openedBookings(this.db, rows);
   }
 }

@@ -1,7 +1,13 @@
-import type { Booking } from '../../../domain/booking/booking.js';
+import type { Instant } from '../../../domain/time/instant.js';
 import type { CustomerStore } from '../../../ports/store/customers.js';
 import type { BookingRow } from '../rows.js';
-import { bookingFromRow } from '../rows.js';
+import {
+  eraseBookingCustomer,
+  eraseCustomer,
+  eraseEndedBefore,
+  eraseHandle,
+} from './customer-erasure-sql.js';
+import { openedBookings } from './customer-keys-sql.js';
 import type { SqlRunner } from './sql-runner.js';
 
 const MAX_BOOKINGS = 200;
@@ -45,13 +51,33 @@ export class CustomersSql implements CustomerStore {
     return row?.customer_key ?? null;
   }
 
-  async bookingsOfCustomers(tenantId: string, keys: readonly string[]): Promise<Booking[]> {
+  async bookingsOfCustomers(tenantId: string, keys: readonly string[]) {
     if (keys.length === 0) return [];
     const rows = await this.db.all<BookingRow>(
       `SELECT * FROM bookings WHERE tenant_id = ? AND customer_key IN (${keys.map(() => '?').join(', ')})
        ORDER BY start_at DESC, id LIMIT ?`,
       [tenantId, ...keys, MAX_BOOKINGS * keys.length],
     );
-    return rows.map(bookingFromRow);
+    const bookings = await openedBookings(this.db, rows);
+    return rows.map((row, i) => ({ key: row.customer_key!, booking: bookings[i]! }));
+  }
+
+  async erase(tenantId: string, key: string): Promise<number> {
+    return eraseCustomer(this.db, tenantId, key);
+  }
+
+  async eraseOfBooking(tenantId: string, bookingId: string): Promise<number> {
+    const [row] = await this.db.all<{ customer_key: string | null }>(
+      'SELECT customer_key FROM bookings WHERE tenant_id = ? AND id = ?',
+      [tenantId, bookingId],
+    );
+    if (!row) return 0;
+    return row.customer_key === null
+      ? eraseBookingCustomer(this.db, tenantId, bookingId)
+      : eraseHandle(this.db, tenantId, row.customer_key);
+  }
+
+  async eraseEndedBefore(tenantId: string, endedBefore: Instant, limit: number): Promise<number> {
+    return eraseEndedBefore(this.db, tenantId, endedBefore, limit);
   }
 }

@@ -27,6 +27,7 @@ export interface TenantRow {
   tool_mode?: string;
   approval_window_minutes?: number | string;
   offer_alternatives?: number | string;
+  customer_retention_days?: number | string | null;
   created_at: number | string;
 }
 export interface PersonRow {
@@ -82,6 +83,10 @@ export const tenantOf = (r: TenantRow): Tenant => ({
   toolMode: (r.tool_mode ?? 'inherit') as ToolMode,
   approvalWindowMinutes: Number(r.approval_window_minutes ?? DEFAULT_APPROVAL_WINDOW_MINUTES),
   offerAlternatives: Number(r.offer_alternatives ?? 1) !== 0,
+  customerRetentionDays:
+    r.customer_retention_days === null || r.customer_retention_days === undefined
+      ? null
+      : Number(r.customer_retention_days),
   createdAt: Number(r.created_at),
 });
 export const personOf = (r: PersonRow): Person => ({

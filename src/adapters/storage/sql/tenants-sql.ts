@@ -12,13 +12,14 @@ export class TenantsSql implements TenantStore {
   async putTenant(t: Tenant): Promise<void> {
     await this.db.run(
       `INSERT INTO tenants (id, name, limits, default_write_policy, tool_profile, disabled_tools, tool_mode,
-         approval_window_minutes, offer_alternatives, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         approval_window_minutes, offer_alternatives, customer_retention_days, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, limits = excluded.limits,
          default_write_policy = excluded.default_write_policy, tool_profile = excluded.tool_profile,
          disabled_tools = excluded.disabled_tools, tool_mode = excluded.tool_mode,
          approval_window_minutes = excluded.approval_window_minutes,
-         offer_alternatives = excluded.offer_alternatives`,
+         offer_alternatives = excluded.offer_alternatives,
+         customer_retention_days = excluded.customer_retention_days`,
       [
         t.id,
         t.name,
@@ -29,6 +30,7 @@ export class TenantsSql implements TenantStore {
         t.toolMode,
         t.approvalWindowMinutes,
         t.offerAlternatives === false ? 0 : 1,
+        t.customerRetentionDays ?? null,
         t.createdAt,
       ],
     );

@@ -11,7 +11,7 @@ import type {
   WebhookSubscription,
 } from '../../../ports/store/index.js';
 import type { BookingRow } from '../rows.js';
-import { bookingFromRow, bookingToRow } from '../rows.js';
+import { openedBookings, storedRow } from './customer-keys-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 import { placeholders } from './sql-runner.js';
 
@@ -76,7 +76,7 @@ export class WebhooksSql implements WebhookStore {
   ) {}
 
   async record(event: WebhookEvent): Promise<boolean> {
-    const snapshot = JSON.stringify(bookingToRow(event.booking));
+    const snapshot = JSON.stringify(await storedRow(this.db, event.booking));
     const args = [event.tenantId, event.id, event.type, event.booking.id, event.createdAt, snapshot];
     if (this.dialect.recordWebhookEvent) {
       const [row] = await this.db.all<{ written: boolean }>(this.dialect.recordWebhookEvent, args);
@@ -205,13 +205,18 @@ export class WebhooksSql implements WebhookStore {
        ORDER BY d.event_seq`,
       [owner, ...claimed.flatMap((c) => [c.tenant_id, c.event_id, c.subscription_id])],
     );
-    return rows.map((row) => ({
+    // The snapshots' customers open with the keys that still exist: an erased customer stays erased.
+    const bookings = await openedBookings(
+      this.db,
+      rows.map((row) => JSON.parse(row.booking) as BookingRow),
+    );
+    return rows.map((row, i) => ({
       event: {
         id: row.event_id,
         tenantId: row.tenant_id,
         type: row.type as WebhookEventType,
         createdAt: Number(row.created_at),
-        booking: bookingFromRow(JSON.parse(row.booking) as BookingRow),
+        booking: bookings[i]!,
       },
       subscriptionId: row.subscription_id,
       url: row.url,

@@ -801,6 +801,19 @@ CREATE TABLE receipt_keys (
 );
 CREATE INDEX audit_log_operation ON audit_log (operation_id);`,
   },
+  {
+    version: 30,
+    name: "customers' keys: their details are stored sealed, and erasing a customer destroys the key",
+    sql: `CREATE TABLE customer_keys (
+  tenant_id TEXT NOT NULL,
+  handle TEXT NOT NULL,
+  key_id TEXT NOT NULL UNIQUE,
+  secret TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, handle)
+);
+ALTER TABLE tenants ADD COLUMN customer_retention_days int;`,
+  },
 ];
 
 /**

@@ -27,6 +27,8 @@ export function openSqlite(path: string): SqliteDb {
   // better-sqlite3 leaves WAL at NORMAL durability; a confirmed booking must survive power loss.
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
+  // Deleted content is zeroed where it lay: an erased customer's key leaves no bytes behind in the file.
+  db.pragma('secure_delete = FAST');
   const synchronous = db.pragma('synchronous', { simple: true });
   if (synchronous !== SYNCHRONOUS_FULL) {
     throw new Error(`SQLite synchronous is ${String(synchronous)}, expected FULL (2)`);

@@ -4,7 +4,8 @@ import { DATABASE } from '../command-doc.js';
 export const sweepHelp: CommandDoc = {
   name: 'sweep',
   usage: ['holdfast sweep [--json]'],
-  summary: 'Expire lapsed holds, purge old idempotency records, follow up late payments, once.',
+  summary:
+    "Expire lapsed holds, purge old idempotency records, follow up late payments, erase customers past their tenant's retention, once.",
   options: [...DATABASE, 'json'],
   examples: ['holdfast sweep --db ./data/holdfast.db'],
 };

@@ -13,7 +13,7 @@ export async function sweepOnce(runtime: Runtime, config: ServerConfig, print: P
   print(
     config.json
       ? JSON.stringify(r)
-      : `Expired ${r.expired} lapsed hold(s), purged ${r.purged} idempotency record(s) and ${r.oauthRecords} expired OAuth record(s); asked the payment provider about ${r.payments.asked} lapsed priced hold(s): ${r.payments.flagged} paid (flagged for reconciliation), ${r.payments.ended} settled.`,
+      : `Expired ${r.expired} lapsed hold(s), purged ${r.purged} idempotency record(s) and ${r.oauthRecords} expired OAuth record(s); asked the payment provider about ${r.payments.asked} lapsed priced hold(s): ${r.payments.flagged} paid (flagged for reconciliation), ${r.payments.ended} settled; erased ${r.customersErased} customer(s) past their tenant's retention.`,
   );
   return 0;
 }

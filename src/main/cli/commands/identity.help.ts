@@ -17,6 +17,7 @@ export const tenantsHelp: CommandDoc = {
     'max-open-approvals-per-person',
     'approval-window',
     'counter-offers',
+    'customer-retention',
     'tool-profile',
     'tools',
     'disable-tool',
@@ -28,6 +29,7 @@ export const tenantsHelp: CommandDoc = {
     'holdfast tenants set local --tools catalog',
     'holdfast tenants set local --tool-profile expert-booking',
     'holdfast tenants set local --counter-offers off',
+    'holdfast tenants set local --customer-retention 365',
   ],
 };
 

@@ -21,6 +21,7 @@ import type {
 } from '../../../domain/identity/identity.js';
 import {
   MAX_APPROVAL_WINDOW_MINUTES,
+  MAX_CUSTOMER_RETENTION_DAYS,
   parseScopes,
   ROLES,
   TOOL_MODES,
@@ -54,6 +55,17 @@ function limitsOf(config: ServerConfig): Partial<TenantLimits> {
     heldCalendarHoursPerPerson: whole(o.maxHeldHours, 'max-held-hours'),
   };
   return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+}
+
+/** `--customer-retention 365` or `none`. */
+function retentionOf(value: string): number | null {
+  if (value === 'none' || value === 'off') return null;
+  const days = Number(value);
+  if (!/^\d+$/.test(value) || days < 1 || days > MAX_CUSTOMER_RETENTION_DAYS)
+    throw new UsageError(
+      `--customer-retention must be whole days from 1 to ${MAX_CUSTOMER_RETENTION_DAYS}, or none; got "${value}"`,
+    );
+  return days;
 }
 
 function approvalWindowOf(value: string): number {
@@ -135,6 +147,9 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
       ...(config.options.approvalWindow !== undefined
         ? { approvalWindowMinutes: approvalWindowOf(config.options.approvalWindow) }
         : {}),
+      ...(config.options.customerRetention !== undefined
+        ? { customerRetentionDays: retentionOf(config.options.customerRetention) }
+        : {}),
       ...(config.options.counterOffers !== undefined
         ? { offerAlternatives: onOff(config.options.counterOffers, '--counter-offers') }
         : {}),
@@ -146,7 +161,7 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
     print(
       config.json
         ? JSON.stringify({ ...tenant, createdAt: iso(tenant.createdAt) })
-        : `Tenant ${tenant.id}: ${JSON.stringify(tenant.limits)}; approvals wait ${tenant.approvalWindowMinutes} min; tools ${tenant.toolProfile}, ${tenant.toolMode}; counter-offers ${tenant.offerAlternatives === false ? 'off' : 'on'}` +
+        : `Tenant ${tenant.id}: ${JSON.stringify(tenant.limits)}; approvals wait ${tenant.approvalWindowMinutes} min; tools ${tenant.toolProfile}, ${tenant.toolMode}; counter-offers ${tenant.offerAlternatives === false ? 'off' : 'on'}; customer details ${tenant.customerRetentionDays ? `erased ${tenant.customerRetentionDays} days after their last booking` : 'kept until erased'}` +
             (tenant.disabledTools.length > 0 ? `, off: ${tenant.disabledTools.join(', ')}` : ''),
     );
     return 0;

@@ -1,0 +1,80 @@
+import { customerKey } from '../../../domain/availability/booking-rules.js';
+import type { Booking } from '../../../domain/booking/booking.js';
+import type { CustomerKey } from '../customer-vault.js';
+import {
+  bookingHandle,
+  customerHandle,
+  ERASED_COLUMN,
+  newCustomerKey,
+  openCustomer,
+  sealCustomer,
+  sealedKeyId,
+} from '../customer-vault.js';
+import type { BookingRow } from '../rows.js';
+import { bookingFromRow, bookingToRow } from '../rows.js';
+import type { SqlRunner } from './sql-runner.js';
+
+interface KeyRow {
+  key_id: string;
+  secret: string;
+}
+
+const asKey = (row: KeyRow): CustomerKey => ({
+  keyId: row.key_id,
+  secret: Buffer.from(row.secret, 'base64url'),
+});
+
+/** The customer's key, made in this transaction when they have none (once, however many race). */
+async function keyFor(db: SqlRunner, tenantId: string, handle: string, now: number): Promise<CustomerKey> {
+  const select = 'SELECT key_id, secret FROM customer_keys WHERE tenant_id = ? AND handle = ?';
+  const [found] = await db.all<KeyRow>(select, [tenantId, handle]);
+  if (found) return asKey(found);
+  const fresh = newCustomerKey();
+  await db.run(
+    `INSERT INTO customer_keys (tenant_id, handle, key_id, secret, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (tenant_id, handle) DO NOTHING`,
+    [tenantId, handle, fresh.keyId, fresh.secret.toString('base64url'), now],
+  );
+  const [stored] = await db.all<KeyRow>(select, [tenantId, handle]);
+  return asKey(stored!);
+}
+
+/** The digest a customer's bookings are grouped and counted by (never the address itself). */
+export function handleOf(tenantId: string, customer: Booking['customer']): string | null {
+  const key = customerKey(customer);
+  return key === null ? null : customerHandle(tenantId, key);
+}
+
+/**
+ * The row as stored: the customer's details sealed with their key, and their handle in place of
+ * their address. A booking that names no customer stores none.
+ */
+export async function storedRow(db: SqlRunner, booking: Booking): Promise<BookingRow> {
+  const row = bookingToRow(booking);
+  const handle = handleOf(booking.tenantId, booking.customer);
+  if (booking.customer === null || Object.keys(booking.customer).length === 0)
+    return { ...row, customer: booking.customerErased ? ERASED_COLUMN : row.customer, customer_key: handle };
+  const key = await keyFor(db, booking.tenantId, handle ?? bookingHandle(booking.id), booking.updatedAt);
+  return { ...row, customer: sealCustomer(booking.customer, key), customer_key: handle };
+}
+
+/** Bookings from stored rows, their customers opened with the keys that still exist (one query). */
+export async function openedBookings(db: SqlRunner, rows: readonly BookingRow[]): Promise<Booking[]> {
+  const ids = [
+    ...new Set(rows.map((r) => sealedKeyId(r.customer)).filter((id): id is string => id !== null)),
+  ];
+  const keys = new Map<string, Buffer>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const found = await db.all<KeyRow>(
+      `SELECT key_id, secret FROM customer_keys WHERE key_id IN (${chunk.map(() => '?').join(', ')})`,
+      chunk,
+    );
+    for (const k of found) keys.set(k.key_id, Buffer.from(k.secret, 'base64url'));
+  }
+  return rows.map((row) => {
+    const { customer, erased } = openCustomer(row.customer, keys);
+    const booking = bookingFromRow({ ...row, customer: null });
+    return { ...booking, customer, ...(erased ? { customerErased: true } : {}) };
+  });
+}
