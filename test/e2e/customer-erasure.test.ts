@@ -102,7 +102,11 @@ describe.each<BackendKind>(['sqlite', 'postgres'])('customer erasure (%s)', (kin
       }
       // Everyone else's details are untouched; the erased customer is no longer a customer.
       expect((await customerOf(agent!, bobs.id)).customer?.name).toBe(bob.name);
-      const listed = await ok<{ customers: { contact: { name: string | null } }[] }>(agent!, 'list_customers', { limit: 50 });
+      const listed = await ok<{ customers: { contact: { name: string | null } }[] }>(
+        agent!,
+        'list_customers',
+        { limit: 50 },
+      );
       expect(listed.customers.map((c) => c.contact.name).sort()).toEqual([bob.name, cleo.name].sort());
       // The trail is whole and says an operator erased someone, without saying whom.
       const verified = await runCli(['audit', 'verify', ...db]);

@@ -339,12 +339,12 @@ const pendingStorage = (tenantId: string): ResultStorage<PendingApproval> => ({
 });
 
 function reviveLegacy(stored: PendingApproval): PendingApproval {
-    const {
-      approveUrl: _,
-      cli: _cli,
-      ...rest
-    } = stored as PendingApproval & { approveUrl?: string; cli?: string };
-    const expiresAt = rest.expiresAt as Instant | string;
+  const {
+    approveUrl: _,
+    cli: _cli,
+    ...rest
+  } = stored as PendingApproval & { approveUrl?: string; cli?: string };
+  const expiresAt = rest.expiresAt as Instant | string;
   return {
     ...rest,
     expiresAt: typeof expiresAt === 'string' ? parseInstant(expiresAt, 'expiresAt') : expiresAt,

@@ -98,8 +98,7 @@ export async function setTenant(
       disabledTools: change.disabledTools ?? current.disabledTools,
       approvalWindowMinutes: window ?? current.approvalWindowMinutes,
       offerAlternatives: change.offerAlternatives ?? current.offerAlternatives ?? true,
-      customerRetentionDays:
-        retention === undefined ? (current.customerRetentionDays ?? null) : retention,
+      customerRetentionDays: retention === undefined ? (current.customerRetentionDays ?? null) : retention,
     };
     await tx.tenants.putTenant(next);
     return next;
