@@ -8,7 +8,7 @@ export interface Ids {
   newUuid(): string;
 }
 
-/** bk booking, cal calendar, op operation, usr person, tok token, host host; the inbox's: msg, conv, batch, task, tr, read, ing; feeds: feed (a published link), sub (a subscription). */
+/** bk booking, cal calendar, op operation, usr person, tok token, host host; the inbox's: msg, conv, batch, task, tr, read, ing; feeds: feed (a published link), sub (a subscription); rule, ser (series), chg (change set), wl (waitlist entry). */
 export type IdPrefix =
   | 'bk'
   | 'cal'
@@ -27,4 +27,5 @@ export type IdPrefix =
   | 'sub'
   | 'rule'
   | 'ser'
-  | 'chg';
+  | 'chg'
+  | 'wl';

@@ -2,3 +2,5 @@
 export { MemorySlotCache } from './memory-slot-cache.js';
 
 export const loadPgNotifySlotCache = () => import('./pg-notify-slot-cache.js');
+/** Resource changes announced across instances (the waitlist's offers). */
+export const loadPgNotifyResources = () => import('./pg-notify-resources.js');

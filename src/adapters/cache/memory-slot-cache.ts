@@ -18,6 +18,8 @@ export class MemorySlotCache implements SlotCache {
   constructor(
     readonly maxAgeMs: number,
     private readonly maxEntries = 1000,
+    /** Told of every change to a tenant's free time, here or (through the bus) on another instance. */
+    private readonly onChange: (tenantId: string) => void = () => undefined,
   ) {}
 
   generation(tenantId: string): number {
@@ -46,6 +48,7 @@ export class MemorySlotCache implements SlotCache {
   }
 
   invalidate(tenantId: string, calendarIds?: readonly string[]): void {
+    this.onChange(tenantId);
     this.generations.set(tenantId, this.generation(tenantId) + 1);
     const prefix = `${tenantId}\u0000`;
     for (const [id, entry] of this.entries) {

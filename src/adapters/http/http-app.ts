@@ -1,5 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
-import type { AuthInfo, McpServerFactory } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpServerFactory, ServerEventBus } from '@modelcontextprotocol/server';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import { RECEIPT_KEYS_PATH } from '../../domain/booking/receipt.js';
@@ -29,6 +29,8 @@ export interface McpMount {
   readonly contractCodes?: boolean;
   /** `--timing-contract`: the clock that stamps when requests came and answers left. */
   readonly timingContract?: () => number;
+  /** Where resource changes come from for `subscriptions/listen` streams (the waitlist's offers). */
+  readonly events?: ServerEventBus;
   /** The audit gate's record and budget (every request leaves one record; see mcp-gate.ts). */
   readonly gate: Pick<McpGateOptions, 'record' | 'takeBudget' | 'now'>;
   /** Whether X-Forwarded-For names the client (counted refusals are per address). */
@@ -95,6 +97,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     createMcpHandler(options.mcp.factory, {
       legacy: options.mcp.legacy,
       maxRequestBodySize: options.mcp.maxBodyBytes,
+      ...(options.mcp.events ? { bus: options.mcp.events } : {}),
       onerror: (error) => options.logger.warn('mcp transport error', { error: error.message }),
     });
   if (mcp) {

@@ -4,6 +4,8 @@ export { linksFor } from './links.js';
 export type { Links } from './links.js';
 export { REGISTRY_NAME, SERVER_VERSION } from './server-version.js';
 export { LineLimit, oversizeError } from './stdio-line-limit.js';
+export { ResourceBus } from './resource-bus.js';
+export { waitlistUri } from './resources/resource-names.js';
 export type { ApprovalState, ProfileSettings, ToolContext } from './tool-kit.js';
 
 export const loadMcpServer = () => import('./server-factory.js');

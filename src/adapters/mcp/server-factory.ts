@@ -11,6 +11,7 @@ import { rescheduleBookingTool } from './tools/reschedule-booking.js';
 import { bookSlotTool } from './tools/book-slot.js';
 import { getApprovalTool, requestApprovalTool } from './tools/approvals.js';
 import { releaseHoldTool } from './tools/release-hold.js';
+import { joinWaitlistTool, leaveWaitlistTool } from './tools/waitlist.js';
 import { cancelBookingTool, confirmBookingTool } from './tools/gated-booking.js';
 import { checkAvailabilityTool } from './tools/check-availability.js';
 import { getCustomerTool, listCustomersTool } from './tools/customers.js';
@@ -61,6 +62,8 @@ export const holdfastTools = [
   proposeChangesTool,
   confirmChangesTool,
   abandonChangesTool,
+  joinWaitlistTool,
+  leaveWaitlistTool,
 ];
 
 export const toolNames = holdfastTools.map((t) => t.name);
@@ -93,7 +96,8 @@ export function createHoldfastServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       // The tool list never changes while a server runs: say so.
-      capabilities: { tools: { listChanged: false } },
+      // Resources can be listened to (subscriptions/listen): a waitlist entry is updated when it is offered.
+      capabilities: { tools: { listChanged: false }, resources: { subscribe: true } },
       // MRTR approval rounds come back through the client: only sealed, principal-bound state is trusted.
       requestState: { verify: (state, request) => ctx.stateCodec.verify(state, request) },
       instructions: surface === 'catalog' ? catalogInstructions : instructions,

@@ -330,11 +330,15 @@ function pendingOf(approval: Approval, summary: IntentSummary): PendingApproval 
  * releases that stored the link and the expiry as text (at most a day old) still replay.
  */
 const pendingStorage = (tenantId: string): ResultStorage<PendingApproval> => ({
-  persist: (pending) => ({ ...pending, summary: { ...pending.summary, customer: null } }),
+  // The summary names the customer (its consequence in words too): it is described again on replay.
+  persist: (pending) => ({ approvalId: pending.approvalId }),
   revive: async (stored, tx) => {
-    const kept = stored as PendingApproval;
-    const booking = await tx.bookings.get(tenantId, kept.intent.bookingId);
-    return reviveLegacy({ ...kept, summary: { ...kept.summary, customer: booking?.customer ?? null } });
+    const kept = stored as Partial<PendingApproval> & { approvalId: string };
+    if (kept.summary) return reviveLegacy(kept as PendingApproval);
+    const approval = (await tx.approvals.get(tenantId, kept.approvalId))!;
+    const booking = await tx.bookings.get(tenantId, approval.bookingId);
+    if (!booking) throw new DomainError('NOT_FOUND', `No booking ${approval.bookingId}.`, { bookingId: approval.bookingId });
+    return pendingOf(approval, await describeIntent(tx, tenantId, approval.intent, booking));
   },
 });
 

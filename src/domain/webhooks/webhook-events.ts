@@ -16,6 +16,8 @@ export const webhookEventTypes = [
   'booking.refund_due',
   /** Money owed back was returned. */
   'booking.refunded',
+  /** Freed time was held for a waitlist entry's agent: the booking is the offer (HELD). */
+  'waitlist.offered',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 

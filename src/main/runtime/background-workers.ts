@@ -4,7 +4,7 @@ import type { Runtime } from './compose.js';
 
 /**
  * The server's background work: the sweeper (expired holds, overdue payments), webhook
- * delivery and feed refreshes, loaded and started after the server answers its first request.
+ * delivery, feed refreshes and the waitlist's offers, loaded and started after the server answers its first request.
  * Returns the function that stops all three (waiting for them to have started); a failure to
  * load them is logged.
  */
@@ -18,15 +18,24 @@ export function startBackgroundWorkers(
     import('./webhook-worker.js'),
     import('./feed-refresher.js'),
     import('../../adapters/feeds/index.js'),
+    import('./waitlist-matcher.js'),
   ]).then(
-    ([{ startSweeper }, { startWebhookWorker }, { startFeedRefresher }, { icsBusyReader }]) => {
+    async ([
+      { startSweeper },
+      { startWebhookWorker },
+      { startFeedRefresher },
+      { icsBusyReader },
+      { startWaitlistMatcher },
+    ]) => {
       const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
       const stopWebhooks = startWebhookWorker(runtime, config, logger);
       const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
       const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
+      const stopMatcher = await startWaitlistMatcher(runtime, logger);
       return async () => {
         stopSweeper();
         stopFeeds();
+        await stopMatcher();
         await stopWebhooks();
       };
     },

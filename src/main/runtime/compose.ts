@@ -31,7 +31,7 @@ import { CREATING_COMMANDS } from '../config/config.js';
 import { loadAuditKey } from './audit-key-file.js';
 import { CalendarCache } from '../../app/calendars/calendar-cache.js';
 import type { Links } from '../../adapters/mcp/index.js';
-import { linksFor } from '../../adapters/mcp/index.js';
+import { linksFor, ResourceBus } from '../../adapters/mcp/index.js';
 
 export interface Runtime {
   /** Seals what is pending, then releases connections and listeners. */
@@ -39,6 +39,10 @@ export interface Runtime {
   readonly deps: AppDeps;
   readonly store: Store;
   readonly simulator: SimulatedPayments;
+  /** PostgreSQL: the pool and schema instances share (the waitlist's announcements cross them); SQLite: null. */
+  readonly shared: OpenedStore['shared'];
+  /** Resource changes agents listen to (subscriptions/listen); the waitlist matcher announces offers here. */
+  readonly resources: ResourceBus;
   readonly audit: StoreAuditLog;
   readonly auditKey: AuditKey;
   /** HMAC key for MRTR request state. */
@@ -88,13 +92,24 @@ async function devClockFrom(path: string, logger: Logger | null): Promise<Clock>
   return offsetFileClock(path);
 }
 
+/** Who wants to know that a tenant's free time may have changed (the waitlist matcher). */
+const freeTimeListeners = new Set<(tenantId: string) => void>();
+
+/** Calls `listener` after any write that may free time, on this instance or another; returns the way to stop. */
+export function onFreeTimeChange(listener: (tenantId: string) => void): () => void {
+  freeTimeListeners.add(listener);
+  return () => void freeTimeListeners.delete(listener);
+}
+
 /** Several instances on PostgreSQL tell each other about writes; one SQLite process needs no bus. */
 async function slotCacheFor(
   opened: OpenedStore,
   config: ServerConfig,
   logger: Logger,
 ): Promise<SlotCache & { close?: () => Promise<void> }> {
-  const local = new MemorySlotCache(config.slotCacheMaxAgeMs);
+  const local = new MemorySlotCache(config.slotCacheMaxAgeMs, undefined, (tenantId) => {
+    for (const listener of freeTimeListeners) listener(tenantId);
+  });
   if (!opened.shared) return local;
   const { PgNotifySlotCache } = await loadPgNotifySlotCache();
   const { pool, connectionString, schema } = opened.shared;
@@ -178,6 +193,10 @@ export async function buildRuntime(
     store,
     simulator,
     audit,
+    shared: opened.shared,
+    resources: new ResourceBus((error) =>
+      logger.warn('a resource listener failed', { error: String(error) }),
+    ),
     auditKey,
     // One key per process unless configured: MRTR rounds must come back to a process that knows it.
     stateKey: config.stateKey ?? randomBytes(32).toString('base64url'),

@@ -80,6 +80,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   const app = createHttpApp({
     mcp: {
       factory: pooledServerFactory(ctx),
+      events: runtime.resources,
       authenticate: bearerGate({
         resource: oauth.resource,
         resourceMetadataUrl: oauth.resourceMetadataUrl,

@@ -69,11 +69,21 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   );
   const { createHoldfastServer } = await mcpServer;
   const surface = (await tenantToolMode(runtime.deps, principal.tenantId)) ?? config.toolMode;
-  serveStdio(() => createHoldfastServer(ctx, 'connection', surface), {
-    legacy: config.legacy === 'reject' ? 'reject' : 'serve',
-    transport: new StdioServerTransport(input, process.stdout),
-    onerror: (error) => logger.warn('stdio transport error', { error: error.message }),
-  });
+  serveStdio(
+    () => {
+      const server = createHoldfastServer(ctx, 'connection', surface);
+      // This connection's listen streams hear what the waitlist matcher announces.
+      runtime.resources.subscribe((event) => {
+        if (event.kind === 'resource_updated') void server.server.sendResourceUpdated({ uri: event.uri });
+      });
+      return server;
+    },
+    {
+      legacy: config.legacy === 'reject' ? 'reject' : 'serve',
+      transport: new StdioServerTransport(input, process.stdout),
+      onerror: (error) => logger.warn('stdio transport error', { error: error.message }),
+    },
+  );
   // The approval page loads after the connection is served; a request before then waits for it.
   const app = approvalPages(runtime, config, logger, pages.port);
   app.catch((error: unknown) =>

@@ -2,6 +2,7 @@ import type { ApprovalStore } from './approvals.js';
 import type { StandingRuleStore } from './standing-rules.js';
 import type { ChangeSetStore } from './change-sets.js';
 import type { ReceiptStore } from './receipts.js';
+import type { WaitlistStore } from './waitlist.js';
 import type { AuditStore } from './audit.js';
 import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
@@ -19,6 +20,7 @@ export type { ApprovalStore } from './approvals.js';
 export type { StandingRuleStore } from './standing-rules.js';
 export type { ChangeSetStore } from './change-sets.js';
 export type { ReceiptStore, StoredReceipt } from './receipts.js';
+export type { WaitlistStore } from './waitlist.js';
 export type { AuditStore } from './audit.js';
 export type {
   BookingQuery,
@@ -76,6 +78,8 @@ export interface Aggregates {
   readonly changeSets: ChangeSetStore;
   /** Confirmed bookings' signed receipts and their signing keys. */
   readonly receipts: ReceiptStore;
+  /** Wanted windows waiting for freed time, and who offers it. */
+  readonly waitlist: WaitlistStore;
   readonly simulatedPayments: SimulatedPaymentStore;
   readonly audit: AuditStore;
   readonly tenants: TenantStore;

@@ -18,7 +18,10 @@ import {
   CALENDAR_TEMPLATE,
   calendarUri,
   RECEIPT_TEMPLATE,
+  WAITLIST_TEMPLATE,
 } from './resource-names.js';
+import { waitlistView } from '../tools/waitlist.js';
+import { getWaitlistEntry } from '../../../app/booking/waitlist.js';
 
 const PAGE = 50;
 
@@ -98,6 +101,22 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
           },
         });
       }),
+  );
+  server.registerResource(
+    'waitlist entry',
+    new ResourceTemplate(WAITLIST_TEMPLATE, { list: undefined }),
+    {
+      title: 'Waitlist entry',
+      description:
+        'One of your waitlist entries (join_waitlist): WAITING with its position, or OFFERED with the hold made for you to confirm. Listen to it (subscriptions/listen) to be told when it changes.',
+      mimeType: 'application/json',
+      cacheHint: PRIVATE_NOW,
+      scopeChallenge: read,
+    },
+    (uri, variables, request) =>
+      guarded(server, ctx, request, readOf(uri), async (principal) =>
+        json(uri, { entry: waitlistView(await getWaitlistEntry(ctx.deps, principal, String(variables.id))) }),
+      ),
   );
   // The SDK lists every resource at once; a tenant may have thousands: page them here instead.
   server.server.setRequestHandler('resources/list', (request, context) => {

@@ -954,4 +954,33 @@ CREATE INDEX audit_log_operation ON audit_log (operation_id);`,
 );
 ALTER TABLE tenants ADD COLUMN customer_retention_days int;`,
   },
+  {
+    version: 31,
+    name: 'waitlists: wanted windows, first come first offered, and one instance matching a tenant at a time',
+    sql: `CREATE TABLE waitlist_entries (
+  tenant_id text NOT NULL,
+  id text NOT NULL,
+  subject text NOT NULL,
+  client_id text NOT NULL,
+  connection_id text NOT NULL,
+  calendar_ids text NOT NULL,
+  duration_minutes int NOT NULL,
+  earliest bigint NOT NULL,
+  latest bigint NOT NULL,
+  label text,
+  status text NOT NULL,
+  offer_booking_id text,
+  offer_expires_at bigint,
+  version int NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+);
+CREATE INDEX waitlist_open ON waitlist_entries (tenant_id, status, created_at, id);
+CREATE TABLE waitlist_leases (
+  tenant_id text PRIMARY KEY,
+  owner text NOT NULL,
+  lease_until bigint NOT NULL
+);`,
+  },
 ];

@@ -18,6 +18,7 @@ import { SimulatedPaymentsSql } from './simulated-payments-sql.js';
 import { StandingRulesSql } from './standing-rules-sql.js';
 import { ChangeSetsSql } from './change-sets-sql.js';
 import { ReceiptsSql } from './receipts-sql.js';
+import { WaitlistSql } from './waitlist-sql.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 import { WebhooksSql } from './webhooks-sql.js';
 
@@ -44,6 +45,7 @@ export const SQL_AGGREGATES: { readonly [K in AggregateName]: AggregateClass<K> 
   standingRules: StandingRulesSql,
   changeSets: ChangeSetsSql,
   receipts: ReceiptsSql,
+  waitlist: WaitlistSql,
   simulatedPayments: SimulatedPaymentsSql,
   audit: AuditSql,
   tenants: TenantsSql,

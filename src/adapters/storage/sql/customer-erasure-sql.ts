@@ -20,11 +20,12 @@ async function eraseHandles(db: SqlRunner, tenantId: string, handles: readonly s
     ).map((r) => r.id);
     if (handle.startsWith('b:')) ids.push(handle.slice(2));
     await db.run('DELETE FROM customer_keys WHERE tenant_id = ? AND handle = ?', [tenantId, handle]);
-    // Details stored before sealing (older releases) are overwritten; sealed ones are unreadable now.
+    // The bookings move to their next version: a change read before the erasure and written after
+    // it fails (VERSION_CONFLICT) instead of sealing the details again under a new key.
     await db.run(
-      `UPDATE bookings SET customer_key = NULL, customer = CASE WHEN ${SEALED} THEN customer ELSE ? END
-       WHERE tenant_id = ? AND customer_key = ?`,
-      [ERASED_COLUMN, tenantId, handle],
+      `UPDATE bookings SET customer_key = NULL, customer = ?, version = version + 1
+       WHERE tenant_id = ? AND (customer_key = ? OR id = ?)`,
+      [ERASED_COLUMN, tenantId, handle, handle.startsWith('b:') ? handle.slice(2) : ''],
     );
     await scrubOutbox(db, tenantId, ids);
     bookings += handle.startsWith('b:') ? 1 : ids.length;
@@ -68,7 +69,7 @@ export async function eraseCustomer(db: SqlRunner, tenantId: string, key: string
   );
   if (legacy.length > 0) {
     await db.run(
-      'UPDATE bookings SET customer_key = NULL, customer = ? WHERE tenant_id = ? AND customer_key = ?',
+      'UPDATE bookings SET customer_key = NULL, customer = ?, version = version + 1 WHERE tenant_id = ? AND customer_key = ?',
       [ERASED_COLUMN, tenantId, key],
     );
     await scrubOutbox(
@@ -91,10 +92,6 @@ export async function eraseBookingCustomer(
   tenantId: string,
   bookingId: string,
 ): Promise<number> {
-  await db.run(
-    `UPDATE bookings SET customer = ? WHERE tenant_id = ? AND id = ? AND customer IS NOT NULL AND NOT ${SEALED}`,
-    [ERASED_COLUMN, tenantId, bookingId],
-  );
   return eraseHandles(db, tenantId, [bookingHandle(bookingId)]);
 }
 
@@ -125,11 +122,10 @@ export async function eraseEndedBefore(
     [tenantId, endedBefore, ERASED_COLUMN, limit],
   );
   for (const { id } of legacy) {
-    await db.run('UPDATE bookings SET customer_key = NULL, customer = ? WHERE tenant_id = ? AND id = ?', [
-      ERASED_COLUMN,
-      tenantId,
-      id,
-    ]);
+    await db.run(
+      'UPDATE bookings SET customer_key = NULL, customer = ?, version = version + 1 WHERE tenant_id = ? AND id = ?',
+      [ERASED_COLUMN, tenantId, id],
+    );
   }
   await scrubOutbox(
     db,

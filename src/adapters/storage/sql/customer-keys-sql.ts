@@ -35,8 +35,10 @@ async function keyFor(db: SqlRunner, tenantId: string, handle: string, now: numb
      ON CONFLICT (tenant_id, handle) DO NOTHING`,
     [tenantId, handle, fresh.keyId, fresh.secret.toString('base64url'), now],
   );
+  // Another writer's key won the race (use it), or an erasure removed it meanwhile (use ours: a
+  // key that no longer exists seals details nobody can read, which is what erasing asked for).
   const [stored] = await db.all<KeyRow>(select, [tenantId, handle]);
-  return asKey(stored!);
+  return stored ? asKey(stored) : fresh;
 }
 
 /** The digest a customer's bookings are grouped and counted by (never the address itself). */

@@ -814,6 +814,35 @@ CREATE INDEX audit_log_operation ON audit_log (operation_id);`,
 );
 ALTER TABLE tenants ADD COLUMN customer_retention_days int;`,
   },
+  {
+    version: 31,
+    name: 'waitlists: wanted windows, first come first offered, and one instance matching a tenant at a time',
+    sql: `CREATE TABLE waitlist_entries (
+  tenant_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  client_id TEXT NOT NULL,
+  connection_id TEXT NOT NULL,
+  calendar_ids TEXT NOT NULL,
+  duration_minutes int NOT NULL,
+  earliest INTEGER NOT NULL,
+  latest INTEGER NOT NULL,
+  label TEXT,
+  status TEXT NOT NULL,
+  offer_booking_id TEXT,
+  offer_expires_at INTEGER,
+  version int NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+);
+CREATE INDEX waitlist_open ON waitlist_entries (tenant_id, status, created_at, id);
+CREATE TABLE waitlist_leases (
+  tenant_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  lease_until INTEGER NOT NULL
+);`,
+  },
 ];
 
 /**
