@@ -81,6 +81,8 @@ describe.each(transports)('booking flow over $name', ({ era, kind }) => {
         'propose_changes',
         'confirm_changes',
         'abandon_changes',
+        'join_waitlist',
+        'leave_waitlist',
         'list_bookings',
         'list_calendars',
         'release_hold',

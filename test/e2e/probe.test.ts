@@ -40,7 +40,7 @@ describe('holdfast probe', () => {
     ])
       expect(probed.stdout).toContain(`ok   ${step}`);
     expect(probed.stdout).toMatch(/holdfast \S+, protocol 2026-07-28/);
-    expect(probed.stdout).toMatch(/\n {5}22 tools\n/);
+    expect(probed.stdout).toMatch(/\n {5}24 tools\n/);
     expect(probed.stdout).toMatch(/read: .*check_availability/);
     expect(probed.stdout).toMatch(/write: .*hold_slot/);
     expect(probed.stdout).toMatch(/\d+ calendar\(s\) visible to this token/);

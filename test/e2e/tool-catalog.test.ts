@@ -112,14 +112,14 @@ describe.each<Era>(['modern', 'legacy'])('the tool catalog, %s era', (era) => {
         nextCursor: string | null;
       }>(agent, 'tool_catalog.search', { query: '', limit: 5, ...(cursor ? { cursor } : {}) });
       expect(page.ok).toBe(true);
-      expect(page.data!.total).toBe(22);
+      expect(page.data!.total).toBe(24);
       names.push(...page.data!.tools.map((t) => t.name));
       for (const t of page.data!.tools) expect(t.location).toBe(`tool://holdfast/${t.name}`);
       cursor = page.data!.nextCursor ?? undefined;
       pages++;
     } while (cursor);
     expect(pages).toBe(5);
-    expect(new Set(names).size).toBe(22);
+    expect(new Set(names).size).toBe(24);
     expect(names).toContain('hold_slot');
 
     const first = await raw(agent, 'tool_catalog.search', { query: 'booking', limit: 3 });

@@ -34,7 +34,9 @@ export class LazyReceiptSigner implements ReceiptSigner {
     return module.signReceipt(await this.keys(module), claims);
   }
 
+  /** No receipt signed yet: no key, and an anonymous GET of the key set makes none. */
   async publicKeys(): Promise<{ keys: PublicJwk[] }> {
+    if ((await this.store.read((tx) => tx.receipts.keys())).length === 0) return { keys: [] };
     return { keys: (await this.keys(await import('./receipt-keys.js'))).publicKeys };
   }
 

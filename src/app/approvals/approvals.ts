@@ -337,7 +337,10 @@ const pendingStorage = (tenantId: string): ResultStorage<PendingApproval> => ({
     if (kept.summary) return reviveLegacy(kept as PendingApproval);
     const approval = (await tx.approvals.get(tenantId, kept.approvalId))!;
     const booking = await tx.bookings.get(tenantId, approval.bookingId);
-    if (!booking) throw new DomainError('NOT_FOUND', `No booking ${approval.bookingId}.`, { bookingId: approval.bookingId });
+    if (!booking)
+      throw new DomainError('NOT_FOUND', `No booking ${approval.bookingId}.`, {
+        bookingId: approval.bookingId,
+      });
     return pendingOf(approval, await describeIntent(tx, tenantId, approval.intent, booking));
   },
 });

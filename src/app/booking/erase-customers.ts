@@ -56,3 +56,14 @@ export async function eraseByRetention(deps: AppDeps, now: number): Promise<numb
   }
   return erased;
 }
+
+/** At start-up: details stored before sealing existed are sealed, a batch per transaction. */
+export async function sealLegacyCustomers(deps: AppDeps): Promise<number> {
+  if (await deps.store.readOne((tx) => tx.customers.legacySealed())) return 0;
+  let sealed = 0;
+  for (;;) {
+    const batch = await deps.store.write((tx) => tx.customers.sealLegacy(200));
+    if (batch === 0) return sealed;
+    sealed += batch;
+  }
+}

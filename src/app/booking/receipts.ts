@@ -5,6 +5,7 @@ import { DomainError } from '../../domain/errors.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import type { EffectAudit } from '../../ports/audit.js';
 import type { StoreTx } from '../../ports/store/index.js';
+import { requireScope } from '../authorize.js';
 import type { AppDeps } from '../deps.js';
 import { loadOwnBooking } from './snapshot.js';
 
@@ -85,6 +86,7 @@ export async function ownReceipt(
   principal: Principal,
   bookingId: string,
 ): Promise<IssuedReceipt> {
+  requireScope(principal, 'read');
   await deps.store.read((tx) => loadOwnBooking(tx, principal, bookingId));
   return issueReceipt(deps, principal.tenantId, bookingId);
 }
@@ -96,16 +98,15 @@ function describe(bookingId: string, jws: string): IssuedReceipt {
   return { bookingId, jws, kid, claims };
 }
 
-/** The receipt, or null when the booking has none (never confirmed, or confirmed before receipts existed). */
+/**
+ * The receipt for a page that shows it beside other things: null when the booking has none, or
+ * when it cannot be signed right now (its audit record not sealed yet, its keys unreadable) —
+ * the page still shows the booking.
+ */
 export async function receiptIfAny(
   deps: AppDeps,
   tenantId: string,
   bookingId: string,
 ): Promise<IssuedReceipt | null> {
-  try {
-    return await issueReceipt(deps, tenantId, bookingId);
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'NOT_FOUND') return null;
-    throw error;
-  }
+  return issueReceipt(deps, tenantId, bookingId).catch(() => null);
 }

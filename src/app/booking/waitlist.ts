@@ -70,14 +70,22 @@ export async function joinWaitlist(
       await loadCalendars(tx, principal.tenantId, input.calendarIds);
       await tx.serialize(`waitlist-person:${principal.tenantId}:${principal.subject}`);
       if ((await tx.waitlist.countOpen(principal.tenantId, principal.subject)) >= MAX_WAITING_PER_PERSON)
-        throw new DomainError('QUOTA_EXCEEDED', `At most ${MAX_WAITING_PER_PERSON} waitlist entries may wait at once.`, {
-          quota: 'waitlist entries per person',
-          limit: MAX_WAITING_PER_PERSON,
-        });
+        throw new DomainError(
+          'QUOTA_EXCEEDED',
+          `At most ${MAX_WAITING_PER_PERSON} waitlist entries may wait at once.`,
+          {
+            quota: 'waitlist entries per person',
+            limit: MAX_WAITING_PER_PERSON,
+          },
+        );
       const entry: WaitlistEntry = {
         id: deps.ids.newId('wl'),
         tenantId: principal.tenantId,
-        owner: { subject: principal.subject, clientId: principal.clientId, connectionId: principal.connectionId },
+        owner: {
+          subject: principal.subject,
+          clientId: principal.clientId,
+          connectionId: principal.connectionId,
+        },
         calendarIds: [...input.calendarIds],
         durationMinutes: input.durationMinutes,
         earliest,
@@ -116,7 +124,11 @@ async function ownEntry(deps: AppDeps, principal: Principal, id: string): Promis
   return entry;
 }
 
-export async function getWaitlistEntry(deps: AppDeps, principal: Principal, id: string): Promise<WaitlistView> {
+export async function getWaitlistEntry(
+  deps: AppDeps,
+  principal: Principal,
+  id: string,
+): Promise<WaitlistView> {
   const entry = await ownEntry(deps, principal, id);
   return deps.store.read((tx) => viewOf(tx, entry));
 }
@@ -126,7 +138,11 @@ export async function leaveWaitlist(deps: AppDeps, principal: Principal, id: str
   requireWriter(principal, 'draft');
   const entry = await ownEntry(deps, principal, id);
   if (entry.status !== 'WAITING' && entry.status !== 'OFFERED')
-    throw new DomainError('INVALID_STATE', `Waitlist entry ${id} is ${entry.status}; only an open one can be left.`, {});
+    throw new DomainError(
+      'INVALID_STATE',
+      `Waitlist entry ${id} is ${entry.status}; only an open one can be left.`,
+      {},
+    );
   const now = deps.clock.now();
   const left = moveTo(entry, 'LEFT', now);
   await deps.store.write(async (tx) => {
@@ -136,7 +152,8 @@ export async function leaveWaitlist(deps: AppDeps, principal: Principal, id: str
         currentVersion: null,
       });
     const offer = entry.offerBookingId ? await tx.bookings.get(entry.tenantId, entry.offerBookingId) : null;
-    if (offer && effectiveStatus(offer, now) === 'HELD') await tx.bookings.update(releaseHold(offer, offer.version, now));
+    if (offer && effectiveStatus(offer, now) === 'HELD')
+      await tx.bookings.update(releaseHold(offer, offer.version, now));
   });
   if (entry.offerBookingId) deps.slotCache.invalidate(entry.tenantId, entry.calendarIds);
   return { entry: left, position: null };
@@ -204,7 +221,11 @@ export async function matchWaitlist(
       continue;
     }
     const offered = await offerTo(deps, entry, now);
-    if (offered) await save(moveTo(entry, 'OFFERED', now, { bookingId: offered.id, expiresAt: offered.expiresAt! }), offered);
+    if (offered)
+      await save(
+        moveTo(entry, 'OFFERED', now, { bookingId: offered.id, expiresAt: offered.expiresAt! }),
+        offered,
+      );
   }
   return moved;
 }
@@ -238,7 +259,9 @@ async function offerTo(deps: AppDeps, entry: WaitlistEntry, now: number): Promis
     });
     const until = now + Math.max(OFFER_TTL_MS, deps.config.holdTtlMs);
     const booking = value.booking;
-    const kept = await deps.store.write((tx) => tx.bookings.keepHold(tenantId(entry), booking.id, booking.version, until, now));
+    const kept = await deps.store.write((tx) =>
+      tx.bookings.keepHold(tenantId(entry), booking.id, booking.version, until, now),
+    );
     return { ...booking, expiresAt: kept ? until : booking.expiresAt };
   } catch (error) {
     // Taken by a racing agent between the search and the hold: the next pass tries again.

@@ -40,7 +40,11 @@ export function checkWindow(
   window: { earliest: Instant; latest: Instant; durationMinutes: number },
   now: Instant,
 ): void {
-  if (!Number.isInteger(window.durationMinutes) || window.durationMinutes < 5 || window.durationMinutes > 24 * 60)
+  if (
+    !Number.isInteger(window.durationMinutes) ||
+    window.durationMinutes < 5 ||
+    window.durationMinutes > 24 * 60
+  )
     throw invalidArgument('durationMinutes', 'must be whole minutes from 5 to 1440');
   if (window.latest <= now) throw invalidArgument('latest', 'must be in the future');
   if (window.latest - window.earliest < window.durationMinutes * MINUTE_MS)

@@ -17,6 +17,7 @@ import { firstOwnerLink } from './first-owner.js';
 import { loginProviderFor } from './login-provider.js';
 import { listen } from './listen.js';
 import { StartupError } from './startup-error.js';
+import { sealLegacyCustomers } from '../../app/booking/erase-customers.js';
 import { startBackgroundWorkers } from './background-workers.js';
 import { inboxIngestOptions } from './inbox-wiring.js';
 import { mountInboxIngest } from '../../adapters/http/index.js';
@@ -56,6 +57,8 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   const { deps } = runtime;
   // Where people reach this server: the command line's links use it (users add, feeds create).
   await deps.store.write((tx) => tx.tenants.recordPublicUrl(runtime.publicBaseUrl, deps.clock.now()));
+  const sealed = await sealLegacyCustomers(deps);
+  if (sealed > 0) logger.info('sealed customer details stored by an older release', { bookings: sealed });
   // Entries a crash left unlinked join the chain before anything new.
   await runtime.audit.flush();
   if (config.seed) {

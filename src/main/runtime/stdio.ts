@@ -11,6 +11,7 @@ import { setupUrl } from './first-owner.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import { StartupError } from './startup-error.js';
 import { listen } from './listen.js';
+import { sealLegacyCustomers } from '../../app/booking/erase-customers.js';
 import { startBackgroundWorkers } from './background-workers.js';
 
 /**
@@ -53,6 +54,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   const runtime = await buildRuntime(config, logger, { boundOrigin: pages.origin, createAuditKey: true });
   const { deps } = runtime;
   await runtime.audit.flush();
+  await sealLegacyCustomers(deps);
   if (config.seed) await (await import('./seed.js')).seedIfEmpty(deps, config.tenantId);
   const principal = await stdioPrincipal(runtime, config, logger).catch(async (error: unknown) => {
     await pages.close();

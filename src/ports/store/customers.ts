@@ -35,4 +35,11 @@ export interface CustomerStore {
   eraseOfBooking(tenantId: string, bookingId: string): Promise<number>;
   /** Retention: erases up to `limit` customers none of whose bookings ends at or after `endedBefore`; how many. */
   eraseEndedBefore(tenantId: string, endedBefore: Instant, limit: number): Promise<number>;
+  /**
+   * Seals up to `limit` bookings whose details an older release stored unsealed (their outbox
+   * snapshots too); returns how many. Once none is left it is recorded, and later calls cost one read.
+   */
+  sealLegacy(limit: number): Promise<number>;
+  /** Whether every booking's details are sealed (recorded by sealLegacy once none was left). */
+  legacySealed(): Promise<boolean>;
 }

@@ -375,7 +375,8 @@ export class BookingsSql implements BookingStore {
 
   /**
    * Customers' details are sealed, so a search by them opens the bookings the other filters select
-   * (the first CUSTOMER_SCAN of them, by start) and matches there, any case, the text taken literally.
+   * (the CUSTOMER_SCAN latest of them, by start) and matches there, any case, the text taken
+   * literally; the matches come in start order, as every list does.
    */
   private async listByCustomer(
     where: readonly string[],
@@ -384,9 +385,10 @@ export class BookingsSql implements BookingStore {
   ): Promise<{ items: Booking[]; total: number }> {
     const rows = await this.db.all<BookingRow>(
       `SELECT b.* FROM bookings b WHERE ${[...where, 'b.customer IS NOT NULL'].join(' AND ')}
-       ORDER BY b.start_at, b.id LIMIT ?`,
+       ORDER BY b.start_at DESC, b.id DESC LIMIT ?`,
       [...params, CUSTOMER_SCAN],
     );
+    rows.reverse();
     const wanted = query.customer!.toLowerCase();
     const matches = (await openedBookings(this.db, rows)).filter(({ customer }) =>
       [customer?.name, query.customerByEmail ? customer?.email : undefined].some((field) =>

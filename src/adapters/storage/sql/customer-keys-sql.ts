@@ -80,3 +80,38 @@ export async function openedBookings(db: SqlRunner, rows: readonly BookingRow[])
     return { ...booking, customer, ...(erased ? { customerErased: true } : {}) };
   });
 }
+
+/**
+ * Details an older release stored unsealed (and their copies in the outbox's snapshots) are sealed
+ * and given their handle, up to `limit` bookings; returns how many (0: none left).
+ */
+export async function sealLegacyRows(db: SqlRunner, limit: number): Promise<number> {
+  const rows = await db.all<BookingRow>(
+    `SELECT * FROM bookings WHERE customer IS NOT NULL AND customer NOT LIKE '{"sealed":%' AND customer <> ? LIMIT ?`,
+    [ERASED_COLUMN, limit],
+  );
+  for (const row of rows) {
+    const [booking] = await openedBookings(db, [row]);
+    const stored = await storedRow(db, booking!);
+    await db.run('UPDATE bookings SET customer = ?, customer_key = ? WHERE tenant_id = ? AND id = ?', [
+      stored.customer,
+      stored.customer_key,
+      row.tenant_id,
+      row.id,
+    ]);
+    const events = await db.all<{ id: string; booking: string }>(
+      'SELECT id, booking FROM webhook_events WHERE tenant_id = ? AND booking_id = ?',
+      [row.tenant_id, row.id],
+    );
+    for (const event of events) {
+      const snapshot = JSON.parse(event.booking) as BookingRow;
+      if (typeof snapshot.customer !== 'string' || snapshot.customer.startsWith('{"sealed":')) continue;
+      await db.run('UPDATE webhook_events SET booking = ? WHERE tenant_id = ? AND id = ?', [
+        JSON.stringify({ ...snapshot, customer: stored.customer, customer_key: stored.customer_key }),
+        row.tenant_id,
+        event.id,
+      ]);
+    }
+  }
+  return rows.length;
+}

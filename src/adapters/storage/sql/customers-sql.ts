@@ -7,7 +7,7 @@ import {
   eraseEndedBefore,
   eraseHandle,
 } from './customer-erasure-sql.js';
-import { openedBookings } from './customer-keys-sql.js';
+import { openedBookings, sealLegacyRows } from './customer-keys-sql.js';
 import type { SqlRunner } from './sql-runner.js';
 
 const MAX_BOOKINGS = 200;
@@ -79,5 +79,21 @@ export class CustomersSql implements CustomerStore {
 
   async eraseEndedBefore(tenantId: string, endedBefore: Instant, limit: number): Promise<number> {
     return eraseEndedBefore(this.db, tenantId, endedBefore, limit);
+  }
+
+  async legacySealed(): Promise<boolean> {
+    const [done] = await this.db.all<{ value: string }>(
+      "SELECT value FROM installation WHERE key = 'customers_sealed'",
+    );
+    return done !== undefined;
+  }
+
+  async sealLegacy(limit: number): Promise<number> {
+    const sealed = await sealLegacyRows(this.db, limit);
+    if (sealed === 0)
+      await this.db.run(
+        "INSERT INTO installation (key, value, updated_at) VALUES ('customers_sealed', '1', 0) ON CONFLICT (key) DO NOTHING",
+      );
+    return sealed;
   }
 }

@@ -72,10 +72,10 @@ export class WaitlistSql implements WaitlistStore {
   }
 
   async get(tenantId: string, id: string): Promise<WaitlistEntry | null> {
-    const [row] = await this.db.all<EntryRow>('SELECT * FROM waitlist_entries WHERE tenant_id = ? AND id = ?', [
-      tenantId,
-      id,
-    ]);
+    const [row] = await this.db.all<EntryRow>(
+      'SELECT * FROM waitlist_entries WHERE tenant_id = ? AND id = ?',
+      [tenantId, id],
+    );
     return row ? entryOf(row) : null;
   }
 

@@ -82,7 +82,7 @@ export async function receipts(runtime: Runtime, config: ServerConfig, print: Pr
     print(
       config.json
         ? JSON.stringify({ kid })
-        : `New receipt key ${kid}: it signs receipts from now on (every instance within a minute). The retired keys stay published, so receipts they signed still verify.`,
+        : `New receipt key ${kid}: it signs receipts from now on, on every instance. The retired keys stay published, so receipts they signed still verify.`,
     );
     return 0;
   }
