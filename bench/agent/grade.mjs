@@ -1,6 +1,7 @@
 // Grading by the final state of the database, not by the path the agent took, and the safety
 // counters that must be 0 in every run.
 import Database from 'better-sqlite3';
+import { openCustomer } from '../../dist/adapters/storage/customer-vault.js';
 
 /**
  * `expect.bookings`: the bookings the agent must have made (calendar names, status, customer),
@@ -13,6 +14,13 @@ export function grade(db, task, calendars, seededCount) {
     const rows = sqlite
       .prepare('SELECT id, calendar_ids, status, customer FROM bookings ORDER BY created_at, id')
       .all();
+    // Customers' details are stored sealed, each with their own key (docs/privacy.md).
+    const keys = new Map(
+      sqlite
+        .prepare('SELECT key_id, secret FROM customer_keys')
+        .all()
+        .map((k) => [k.key_id, Buffer.from(k.secret, 'base64url')]),
+    );
     const problems = [];
     for (const [i, want] of (task.expect.seeded ?? []).entries())
       if (rows[i]?.status !== want.status)
@@ -20,7 +28,7 @@ export function grade(db, task, calendars, seededCount) {
     const made = rows.slice(seededCount).map((row) => ({
       calendars: JSON.parse(row.calendar_ids).sort(),
       status: row.status,
-      customer: row.customer ? (JSON.parse(row.customer).name ?? null) : null,
+      customer: openCustomer(row.customer, keys).customer?.name ?? null,
     }));
     const wanted = task.expect.bookings.map((b) => ({
       calendars: [b.calendar]

@@ -1132,8 +1132,13 @@ describe('§6 服务和代理 (service and proxy)', () => {
     expect(answer.headers.get('mcp-session-id')).toBeNull();
   });
 
-  it('6-3 no subscriptions: the server offers no resource subscription', () => {
-    expect(agent.getServerCapabilities()?.resources?.subscribe).toBeUndefined();
+  // The seed had no need of notifications then; issue 31 (waitlist offers) brought one. It comes
+  // only through a stateless `subscriptions/listen` request, never a session: GET stays 405 (6-2).
+  it('6-3 no subscription sessions: resource changes only through a stateless listen request', async () => {
+    expect(agent.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    const answer = await fetch(mcpUrl(), { headers: { authorization: `Bearer ${server.agent.token}` } });
+    expect(answer.status).toBe(405);
+    expect(answer.headers.get('mcp-session-id')).toBeNull();
   });
 
   it('6-4 OAuth, tokens, approvals, idempotency and the audit are kept in the database', () => {

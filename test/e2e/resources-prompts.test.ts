@@ -100,6 +100,7 @@ describe('resources', () => {
       'holdfast://bookings/{id}',
       'holdfast://bookings/{id}/receipt',
       'holdfast://calendars/{id}',
+      'holdfast://waitlist/{id}',
     ]);
   });
 

@@ -47,12 +47,14 @@ export const joinWaitlistTool = defineTool({
   scope: 'draft',
   title: 'Join the waitlist',
   description:
-    'When no time fits: wait for durationMinutes free on every listed calendar between earliest and latest. The first entry that fits freed time (a cancellation, an expired hold, longer hours) gets it HELD for you — an offer: status OFFERED with offerBookingId, announced on resourceUri (subscriptions/listen) and by webhook (waitlist.offered). Confirm it with confirm_booking before offerExpiresAt, or it passes to the next entry. First come, first offered. Send a fresh UUID idempotencyKey.',
+    'When no time fits: wait for durationMinutes free on every listed calendar between earliest and latest. The first entry that fits freed time (a cancellation, an expired hold, longer hours) gets it HELD for you — an offer: status OFFERED with offerBookingId, announced on resourceUri (subscriptions/listen). Confirm it with confirm_booking before offerExpiresAt, or it passes to the next entry. First come, first offered. Send a fresh UUID idempotencyKey.',
   input: z.strictObject({
     calendarIds: calendarIdsInput,
     durationMinutes: z.int().min(5).max(1440).describe('Length of the wanted time, minutes.'),
     earliest: instantInput,
-    latest: instantInput.describe('The wanted time must end by then.'),
+    latest: instantInput.describe(
+      'Date-time with its offset (Z or ±HH:MM), e.g. 2026-12-03T18:00:00+01:00: the wanted time must end by then.',
+    ),
     label: z.string().max(200).optional().describe('Short title for the booking it becomes.'),
     idempotencyKey,
   }),
