@@ -246,7 +246,7 @@ export function bookingsConsole(ctx: ConsoleContext): PageApp {
           csrf={csrfToken(signed.session, purpose(id))}
           message={message}
           receipt={receipt}
-          receiptKeys={receiptKeysUrl(deps.receipts.issuer)}
+          receiptKeys={receiptKeysUrl(receipt?.claims.iss ?? deps.receipts.issuer)}
         />
       </Shell>,
       status,

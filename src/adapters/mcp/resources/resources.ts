@@ -95,7 +95,8 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
         return json(uri, {
           receipt: {
             ...receipt,
-            jwks: receiptKeysUrl(ctx.deps.receipts.issuer),
+            // Where the server that signed it publishes its keys (its own public address).
+            jwks: receiptKeysUrl(receipt.claims.iss),
             verify:
               'Save `jws` to a file and run `holdfast receipts verify FILE`, or check it with any JOSE library against `jwks`.',
           },
