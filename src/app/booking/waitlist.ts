@@ -9,6 +9,7 @@ import {
   stillWaiting,
 } from '../../domain/booking/waitlist.js';
 import { DomainError, invalidArgument, isDomainError } from '../../domain/errors.js';
+import { defaultTenantLimits } from '../../domain/identity/identity.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import { formatInstant, MINUTE_MS, parseInstant } from '../../domain/time/instant.js';
 import { requireWriter } from '../authorize.js';
@@ -95,11 +96,12 @@ export async function joinWaitlist(
         offerBookingId: null,
         offerExpiresAt: null,
         version: 1,
+        seq: 0,
         createdAt: now,
         updatedAt: now,
       };
       await tx.waitlist.insert(entry);
-      return viewOf(tx, entry);
+      return viewOf(tx, (await tx.waitlist.get(entry.tenantId, entry.id))!);
     }),
   );
 }
@@ -110,7 +112,7 @@ async function viewOf(tx: Parameters<typeof findReplay>[1], entry: WaitlistEntry
   const ahead = queue.filter(
     (e) =>
       e.status === 'WAITING' &&
-      (e.createdAt < entry.createdAt || (e.createdAt === entry.createdAt && e.id < entry.id)) &&
+      (e.seq < entry.seq || (e.seq === entry.seq && e.id < entry.id)) &&
       e.calendarIds.some((id) => entry.calendarIds.includes(id)),
   );
   return { entry, position: ahead.length + 1 };
@@ -164,8 +166,8 @@ export type WaitlistNotice = (entry: WaitlistEntry) => void;
 
 /** The waiting person as the offer's hold is made for them: draft (holds only), their tenant's limits. */
 async function principalOf(deps: AppDeps, entry: WaitlistEntry): Promise<Principal> {
+  // A tenant never configured has the default limits, as its tokens do.
   const tenant = await deps.store.read((tx) => tx.tenants.getTenant(entry.tenantId));
-  if (!tenant) throw new DomainError('NOT_FOUND', `No tenant ${entry.tenantId}.`, {});
   return {
     tenantId: entry.tenantId,
     subject: entry.owner.subject,
@@ -173,7 +175,7 @@ async function principalOf(deps: AppDeps, entry: WaitlistEntry): Promise<Princip
     connectionId: entry.owner.connectionId,
     scopes: ['read', 'draft'],
     writePolicy: 'draft',
-    limits: tenant.limits,
+    limits: tenant?.limits ?? defaultTenantLimits,
   };
 }
 

@@ -25,6 +25,8 @@ export interface WaitlistEntry {
   readonly offerBookingId: string | null;
   readonly offerExpiresAt: Instant | null;
   readonly version: number;
+  /** The queue's order: given by the store when the entry is added (0 before). */
+  readonly seq: number;
   readonly createdAt: Instant;
   readonly updatedAt: Instant;
 }

@@ -10,8 +10,9 @@ import { onFreeTimeChange } from './compose.js';
 const INTERVAL_MS = 2_000;
 
 /**
- * Offers freed time to waiting entries: a pass over each tenant's queue after any write that may
- * free time (here or, on PostgreSQL, on another instance) and every two seconds. Offers are
+ * Offers freed time to waiting entries: a pass over each tenant's queue every two seconds and,
+ * while any entry is open, after every write that may free time (here or, on PostgreSQL, on
+ * another instance). Offers are
  * announced to listening agents on this instance and (PostgreSQL) every other. Returns stop.
  */
 export async function startWaitlistMatcher(runtime: Runtime, logger: Logger): Promise<() => Promise<void>> {
@@ -32,6 +33,9 @@ export async function startWaitlistMatcher(runtime: Runtime, logger: Logger): Pr
   const announce = bridge ? (uri: string) => bridge.announce(uri) : local;
   let running: Promise<void> | null = null;
   let again = false;
+  // Writes kick a pass only while some entry is open (seen by the last pass): with none, a hold
+  // costs nothing more than it did before waitlists existed.
+  let open = false;
   const pass = (): void => {
     if (running) {
       again = true;
@@ -41,6 +45,7 @@ export async function startWaitlistMatcher(runtime: Runtime, logger: Logger): Pr
       do {
         again = false;
         const tenants = await deps.store.read((tx) => tx.waitlist.tenantsWaiting());
+        open = tenants.length > 0;
         for (const tenantId of tenants) {
           const moved = await matchWaitlist(deps, tenantId, matcher, (entry) => {
             announce(waitlistUri(entry.id));
@@ -55,7 +60,9 @@ export async function startWaitlistMatcher(runtime: Runtime, logger: Logger): Pr
         running = null;
       });
   };
-  const stopListening = onFreeTimeChange(() => setImmediate(pass));
+  const stopListening = onFreeTimeChange(() => {
+    if (open) setImmediate(pass);
+  });
   const timer = setInterval(pass, INTERVAL_MS);
   timer.unref();
   return async () => {

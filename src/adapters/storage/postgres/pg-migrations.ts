@@ -971,12 +971,13 @@ ALTER TABLE tenants ADD COLUMN customer_retention_days int;`,
   status text NOT NULL,
   offer_booking_id text,
   offer_expires_at bigint,
+  seq bigint NOT NULL,
   version int NOT NULL,
   created_at bigint NOT NULL,
   updated_at bigint NOT NULL,
   PRIMARY KEY (tenant_id, id)
 );
-CREATE INDEX waitlist_open ON waitlist_entries (tenant_id, status, created_at, id);
+CREATE INDEX waitlist_open ON waitlist_entries (tenant_id, status, seq);
 CREATE TABLE waitlist_leases (
   tenant_id text PRIMARY KEY,
   owner text NOT NULL,

@@ -30,11 +30,12 @@ async function keyFor(db: SqlRunner, tenantId: string, handle: string, now: numb
   const [found] = await db.all<KeyRow>(select, [tenantId, handle]);
   if (found) return asKey(found);
   const fresh = newCustomerKey();
-  await db.run(
+  const [made] = await db.all<KeyRow>(
     `INSERT INTO customer_keys (tenant_id, handle, key_id, secret, created_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (tenant_id, handle) DO NOTHING`,
+     ON CONFLICT (tenant_id, handle) DO NOTHING RETURNING key_id, secret`,
     [tenantId, handle, fresh.keyId, fresh.secret.toString('base64url'), now],
   );
+  if (made) return asKey(made);
   // Another writer's key won the race (use it), or an erasure removed it meanwhile (use ours: a
   // key that no longer exists seals details nobody can read, which is what erasing asked for).
   const [stored] = await db.all<KeyRow>(select, [tenantId, handle]);

@@ -18,6 +18,7 @@ interface EntryRow {
   status: string;
   offer_booking_id: string | null;
   offer_expires_at: number | string | null;
+  seq: number | string;
   version: number | string;
   created_at: number | string;
   updated_at: number | string;
@@ -35,6 +36,7 @@ const entryOf = (r: EntryRow): WaitlistEntry => ({
   status: r.status as WaitlistStatus,
   offerBookingId: r.offer_booking_id,
   offerExpiresAt: r.offer_expires_at === null ? null : num(r.offer_expires_at),
+  seq: num(r.seq),
   version: num(r.version),
   createdAt: num(r.created_at),
   updatedAt: num(r.updated_at),
@@ -48,8 +50,9 @@ export class WaitlistSql implements WaitlistStore {
   async insert(e: WaitlistEntry): Promise<void> {
     await this.db.run(
       `INSERT INTO waitlist_entries (tenant_id, id, subject, client_id, connection_id, calendar_ids, duration_minutes,
-         earliest, latest, label, status, offer_booking_id, offer_expires_at, version, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         earliest, latest, label, status, offer_booking_id, offer_expires_at, version, created_at, updated_at, seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+         (SELECT coalesce(max(seq), 0) + 1 FROM waitlist_entries))`,
       [
         e.tenantId,
         e.id,
@@ -99,7 +102,7 @@ export class WaitlistSql implements WaitlistStore {
 
   async queue(tenantId: string, limit: number): Promise<WaitlistEntry[]> {
     const rows = await this.db.all<EntryRow>(
-      `SELECT * FROM waitlist_entries WHERE tenant_id = ? AND ${OPEN} ORDER BY created_at, id LIMIT ?`,
+      `SELECT * FROM waitlist_entries WHERE tenant_id = ? AND ${OPEN} ORDER BY seq, id LIMIT ?`,
       [tenantId, limit],
     );
     return rows.map(entryOf);

@@ -831,12 +831,13 @@ ALTER TABLE tenants ADD COLUMN customer_retention_days int;`,
   status TEXT NOT NULL,
   offer_booking_id TEXT,
   offer_expires_at INTEGER,
+  seq INTEGER NOT NULL,
   version int NOT NULL,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (tenant_id, id)
 );
-CREATE INDEX waitlist_open ON waitlist_entries (tenant_id, status, created_at, id);
+CREATE INDEX waitlist_open ON waitlist_entries (tenant_id, status, seq);
 CREATE TABLE waitlist_leases (
   tenant_id TEXT PRIMARY KEY,
   owner TEXT NOT NULL,
