@@ -4,6 +4,7 @@ import { eraseCustomerByEmail } from '../../../src/app/booking/erase-customers.j
 import { holdSlot } from '../../../src/app/booking/hold-slot.js';
 import { getBooking } from '../../../src/app/booking/read-bookings.js';
 import { appHarnessOn, operator } from '../../support/app-harness.js';
+import { allDayRoom, subscribeOutbox } from '../../support/app-outbox.js';
 
 // The outbox keeps a snapshot of every booking event: erasing a customer leaves those copies
 // unreadable too (their key is gone), and a delivery sent afterwards carries no details. A
@@ -15,28 +16,8 @@ describe.each(['sqlite', 'postgres'] as const)('customer erasure in the store (%
   it('reaches the outbox snapshots; a customer with no address goes with their booking', async () => {
     const h = await appHarnessOn(engine, T0);
     try {
-      const day = [{ start: '00:00', end: '24:00' }];
-      const room = await h.calendar('Jade', 'UTC', {
-        weekly: { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day },
-        overrides: [],
-      });
-      await h.deps.store.write((tx) =>
-        tx.webhooks.add(
-          {
-            id: 'wh_1',
-            tenantId: operator.tenantId,
-            url: 'https://hooks.example.com/in',
-            events: ['booking.held'],
-            includeContact: true,
-            createdAt: T0,
-            createdBy: 'test',
-            disabledAt: null,
-            disabledReason: null,
-            failure: { failingSince: null, failedEvents: 0 },
-          },
-          'sealed',
-        ),
-      );
+      const room = await allDayRoom(h);
+      await subscribeOutbox(h, ['booking.held'], true);
       const hold = async (hour: number, customer: Record<string, string>) =>
         (
           await holdSlot(h.deps, operator, {

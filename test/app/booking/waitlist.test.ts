@@ -4,6 +4,7 @@ import { holdSlot } from '../../../src/app/booking/hold-slot.js';
 import { releaseHold } from '../../../src/app/booking/release-hold.js';
 import { getWaitlistEntry, joinWaitlist, matchWaitlist } from '../../../src/app/booking/waitlist.js';
 import { appHarnessOn, operator } from '../../support/app-harness.js';
+import { allDayRoom, subscribeOutbox } from '../../support/app-outbox.js';
 import { refusal } from '../../support/refusal.js';
 
 // The waitlist matcher under an injected clock, on both engines: an offer nobody confirms lapses
@@ -19,28 +20,8 @@ describe.each(['sqlite', 'postgres'] as const)('the waitlist matcher (%s)', (eng
   it('passes a lapsed offer to the next entry in the same pass, expires passed windows, and announces each offer', async () => {
     const h = await appHarnessOn(engine, T0);
     try {
-      const day = [{ start: '00:00', end: '24:00' }];
-      const room = await h.calendar('Jade', 'UTC', {
-        weekly: { mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day },
-        overrides: [],
-      });
-      await h.deps.store.write((tx) =>
-        tx.webhooks.add(
-          {
-            id: 'wh_1',
-            tenantId: operator.tenantId,
-            url: 'https://hooks.example.com/in',
-            events: ['waitlist.offered'],
-            includeContact: false,
-            createdAt: T0,
-            createdBy: 'test',
-            disabledAt: null,
-            disabledReason: null,
-            failure: { failingSince: null, failedEvents: 0 },
-          },
-          'sealed',
-        ),
-      );
+      const room = await allDayRoom(h);
+      await subscribeOutbox(h, ['waitlist.offered']);
       const start = T0 + 120 * MINUTE;
       const held = (
         await holdSlot(h.deps, operator, {
