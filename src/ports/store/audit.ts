@@ -60,7 +60,7 @@ export interface AuditStore {
   ): Promise<boolean>;
   /** Sealed records after `afterSeq`, in order. */
   records(afterSeq: number, limit: number): Promise<AuditRecord[]>;
-  /** The sealed record of one call (its server-made operation id) in the tenant; null until it is sealed. */
+  /** The sealed record of one confirm_booking or confirm_changes call (its operation id) in the tenant; null until sealed. */
   seqOfOperation(tenantId: string, operationId: string): Promise<number | null>;
   /** One tenant's sealed records that match `filter`, a page of them, newest first. */
   search(tenantId: string, filter: AuditFilter, page: AuditPage): Promise<AuditRecord[]>;

@@ -98,7 +98,9 @@ export class AuditSql implements AuditStore {
 
   async seqOfOperation(tenantId: string, operationId: string): Promise<number | null> {
     const [row] = await this.db.all<{ seq: number | string }>(
-      'SELECT seq FROM audit_log WHERE operation_id = ? AND tenant_id = ? ORDER BY seq LIMIT 1',
+      // The partial index holds only confirming calls: every other record costs its insert nothing more.
+      `SELECT seq FROM audit_log WHERE operation_id = ? AND tool IN ('confirm_booking', 'confirm_changes')
+         AND tenant_id = ? ORDER BY seq LIMIT 1`,
       [operationId, tenantId],
     );
     return row ? Number(row.seq) : null;

@@ -799,7 +799,7 @@ CREATE TABLE receipt_keys (
   created_at INTEGER NOT NULL,
   retired_at INTEGER
 );
-CREATE INDEX audit_log_operation ON audit_log (operation_id);`,
+CREATE INDEX audit_log_confirming ON audit_log (operation_id) WHERE tool IN ('confirm_booking', 'confirm_changes');`,
   },
   {
     version: 30,
