@@ -42,7 +42,8 @@ const erasedFlag = async (id: string) =>
 beforeAll(async () => {
   server = await spawnServer(['--no-seed']);
   agent = await connectHttp(server.url, 'modern');
-  room = await createOpenCalendar(agent, 'Jade Room');
+  // A long calendar name and a long customer name must still fit a phone's width.
+  room = await createOpenCalendar(agent, `Jade Room ${'of the east wing, second floor, '.repeat(3).trim()}`);
   browser = await launchBrowser();
   page = await (await browser.newContext({ timezoneId: 'Europe/Berlin' })).newPage();
   await signInToConsole(page, server, '/console/bookings');
@@ -110,16 +111,19 @@ describe("erasing a customer's details in the console", () => {
 
   it('the owner reads what erasing does, erases, and the page, the agent and the trail agree', async () => {
     const first = await hold(4, {
-      name: 'Ada Lovelace',
+      name: 'Augusta Ada King-Noel, Countess of Lovelace',
       email: 'ada@example.com',
       phone: '+44 20 7946 0000',
     });
-    const second = await hold(5, { name: 'Ada Lovelace', email: 'ADA@example.com' });
+    const second = await hold(5, {
+      name: 'Augusta Ada King-Noel, Countess of Lovelace',
+      email: 'ADA@example.com',
+    });
     const other = await hold(6, { name: 'Alan Turing', email: 'alan@example.com' });
     await page.goto(url(`/console/bookings/${first}`));
     await page.waitForSelector('#erase-customer');
     const words = (await page.textContent('#erase-customer'))!.replace(/\s+/g, ' ');
-    expect(words).toContain("Ada Lovelace's details");
+    expect(words).toContain("Augusta Ada King-Noel, Countess of Lovelace's details");
     expect(words).toContain('every booking that names ada@example.com');
     expect(words).toContain('The bookings, their times, money and history stay');
     expect(words).toContain('cannot be undone');
