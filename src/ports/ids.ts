@@ -8,7 +8,7 @@ export interface Ids {
   newUuid(): string;
 }
 
-/** bk booking, cal calendar, op operation, usr person, tok token, host host; the inbox's: msg, conv, batch, task, tr, read, ing; feeds: feed (a published link), sub (a subscription); rule, ser (series), chg (change set), wl (waitlist entry). */
+/** bk booking, cal calendar, op operation, usr person, tok token, host host; the inbox's: msg, conv, batch, task, tr, read, ing; feeds: feed (a published link), sub (a subscription); rule, ser (series), chg (change set), wl (waitlist entry), cdv (CalDAV connection). */
 export type IdPrefix =
   | 'bk'
   | 'cal'
@@ -28,4 +28,5 @@ export type IdPrefix =
   | 'rule'
   | 'ser'
   | 'chg'
-  | 'wl';
+  | 'wl'
+  | 'cdv';

@@ -45,7 +45,7 @@ function failure(error: unknown, limits: FetchLimits): FeedReadError {
 }
 
 /** Reads a body to its end, aborting past `maxBytes` (a feed that never ends is refused, not buffered). */
-async function boundedText(response: Response, maxBytes: number): Promise<string> {
+export async function boundedText(response: Response, maxBytes: number): Promise<string> {
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) throw new FeedReadError(`larger than ${maxBytes} bytes`);
   const reader = response.body?.getReader();

@@ -242,6 +242,12 @@ export const bookingOut = z.object({
     .boolean()
     .optional()
     .describe('true: the customer’s details were erased (on request or by retention) and are gone for good.'),
+  calendarOverlaps: z
+    .array(z.object({ start: instantOut, end: instantOut }))
+    .optional()
+    .describe(
+      'get_booking of a CONFIRMED booking: events in the calendar’s connected CalDAV calendar that overlap it (added there after it was booked). The booking stands; tell the person.',
+    ),
   receiptUri: z
     .string()
     .nullable()

@@ -59,7 +59,7 @@ function customerFor(customer: Customer | null, principal: Principal | undefined
 }
 
 export function bookingView(
-  { booking, calendars, replaced }: BookingSnapshot,
+  { booking, calendars, replaced, overlaps }: BookingSnapshot,
   {
     deps,
     links,
@@ -104,6 +104,14 @@ export function bookingView(
     confirmationIntent: confirmationIntentOf(booking, deps, now, replaced),
     replaces: booking.replaces ?? null,
     seriesId: booking.seriesId ?? null,
+    ...(overlaps && overlaps.length > 0
+      ? {
+          calendarOverlaps: overlaps.map((o) => ({
+            start: formatInstant(o.start),
+            end: formatInstant(o.end),
+          })),
+        }
+      : {}),
     receiptUri: booking.status === 'CONFIRMED' ? receiptUri(booking.id) : null,
     owner: { subject: booking.owner.subject, clientId: booking.owner.clientId },
     externalKeys: { ...booking.externalKeys },

@@ -14,7 +14,13 @@ export async function getBooking(
   bookingId: string,
 ): Promise<BookingSnapshot> {
   requireScope(principal, 'read');
-  return deps.store.read(async (tx) => snapshotOf(tx, await loadOwnBooking(tx, principal, bookingId)));
+  return deps.store.read(async (tx) => {
+    const snapshot = await snapshotOf(tx, await loadOwnBooking(tx, principal, bookingId));
+    // Only a confirmed booking can be overlapped (holds over busy time are refused): one indexed read.
+    if (snapshot.booking.status !== 'CONFIRMED') return snapshot;
+    const overlaps = await tx.caldav.overlapsOf(snapshot.booking.tenantId, bookingId);
+    return overlaps.length > 0 ? { ...snapshot, overlaps } : snapshot;
+  });
 }
 
 export interface ListBookingsInput {

@@ -1,5 +1,6 @@
 import { DomainError } from '../../domain/errors.js';
 import type { Booking } from '../../domain/booking/booking.js';
+import type { ExternalOverlap } from '../../domain/calendar-sync/caldav.js';
 import type { Calendar } from '../../domain/calendar.js';
 import type { Principal } from '../../domain/identity/principal.js';
 import type { StoreTx } from '../../ports/store/index.js';
@@ -17,6 +18,8 @@ export interface BookingSnapshot {
   readonly calendars: readonly CalendarRef[];
   /** A replacement hold (reschedule_booking): the booking it moves, for the intent to show. */
   readonly replaced?: Booking;
+  /** get_booking of a confirmed booking: events of a connected CalDAV calendar over it. */
+  readonly overlaps?: readonly ExternalOverlap[];
 }
 
 export function calendarRef(calendar: Calendar): CalendarRef {

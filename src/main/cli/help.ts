@@ -9,6 +9,7 @@ import { auditHelp } from './commands/audit.help.js';
 import { reconciliationHelp, sweepHelp } from './commands/bookings.help.js';
 import { dbHelp } from './commands/db.help.js';
 import { feedsHelp } from './commands/feeds.help.js';
+import { caldavHelp } from './commands/caldav.help.js';
 import { connectionsHelp, hostsHelp, tenantsHelp, tokensHelp, usersHelp } from './commands/identity.help.js';
 import { inboxHelp } from './commands/inbox.help.js';
 import { oauthHelp } from './commands/oauth.help.js';
@@ -147,7 +148,13 @@ export const optionDocs: Record<string, string> = {
     '--timing-contract       /mcp requests must carry x-mcp-client-sent-at (and _meta.clientSentAt); answers carry server times',
   tools:
     "--tools M               flat: every tool listed (default); catalog: three tools that search, read and call them (tenants: also inherit, the server's)",
-  every: '--every D               how often a subscription is refreshed: 15m, 2h, 1d (5m to 7d; default 15m)',
+  every:
+    '--every D               how often a subscription is refreshed: 15m, 2h, 1d (5m to 7d; default 15m); caldav connect: 30s, 1m, 1h (15s to 24h; default 1m)',
+  username: '--username U            caldav connect: the account that signs in to the CalDAV server',
+  'password-env':
+    '--password-env NAME     caldav connect: the environment variable holding its password or app password (default HOLDFAST_CALDAV_PASSWORD)',
+  'share-contact':
+    "--share-contact         caldav connect: the events written carry the customer's name, e-mail and phone (default: only the booking's label, reference and price)",
   'allow-private-feeds':
     '--allow-private-feeds   fetch calendar feeds from private and loopback addresses, and over http to loopback (closed networks, tests)',
   provider: '--provider P            where imported mail came from (default AGENTBUS)',
@@ -183,6 +190,7 @@ export const commands: readonly CommandDoc[] = [
   connectionsHelp,
   inboxHelp,
   feedsHelp,
+  caldavHelp,
   oauthHelp,
   webhooksHelp,
   receiptsHelp,

@@ -76,6 +76,7 @@ const KINDS: Record<string, 'read' | 'write' | 'approval' | 'admin'> = {
   inbox: 'admin',
   webhooks: 'admin',
   feeds: 'admin',
+  caldav: 'admin',
   receipts: 'admin',
   customers: 'admin',
 };
@@ -119,6 +120,8 @@ async function run(
       return (await import('./commands/webhooks.js')).webhooks(runtime, config, print);
     case 'feeds':
       return (await import('./commands/feeds.js')).feeds(runtime, config, print);
+    case 'caldav':
+      return (await import('./commands/caldav.js')).caldav(runtime, config, print);
     case 'customers':
       return (await import('./commands/customers.js')).customers(runtime, config, print, call);
     case 'receipts':

@@ -135,8 +135,12 @@ export interface ServerConfig {
     /** webhooks add --events all|TYPE,… and --include-contact */
     readonly events?: string;
     readonly includeContact?: boolean;
-    /** feeds subscribe --every 15m */
+    /** feeds subscribe --every 15m, caldav connect --every 1m */
     readonly every?: string;
+    /** caldav connect: who signs in, the environment variable holding the password, whether events carry contact details. */
+    readonly username?: string;
+    readonly passwordEnv?: string;
+    readonly shareContact?: boolean;
   };
 }
 
@@ -180,6 +184,9 @@ const OPTIONS = {
   'oauth-allow-private-metadata': { type: 'boolean' },
   'allow-private-feeds': { type: 'boolean' },
   every: { type: 'string' },
+  username: { type: 'string' },
+  'password-env': { type: 'string' },
+  'share-contact': { type: 'boolean' },
   'auth-issuer': { type: 'string', multiple: true },
   'auth-jwks-url': { type: 'string' },
   'auth-audience': { type: 'string', multiple: true },
@@ -552,6 +559,9 @@ export function readConfig(
       counterOffers: values['counter-offers'],
       customerRetention: values['customer-retention'],
       every: values.every,
+      username: values.username,
+      passwordEnv: values['password-env'],
+      shareContact: values['share-contact'],
       rule: {
         actions: values.actions,
         calendars: values.calendars,

@@ -4,8 +4,8 @@ import type { Runtime } from './compose.js';
 
 /**
  * The server's background work: the sweeper (expired holds, overdue payments), webhook
- * delivery, feed refreshes and the waitlist's offers, loaded and started after the server answers its first request.
- * Returns the function that stops all three (waiting for them to have started); a failure to
+ * delivery, feed refreshes, the waitlist's offers and CalDAV sync, loaded and started after the server answers its first request.
+ * Returns the function that stops them all (waiting for them to have started); a failure to
  * load them is logged.
  */
 export function startBackgroundWorkers(
@@ -19,6 +19,7 @@ export function startBackgroundWorkers(
     import('./feed-refresher.js'),
     import('../../adapters/feeds/index.js'),
     import('./waitlist-matcher.js'),
+    import('./caldav-syncer.js'),
   ]).then(
     async ([
       { startSweeper },
@@ -26,16 +27,19 @@ export function startBackgroundWorkers(
       { startFeedRefresher },
       { icsBusyReader },
       { startWaitlistMatcher },
+      { startCaldavSyncer },
     ]) => {
       const stopSweeper = startSweeper(runtime, config.sweepIntervalMs, logger);
       const stopWebhooks = startWebhookWorker(runtime, config, logger);
       const reader = icsBusyReader({ allowPrivate: config.allowPrivateFeeds });
       const stopFeeds = startFeedRefresher(runtime, reader, config.sweepIntervalMs, logger);
       const stopMatcher = await startWaitlistMatcher(runtime, logger);
+      const stopCaldav = startCaldavSyncer(runtime, config.allowPrivateFeeds, logger);
       return async () => {
         stopSweeper();
         stopFeeds();
         await stopMatcher();
+        await stopCaldav();
         await stopWebhooks();
       };
     },

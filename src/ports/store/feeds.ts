@@ -48,6 +48,16 @@ export interface FeedStore {
     busy: readonly Interval[],
     now: Instant,
   ): Promise<boolean>;
+  /**
+   * Replaces the busy time another source (a CalDAV connection, by its id) brings to a calendar,
+   * taking the calendar's busy-time lock where the engine needs one.
+   */
+  replaceSourceBusy(
+    tenantId: string,
+    calendarId: string,
+    sourceId: string,
+    busy: readonly Interval[],
+  ): Promise<void>;
   /** A failed refresh: keeps the busy time, records the error and when, schedules the next run, ends the lease. */
   recordFailure(owner: string, subscription: FeedSubscription, error: string, now: Instant): Promise<void>;
 }

@@ -3,6 +3,7 @@ import type { StandingRuleStore } from './standing-rules.js';
 import type { ChangeSetStore } from './change-sets.js';
 import type { ReceiptStore } from './receipts.js';
 import type { WaitlistStore } from './waitlist.js';
+import type { CaldavStore } from './caldav.js';
 import type { AuditStore } from './audit.js';
 import type { BookingStore } from './bookings.js';
 import type { CalendarStore } from './calendars.js';
@@ -21,6 +22,7 @@ export type { StandingRuleStore } from './standing-rules.js';
 export type { ChangeSetStore } from './change-sets.js';
 export type { ReceiptStore, StoredReceipt } from './receipts.js';
 export type { WaitlistStore } from './waitlist.js';
+export type { CaldavStore, LeasedConnection } from './caldav.js';
 export type { AuditStore } from './audit.js';
 export type {
   BookingQuery,
@@ -96,6 +98,8 @@ export interface Aggregates {
   /** Webhook subscriptions, the outbox of booking events and its deliveries. */
   readonly webhooks: WebhookStore;
   readonly feeds: FeedStore;
+  /** Calendars connected to CalDAV collections, both ways. */
+  readonly caldav: CaldavStore;
 }
 
 /** The name of one aggregate on a transaction (`tx.bookings`, `tx.identity`, ...). */

@@ -984,4 +984,56 @@ CREATE TABLE waitlist_leases (
   lease_until bigint NOT NULL
 );`,
   },
+  {
+    version: 32,
+    name: 'two-way CalDAV sync: connected collections, their events, the bookings written to them, overlaps',
+    sql: `CREATE TABLE caldav_connections (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL,
+  calendar_id text NOT NULL,
+  collection_url text NOT NULL,
+  username text NOT NULL,
+  sealed_password text NOT NULL,
+  share_contact int NOT NULL,
+  every_ms bigint NOT NULL,
+  created_at bigint NOT NULL,
+  next_run_at bigint NOT NULL,
+  last_ok_at bigint,
+  last_error text,
+  last_error_at bigint,
+  event_count int NOT NULL,
+  busy_count int NOT NULL,
+  sync_token text,
+  lease_owner text,
+  lease_until bigint
+);
+CREATE INDEX caldav_connections_tenant ON caldav_connections (tenant_id, created_at);
+CREATE TABLE caldav_events (
+  connection_id text NOT NULL,
+  href text NOT NULL,
+  etag text,
+  ics text NOT NULL,
+  PRIMARY KEY (connection_id, href)
+);
+CREATE TABLE caldav_pushed (
+  connection_id text NOT NULL,
+  booking_id text NOT NULL,
+  href text NOT NULL,
+  version int NOT NULL,
+  etag text,
+  end_at bigint NOT NULL,
+  PRIMARY KEY (connection_id, booking_id)
+);
+CREATE TABLE caldav_overlaps (
+  tenant_id text NOT NULL,
+  booking_id text NOT NULL,
+  connection_id text NOT NULL,
+  href text NOT NULL,
+  summary text,
+  start_at bigint NOT NULL,
+  end_at bigint NOT NULL
+);
+CREATE INDEX caldav_overlaps_booking ON caldav_overlaps (tenant_id, booking_id);
+CREATE INDEX caldav_overlaps_connection ON caldav_overlaps (connection_id);`,
+  },
 ];

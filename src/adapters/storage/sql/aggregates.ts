@@ -2,6 +2,7 @@ import type { AggregateName, Aggregates } from '../../../ports/store/index.js';
 import { ApprovalsSql } from './approvals-sql.js';
 import { AuditSql } from './audit-sql.js';
 import { BookingsSql } from './bookings-sql.js';
+import { CaldavSql } from './caldav-sql.js';
 import { CalendarsSql } from './calendars-sql.js';
 import { CustomersSql } from './customers-sql.js';
 import { FeedsSql } from './feeds-sql.js';
@@ -58,6 +59,7 @@ export const SQL_AGGREGATES: { readonly [K in AggregateName]: AggregateClass<K> 
   inbox: InboxSql,
   webhooks: WebhooksSql,
   feeds: FeedsSql,
+  caldav: CaldavSql,
 };
 
 export const AGGREGATE_NAMES = Object.keys(SQL_AGGREGATES) as readonly AggregateName[];

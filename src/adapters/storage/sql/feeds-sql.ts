@@ -190,20 +190,29 @@ export class FeedsSql implements FeedStore {
       [now, busy.length, now + s.everyMs, s.id, owner],
     );
     if (kept !== 1) return false;
-    await this.lockCalendarBusy(s.tenantId, s.calendarId);
+    await this.replaceSourceBusy(s.tenantId, s.calendarId, s.id, busy);
+    return true;
+  }
+
+  async replaceSourceBusy(
+    tenantId: string,
+    calendarId: string,
+    sourceId: string,
+    busy: readonly Interval[],
+  ): Promise<void> {
+    await this.lockCalendarBusy(tenantId, calendarId);
     await this.db.run('DELETE FROM external_busy WHERE tenant_id = ? AND subscription_id = ?', [
-      s.tenantId,
-      s.id,
+      tenantId,
+      sourceId,
     ]);
     for (let i = 0; i < busy.length; i += BATCH) {
       const batch = busy.slice(i, i + BATCH);
       await this.db.run(
         `INSERT INTO external_busy (tenant_id, calendar_id, subscription_id, start_at, end_at)
          VALUES ${batch.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-        batch.flatMap((b) => [s.tenantId, s.calendarId, s.id, b.start, b.end]),
+        batch.flatMap((b) => [tenantId, calendarId, sourceId, b.start, b.end]),
       );
     }
-    return true;
   }
 
   async recordFailure(owner: string, s: FeedSubscription, error: string, now: Instant): Promise<void> {

@@ -844,6 +844,58 @@ CREATE TABLE waitlist_leases (
   lease_until INTEGER NOT NULL
 );`,
   },
+  {
+    version: 32,
+    name: 'two-way CalDAV sync: connected collections, their events, the bookings written to them, overlaps',
+    sql: `CREATE TABLE caldav_connections (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  calendar_id TEXT NOT NULL,
+  collection_url TEXT NOT NULL,
+  username TEXT NOT NULL,
+  sealed_password TEXT NOT NULL,
+  share_contact int NOT NULL,
+  every_ms INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  next_run_at INTEGER NOT NULL,
+  last_ok_at INTEGER,
+  last_error TEXT,
+  last_error_at INTEGER,
+  event_count int NOT NULL,
+  busy_count int NOT NULL,
+  sync_token TEXT,
+  lease_owner TEXT,
+  lease_until INTEGER
+);
+CREATE INDEX caldav_connections_tenant ON caldav_connections (tenant_id, created_at);
+CREATE TABLE caldav_events (
+  connection_id TEXT NOT NULL,
+  href TEXT NOT NULL,
+  etag TEXT,
+  ics TEXT NOT NULL,
+  PRIMARY KEY (connection_id, href)
+);
+CREATE TABLE caldav_pushed (
+  connection_id TEXT NOT NULL,
+  booking_id TEXT NOT NULL,
+  href TEXT NOT NULL,
+  version int NOT NULL,
+  etag TEXT,
+  end_at INTEGER NOT NULL,
+  PRIMARY KEY (connection_id, booking_id)
+);
+CREATE TABLE caldav_overlaps (
+  tenant_id TEXT NOT NULL,
+  booking_id TEXT NOT NULL,
+  connection_id TEXT NOT NULL,
+  href TEXT NOT NULL,
+  summary TEXT,
+  start_at INTEGER NOT NULL,
+  end_at INTEGER NOT NULL
+);
+CREATE INDEX caldav_overlaps_booking ON caldav_overlaps (tenant_id, booking_id);
+CREATE INDEX caldav_overlaps_connection ON caldav_overlaps (connection_id);`,
+  },
 ];
 
 /**
