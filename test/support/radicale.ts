@@ -23,7 +23,8 @@ async function until(ready: () => Promise<boolean>, what: string, timeoutMs = 15
 }
 
 /** What the proxy does with one request: pass it on (and count it), or answer itself. */
-export type ProxyMode = 'pass' | 'down' | 'garbage' | 'stall';
+/** swallow: the request reaches Radicale (an event is written) but its answer never comes back. */
+export type ProxyMode = 'pass' | 'down' | 'garbage' | 'stall' | 'swallow';
 
 /**
  * A real CalDAV server (Radicale, owner-only rights, one user) on a free loopback port, behind a
@@ -80,6 +81,7 @@ export async function startRadicale() {
     onRequest?.(req.method ?? '', req.url ?? '');
     if (mode === 'down') return void res.socket?.destroy();
     if (mode === 'stall') return void stalled.push(res);
+    const swallow = mode === 'swallow';
     if (mode === 'garbage') {
       res.writeHead(207, { 'content-type': 'application/xml' });
       return void res.end('<<<this is not <xml> &at all; ]]>');
@@ -87,6 +89,7 @@ export async function startRadicale() {
     const upstream = request(
       { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
+        if (swallow) return void (answer.resume(), stalled.push(res));
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
@@ -112,7 +115,7 @@ export async function startRadicale() {
     counts,
     setMode(next: ProxyMode) {
       mode = next;
-      if (next !== 'stall') for (const res of stalled.splice(0)) res.socket?.destroy();
+      if (next !== 'stall' && next !== 'swallow') for (const res of stalled.splice(0)) res.socket?.destroy();
     },
     onRequest(listener: ((method: string, path: string) => void) | null) {
       onRequest = listener;
