@@ -1,3 +1,4 @@
+import type { ExternalOverlap } from '../../domain/calendar-sync/caldav.js';
 import { askerOf, connectionWords } from './approvals.js';
 import type { Booking, BookingStatus } from '../../domain/booking/booking.js';
 import { cancelOwingRefund, effectiveStatus, owesRefund, releaseHold } from '../../domain/booking/booking.js';
@@ -102,6 +103,8 @@ export interface BookingDetail extends BookingLine {
         readonly status: string;
       }[]
     | null;
+  /** Events of a connected CalDAV calendar that overlap this confirmed booking, with their titles. */
+  readonly overlaps: readonly ExternalOverlap[];
 }
 
 /** One booking of the person's tenant, or null (another tenant's is as unknown as a made-up id). */
@@ -125,9 +128,11 @@ export async function consoleBooking(
           status: effectiveStatus(b, now),
         }))
       : null;
+    const overlaps = booking.status === 'CONFIRMED' ? await tx.caldav.overlapsOf(person.tenantId, id) : [];
     return {
       ...line!,
       series,
+      overlaps,
       madeBy: {
         email: maker?.tenantId === person.tenantId ? maker.email : null,
         connection: askerOf(booking.owner.clientId, maker?.tenantId === person.tenantId ? maker : null),

@@ -135,6 +135,31 @@ function EraseCustomer(props: { detail: BookingDetail; viewer: Person; csrf: str
   );
 }
 
+/**
+ * Events added to the connected calendar over this booking: the booking stands (Holdfast does
+ * not move or cancel it on its own); a person decides, and sees what clashes, when, in its zone.
+ */
+function Overlaps(props: { detail: BookingDetail; zone: string }) {
+  if (props.detail.overlaps.length === 0) return <></>;
+  return (
+    <section class="card warning" aria-labelledby="overlaps" id="calendar-overlaps">
+      <h2 id="overlaps">Clashes in the connected calendar</h2>
+      <p>
+        {props.detail.overlaps.length === 1 ? 'An event was' : `${props.detail.overlaps.length} events were`} added
+        to the calendar this one syncs with, over this booking. The booking still stands and the customer has not
+        been told; move or cancel it here, or move the event there.
+      </p>
+      <ul>
+        {props.detail.overlaps.map((o) => (
+          <li data-overlap>
+            <strong>{o.summary ?? 'An event without a title'}</strong>, {zonedSpan(o.start, o.end, props.zone)}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** The signed receipt: what it attests in words, the file to keep, and how anyone checks it. */
 function Receipt(props: { receipt: IssuedReceipt; keys: string }) {
   const { receipt } = props;
@@ -199,6 +224,7 @@ export function BookingPage(props: {
         <h2 id="facts">When and where</h2>
         <BookingFacts line={detail} viewerZone={props.viewerZone} />
       </section>
+      <Overlaps detail={detail} zone={zone} />
       {detail.series ? <SeriesList detail={detail} zone={zone} /> : ''}
       <section class="card" aria-labelledby="customer">
         <h2 id="customer">Customer</h2>
