@@ -145,14 +145,15 @@ function Overlaps(props: { detail: BookingDetail; zone: string }) {
     <section class="card warning" aria-labelledby="overlaps" id="calendar-overlaps">
       <h2 id="overlaps">Clashes in the connected calendar</h2>
       <p>
-        {props.detail.overlaps.length === 1 ? 'An event was' : `${props.detail.overlaps.length} events were`} added
-        to the calendar this one syncs with, over this booking. The booking still stands and the customer has not
-        been told; move or cancel it here, or move the event there.
+        {props.detail.overlaps.length === 1 ? 'An event was' : `${props.detail.overlaps.length} events were`}{' '}
+        added to the calendar this one syncs with, over this booking. The booking still stands and the
+        customer has not been told; move or cancel it here, or move the event there.
       </p>
       <ul>
         {props.detail.overlaps.map((o) => (
           <li data-overlap>
-            <strong>{o.summary ?? 'An event without a title'}</strong>, {zonedSpan(o.start, o.end, props.zone)}
+            <strong>{o.summary ?? 'An event without a title'}</strong>,{' '}
+            {zonedSpan(o.start, o.end, props.zone)}
           </li>
         ))}
       </ul>

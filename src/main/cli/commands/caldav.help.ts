@@ -20,7 +20,7 @@ export const caldavHelp: CommandDoc = {
   ],
   options: [...DATABASE, 'username', 'password-env', 'share-contact', 'every', 'allow-private-feeds', 'json'],
   examples: [
-    'HOLDFAST_CALDAV_PASSWORD=app-password holdfast caldav connect cal_3kq0V… https://caldav.fastmail.com/dav/calendars/user/ana@fastmail.com/Default/ --username ana@fastmail.com',
+    'holdfast caldav connect cal_3kq0V… https://caldav.fastmail.com/dav/calendars/user/ana@fastmail.com/Default/ --username ana@fastmail.com --password-env FASTMAIL_APP_PASSWORD',
     'holdfast caldav sync cdv_9xQ2…',
   ],
 };
