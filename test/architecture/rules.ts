@@ -63,6 +63,8 @@ const publicAdapterModules: readonly RegExp[] = [
   /^adapters\/files\/package-files\.ts$/,
   // The one guard of every request made on someone's behalf (feeds, webhooks, OAuth metadata).
   /^adapters\/net\/outbound-guard\.ts$/,
+  // Someone's calendar, read or written (feeds, CalDAV): the same limits, one iCalendar reader, one UID per booking.
+  /^adapters\/feeds\/(guarded-fetch|ics-import|feed-uid)\.ts$/,
   // How instants read for people: the CLI's tables and the console's pages.
   /^adapters\/format\/human-time\.ts$/,
   // The authorization server's face to Holdfast's own sign-in and consent pages.

@@ -102,7 +102,7 @@ export async function startRadicale() {
 
   /** Straight to Radicale (the person's phone), not through the proxy. */
   const dav = (path: string, method: string, body?: string, headers: Record<string, string> = {}) =>
-    fetch(`${origin}${path}`, {
+    fetch(`${origin}${path.replace(/ /g, '%20')}`, {
       method,
       body,
       headers: { authorization: basic, 'content-type': 'text/calendar; charset=utf-8', ...headers },

@@ -11,9 +11,15 @@ export async function caldavClient(limits: Partial<FetchLimits> = {}): Promise<C
 
 /** The event-level helpers (rendering a booking, reading remote events), loaded when first used. */
 export const caldavEvents = async () => {
-  const [{ bookingEventIcs }, { remoteBusyOf, eventSummary }] = await Promise.all([
+  const [{ bookingEventIcs }, { remoteBusyOf, eventSummary }, { busyItemsOf }] = await Promise.all([
     import('./booking-event.js'),
     import('./remote-busy.js'),
+    import('../feeds/ics-import.js'),
   ]);
-  return { bookingEventIcs, remoteBusyOf, eventSummary };
+  return {
+    bookingEventIcs,
+    remoteBusyOf: (events: Parameters<typeof remoteBusyOf>[1], window: Parameters<typeof remoteBusyOf>[2]) =>
+      remoteBusyOf(busyItemsOf, events, window),
+    eventSummary,
+  };
 };

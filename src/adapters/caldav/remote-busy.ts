@@ -4,7 +4,6 @@ import { MAX_IMPORT_INSTANCES } from '../../domain/feeds/external-busy.js';
 import type { RemoteEvent } from '../../domain/calendar-sync/caldav.js';
 import type { Interval } from '../../domain/time/interval.js';
 import { FeedReadError } from '../../ports/busy-feed.js';
-import { busyItemsOf } from '../feeds/ics-import.js';
 
 /** One remote event's busy instances in the window; an event that cannot be read blocks nothing and is counted. */
 export interface RemoteBusy {
@@ -31,6 +30,7 @@ function summaryOf(text: string): string | null {
  * feeds), each event on its own: one unreadable event is left out, not the whole collection.
  */
 export function remoteBusyOf(
+  busyItemsOf: (text: string, window: Interval) => ExternalBusyItem[],
   events: readonly RemoteEvent[],
   window: Interval,
 ): { readonly busy: RemoteBusy[]; readonly unreadable: number } {

@@ -1,5 +1,6 @@
 import { calendarMultiGet, createObject, deleteObject, propfind, syncCollection, updateObject } from 'tsdav';
 import type { RemoteEvent } from '../../domain/calendar-sync/caldav.js';
+import { decodedPath } from '../../domain/calendar-sync/caldav.js';
 import { FeedReadError } from '../../ports/busy-feed.js';
 import type { CaldavAccount, CaldavClient } from '../../ports/caldav.js';
 import { CaldavError } from '../../ports/caldav.js';
@@ -46,8 +47,10 @@ function limitedFetch(limits: FetchLimits): typeof fetch {
     if (refused) throw new CaldavError(refused.replace('a feed URL', 'a CalDAV URL'));
     const signal = AbortSignal.timeout(limits.timeoutMs);
     const response = await guarded(url, { ...init, redirect: 'manual', signal });
-    if (response.status >= 300 && response.status < 400)
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
       throw new CaldavError(`the server redirected (HTTP ${response.status}); connect the address it names`);
+    }
     const text = await boundedText(response, limits.maxBytes);
     return new Response(response.status === 204 || response.status === 304 ? null : text, {
       status: response.status,
@@ -62,7 +65,7 @@ const authOf = (account: CaldavAccount) => ({
 });
 
 /** An href as a path on the collection's server, so the same event always has the same name. */
-const pathOf = (href: string, base: string) => decodeURIComponent(new URL(href, base).pathname);
+const pathOf = (href: string, base: string) => decodedPath(new URL(href, base).pathname);
 
 /** xml-js gives text as a string, or wrapped when the server used CDATA. */
 function textOf(value: unknown): string | null {
@@ -131,7 +134,8 @@ export function tsdavClient(overrides: Partial<FetchLimits> = {}): CaldavClient 
         events.push({ href: pathOf(answer.href, account.collectionUrl), etag: etagOf(answer), ics });
       }
     }
-    return events;
+    // A server that names one event twice (or two spellings of one address) gives it once.
+    return [...new Map(events.map((e) => [e.href, e])).values()];
   }
 
   return {

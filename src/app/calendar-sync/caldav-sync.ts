@@ -1,6 +1,13 @@
 import type { Booking } from '../../domain/booking/booking.js';
 import type { PushedEvent, RemoteChanges, RemoteEvent } from '../../domain/calendar-sync/caldav.js';
-import { bookingIdOfHref, eventName, overlapsOf, planPushes } from '../../domain/calendar-sync/caldav.js';
+import {
+  bookingIdOfHref,
+  decodedPath,
+  eventName,
+  overlapsOf,
+  planPushes,
+  sameEtag,
+} from '../../domain/calendar-sync/caldav.js';
 import { rulesOf } from '../../domain/calendar.js';
 import type { Calendar } from '../../domain/calendar.js';
 import { DomainError } from '../../domain/errors.js';
@@ -9,7 +16,7 @@ import { DAY_MS } from '../../domain/time/zone.js';
 import { FeedReadError } from '../../ports/busy-feed.js';
 import type { CaldavAccount, CaldavKit } from '../../ports/caldav.js';
 import { CaldavError } from '../../ports/caldav.js';
-import type { LeasedConnection } from '../../ports/store/index.js';
+import type { LeasedConnection, StoreTx } from '../../ports/store/index.js';
 import type { AppDeps } from '../deps.js';
 import { calendarOf } from '../feeds/feed-links.js';
 
@@ -17,8 +24,11 @@ import { calendarOf } from '../feeds/feed-links.js';
 export const CALDAV_LEASE_MS = 3 * 60_000;
 /** Connections synced per pass of the scheduler. */
 const PER_PASS = 5;
-/** Confirmed bookings written per sync; the rest follow in the next ones. */
-const MAX_PUSHES = 200;
+/** Confirmed bookings read per page, and at most this many ahead (the rest as time moves on). */
+const PAGE = 200;
+const MAX_AHEAD = 5_000;
+/** Events written or removed per sync; the rest follow in the next ones. */
+const MAX_WRITES = 100;
 /** Busy time is read again from the stored events at least this often (the window moves with the clock). */
 const RECOMPUTE_MS = 60 * 60_000;
 
@@ -51,6 +61,8 @@ interface Local {
   readonly pushed: readonly PushedEvent[];
   readonly current: ReadonlyMap<string, Booking | null>;
   readonly stored: readonly RemoteEvent[];
+  /** Addresses of every event written for this connection. */
+  readonly ownHrefs: ReadonlySet<string>;
 }
 
 async function readLocal(deps: AppDeps, c: LeasedConnection): Promise<Local> {
@@ -58,19 +70,40 @@ async function readLocal(deps: AppDeps, c: LeasedConnection): Promise<Local> {
   const now = deps.clock.now();
   return deps.store.read(async (tx) => {
     const since = now - DAY_MS;
-    const { items: confirmed } = await tx.bookings.list(c.tenantId, {
-      calendarId: c.calendarId,
-      status: 'CONFIRMED',
-      from: since,
-      now,
-      offset: 0,
-      limit: MAX_PUSHES,
-    });
+    const confirmed: Booking[] = [];
+    for (let offset = 0; offset < MAX_AHEAD; offset += PAGE) {
+      const { items } = await tx.bookings.list(c.tenantId, {
+        calendarId: c.calendarId,
+        status: 'CONFIRMED',
+        from: since,
+        now,
+        offset,
+        limit: PAGE,
+      });
+      confirmed.push(...items);
+      if (items.length < PAGE) break;
+    }
     const pushed = await tx.caldav.pushed(c.id, since);
     const current = new Map<string, Booking | null>();
     for (const p of pushed) current.set(p.bookingId, await tx.bookings.get(c.tenantId, p.bookingId));
-    return { calendar, confirmed, pushed, current, stored: await tx.caldav.events(c.id) };
+    return {
+      calendar,
+      confirmed,
+      pushed,
+      current,
+      stored: await tx.caldav.events(c.id),
+      ownHrefs: new Set(await tx.caldav.ownHrefs(c.id)),
+    };
   });
+}
+
+/**
+ * Holdfast's own events are never busy time: those it recorded writing, and those named after a
+ * confirmed booking of this calendar (written just before a crash kept the record).
+ */
+function ownEvent(local: Local): (href: string) => boolean {
+  const confirmedIds = new Set(local.confirmed.map((b) => b.id));
+  return (href) => local.ownHrefs.has(href) || confirmedIds.has(bookingIdOfHref(href) ?? '');
 }
 
 /**
@@ -88,14 +121,18 @@ function ownRemoteState(
     pushed
       .filter((p) => {
         const etag = listed.get(p.href);
-        return etag !== undefined && etag !== null && p.etag !== null && etag !== p.etag;
+        return etag !== undefined && etag !== null && p.etag !== null && !sameEtag(etag, p.etag);
       })
       .map((p) => p.bookingId),
   );
   return { gone, edited };
 }
 
-/** Writes what the plan says, each write recorded on its own: a crash loses at most the one in flight. */
+/**
+ * Writes what the plan says (at most MAX_WRITES), each under the lease (extended as it goes).
+ * The intent is recorded before each write and the result after it: a crash in between leaves a
+ * record the next sync completes (or removes, if the booking was cancelled meanwhile).
+ */
 async function push(
   deps: AppDeps,
   kit: CaldavKit,
@@ -105,46 +142,60 @@ async function push(
   local: Local,
   ownState: ReturnType<typeof ownRemoteState>,
 ) {
+  const until = () => deps.clock.now() + CALDAV_LEASE_MS;
+  const underLease = async (write: (tx: StoreTx) => Promise<boolean>) => {
+    if (!(await deps.store.write(write))) throw new LeaseLost('lease lost to another instance');
+  };
   const goneIds = new Set(ownState.gone.map((g) => g.bookingId));
-  for (const g of ownState.gone) await deps.store.write((tx) => tx.caldav.forgetPush(c.id, g.bookingId));
+  for (const g of ownState.gone)
+    await underLease((tx) => tx.caldav.forgetPush(owner, until(), c.id, g.bookingId));
   const pushed = local.pushed
     .filter((p) => !goneIds.has(p.bookingId))
     .map((p) => (ownState.edited.has(p.bookingId) ? { ...p, version: -1 } : p));
   const plan = planPushes(local.confirmed, pushed, local.current);
-  const base = new URL(c.collectionUrl).pathname;
+  const base = decodedPath(new URL(c.collectionUrl).pathname);
+  let budget = MAX_WRITES;
+  let written = 0;
+  let deleted = 0;
   const write = async (
     booking: Booking,
     href: string,
     etag: string | 'new' | null,
     replaced: string | null,
   ) => {
-    const eventOf = bookingIdOfHref(href) ?? booking.id;
+    const record = (version: number, newEtag: string | null) =>
+      underLease((tx) =>
+        tx.caldav.recordPush(
+          owner,
+          until(),
+          c.id,
+          { bookingId: booking.id, href, version, etag: newEtag, end: booking.end },
+          replaced,
+        ),
+      );
+    await record(-1, null);
     const ics = kit.events.bookingEventIcs({
       booking,
       calendarName: local.calendar.name,
-      eventOf,
+      eventOf: bookingIdOfHref(href) ?? booking.id,
       shareContact: c.shareContact,
       now: deps.clock.now(),
     });
-    const newEtag = await kit.client.put(account, href, ics, etag);
-    const kept = await deps.store.write((tx) =>
-      tx.caldav.recordPush(
-        owner,
-        c.id,
-        { bookingId: booking.id, href, version: booking.version, etag: newEtag, end: booking.end },
-        replaced,
-      ),
-    );
-    if (!kept) throw new LeaseLost('lease lost to another instance');
+    await record(booking.version, await kit.client.put(account, href, ics, etag));
+    written += 1;
   };
-  for (const booking of plan.create) await write(booking, `${base}${eventName(booking.id)}`, 'new', null);
+  for (const booking of plan.create)
+    if (budget-- > 0) await write(booking, `${base}${eventName(booking.id)}`, 'new', null);
   for (const { booking, at } of plan.update)
-    await write(booking, at.href, at.etag, at.bookingId === booking.id ? null : at.bookingId);
+    if (budget-- > 0)
+      await write(booking, at.href, at.etag, at.bookingId === booking.id ? null : at.bookingId);
   for (const gone of plan.remove) {
+    if (budget-- <= 0) break;
     await kit.client.remove(account, gone.href);
-    await deps.store.write((tx) => tx.caldav.forgetPush(c.id, gone.bookingId));
+    await underLease((tx) => tx.caldav.forgetPush(owner, until(), c.id, gone.bookingId));
+    deleted += 1;
   }
-  return { written: plan.create.length + plan.update.length, deleted: plan.remove.length };
+  return { written, deleted };
 }
 
 /** The stored events with this sync's changes applied. */
@@ -172,7 +223,7 @@ async function syncLeased(
       password: kit.secrets.open(c.sealedPassword),
     };
     const local = await readLocal(deps, c);
-    const changes = await kit.client.changes(account, c.syncToken, (href) => bookingIdOfHref(href) !== null);
+    const changes = await kit.client.changes(account, c.syncToken, ownEvent(local));
     const { written, deleted } = await push(
       deps,
       kit,

@@ -62,12 +62,21 @@ export interface PushPlan {
   readonly remove: readonly PushedEvent[];
 }
 
+/** A URL path as the same event's name everywhere: decoded, or as given when it cannot be. */
+export function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
 /** Holdfast names the events it writes after the booking, so a write repeated after a crash lands on the same event. */
 export const eventName = (bookingId: string) => `holdfast-${bookingId}.ics`;
 
-/** The booking id of an event Holdfast wrote, from its address; null for anyone else's. */
+/** The booking id an event's (decoded) address names, if it is named as Holdfast names its events; null otherwise. */
 export function bookingIdOfHref(href: string): string | null {
-  const match = /(?:^|\/)holdfast-([A-Za-z0-9_-]{1,80})\.ics$/.exec(decodeURIComponent(href));
+  const match = /(?:^|\/)holdfast-([A-Za-z0-9_-]{1,80})\.ics$/.exec(href);
   return match ? match[1]! : null;
 }
 
@@ -105,6 +114,10 @@ export function planPushes(
   });
   return { create, update, remove };
 }
+
+/** Servers differ in how they quote an etag (and may mark it weak) between a PUT and a listing. */
+export const sameEtag = (a: string, b: string) =>
+  a.replace(/^W\//, '').replace(/"/g, '') === b.replace(/^W\//, '').replace(/"/g, '');
 
 /** Changes one sync brought from the collection. */
 export interface RemoteChanges {

@@ -15,6 +15,7 @@ export interface LeasedConnection extends CaldavConnection {
 
 /** Calendars connected to CalDAV collections: the events synced from them, the bookings written to them. */
 export interface CaldavStore {
+  /** Adds a connection, due at once, with its password as sealed. */
   insert(connection: CaldavConnection, sealedPassword: string): Promise<void>;
   /** The tenant's connections, oldest first, each with how many confirmed bookings its events overlap. */
   list(tenantId: string): Promise<(CaldavConnection & { readonly overlaps: number })[]>;
@@ -37,15 +38,21 @@ export interface CaldavStore {
   events(connectionId: string): Promise<RemoteEvent[]>;
   /** Events written for bookings that end after `since`. */
   pushed(connectionId: string, since: Instant): Promise<PushedEvent[]>;
-  /** Records an event written (replacing the record of the booking it moved, if any); false when the lease was lost. */
+  /** The addresses of every event written for this connection, ended bookings' too (never read back as busy time). */
+  ownHrefs(connectionId: string): Promise<string[]>;
+  /**
+   * While `owner` holds the lease (extended to `leaseUntil`): records an event written or about
+   * to be (replacing the record of the booking it moved, if any). False: the lease was lost.
+   */
   recordPush(
     owner: string,
+    leaseUntil: Instant,
     connectionId: string,
     event: PushedEvent,
     replaced: string | null,
   ): Promise<boolean>;
-  /** Forgets a written event (removed here, or removed remotely: written again next time). */
-  forgetPush(connectionId: string, bookingId: string): Promise<void>;
+  /** While `owner` holds the lease: forgets a written event (removed here, or removed remotely: written again next time). */
+  forgetPush(owner: string, leaseUntil: Instant, connectionId: string, bookingId: string): Promise<boolean>;
   /**
    * A good sync, while `owner` still holds the lease: applies `changes` to the stored events,
    * keeps the new token and counts, replaces the overlaps (unless null: kept as they are), schedules the next run and ends the

@@ -336,6 +336,38 @@ describe('two-way CalDAV sync with Radicale', () => {
     expect(after.booking.calendarOverlaps).toBeUndefined();
   });
 
+  it('another calendar’s Holdfast event in the same collection is busy time here; a collection whose name needs encoding keeps one event per booking', async () => {
+    // Another Holdfast (or another calendar of this one) wrote a booking into the person's calendar.
+    await radicale.putEvent(
+      'work',
+      'holdfast-bk_elsewhere01.ics',
+      eventIcs('elsewhere@other.holdfast', '20300327T150000Z', '20300327T160000Z', 'Booked elsewhere'),
+    );
+    await synced();
+    expect(busyRows(connectionId)).toContainEqual([iso('2030-03-27T15:00:00Z'), iso('2030-03-27T16:00:00Z')]);
+    await radicale.deleteEvent('work', 'holdfast-bk_elsewhere01.ics');
+    await synced();
+
+    await radicale.makeCalendar('front desk');
+    const spaced = await connectCaldav(h.deps, kit, h.tenantId, {
+      calendarId,
+      collectionUrl: radicale.collectionUrl('front%20desk'),
+      username: RADICALE_USER,
+      password: RADICALE_PASSWORD,
+      shareContact: false,
+    });
+    const booking = await confirmed(iso('2030-03-28T15:00:00Z'), iso('2030-03-28T16:00:00Z'));
+    const first = await synced(spaced.id);
+    expect(first.written).toBe((await own('front desk')).length);
+    expect(await own('front desk')).toContain(`holdfast-${booking.id}.ics`);
+    const name = `holdfast-${booking.id}.ics`;
+    // Its own events are recognised under the encoded address: nothing written again, nothing busy.
+    expect(await synced(spaced.id)).toMatchObject({ written: 0, busy: 0 });
+    await radicale.deleteEvent('front desk', name);
+    expect(await synced(spaced.id)).toMatchObject({ written: 1 });
+    expect((await own('front desk')).filter((n) => n === name)).toEqual([name]);
+  });
+
   it('with the owner’s consent, the events carry the customer’s name, e-mail and phone', async () => {
     const shared = await connectCaldav(h.deps, kit, h.tenantId, {
       calendarId,

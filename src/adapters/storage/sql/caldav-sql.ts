@@ -180,26 +180,46 @@ export class CaldavSql implements CaldavStore {
     }));
   }
 
-  /** True while `owner` holds the connection's lease; the row stays locked to this transaction where the engine locks rows. */
-  private async holds(owner: string, connectionId: string): Promise<boolean> {
+  async ownHrefs(connectionId: string): Promise<string[]> {
+    const rows = await this.db.all<{ href: string }>(
+      'SELECT href FROM caldav_pushed WHERE connection_id = ?',
+      [connectionId],
+    );
+    return rows.map((r) => r.href);
+  }
+
+  /**
+   * True while `owner` holds the connection's lease, which it extends to `until`: a long sync
+   * keeps it; one that lost it writes nothing. The row stays locked to this transaction where
+   * the engine locks rows.
+   */
+  private async holds(owner: string, until: Instant, connectionId: string): Promise<boolean> {
     return (
-      (await this.db.run('UPDATE caldav_connections SET lease_owner = ? WHERE id = ? AND lease_owner = ?', [
-        owner,
+      (await this.db.run('UPDATE caldav_connections SET lease_until = ? WHERE id = ? AND lease_owner = ?', [
+        until,
         connectionId,
         owner,
       ])) === 1
     );
   }
 
+  private async forget(connectionId: string, bookingId: string): Promise<void> {
+    await this.db.run('DELETE FROM caldav_pushed WHERE connection_id = ? AND booking_id = ?', [
+      connectionId,
+      bookingId,
+    ]);
+  }
+
   async recordPush(
     owner: string,
+    leaseUntil: Instant,
     connectionId: string,
     e: PushedEvent,
     replaced: string | null,
   ): Promise<boolean> {
-    if (!(await this.holds(owner, connectionId))) return false;
-    if (replaced !== null) await this.forgetPush(connectionId, replaced);
-    await this.forgetPush(connectionId, e.bookingId);
+    if (!(await this.holds(owner, leaseUntil, connectionId))) return false;
+    if (replaced !== null) await this.forget(connectionId, replaced);
+    await this.forget(connectionId, e.bookingId);
     await this.db.run(
       `INSERT INTO caldav_pushed (connection_id, booking_id, href, version, etag, end_at) VALUES (${placeholders(6)})`,
       [connectionId, e.bookingId, e.href, e.version, e.etag, e.end],
@@ -207,11 +227,15 @@ export class CaldavSql implements CaldavStore {
     return true;
   }
 
-  async forgetPush(connectionId: string, bookingId: string): Promise<void> {
-    await this.db.run('DELETE FROM caldav_pushed WHERE connection_id = ? AND booking_id = ?', [
-      connectionId,
-      bookingId,
-    ]);
+  async forgetPush(
+    owner: string,
+    leaseUntil: Instant,
+    connectionId: string,
+    bookingId: string,
+  ): Promise<boolean> {
+    if (!(await this.holds(owner, leaseUntil, connectionId))) return false;
+    await this.forget(connectionId, bookingId);
+    return true;
   }
 
   async finish(

@@ -868,6 +868,7 @@ CREATE TABLE waitlist_leases (
   lease_until INTEGER
 );
 CREATE INDEX caldav_connections_tenant ON caldav_connections (tenant_id, created_at);
+CREATE INDEX caldav_connections_due ON caldav_connections (next_run_at);
 CREATE TABLE caldav_events (
   connection_id TEXT NOT NULL,
   href TEXT NOT NULL,

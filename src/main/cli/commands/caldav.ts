@@ -17,6 +17,10 @@ type Print = (text: string) => void;
 const USAGE =
   'usage: holdfast caldav connect CALENDAR_ID URL --username U [--password-env NAME] [--share-contact] [--every 1m] | list | sync ID | disconnect ID';
 
+/** The server names its collection: no control characters from it reach the terminal. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+
 const iso = (t: number | null) => (t === null ? null : formatInstant(t));
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -52,10 +56,10 @@ export async function caldav(runtime: Runtime, config: ServerConfig, print: Prin
         ? JSON.stringify({
             id: c.id,
             calendarId: c.calendarId,
-            collection: c.displayName,
+            collection: c.displayName && printable(c.displayName),
             everyMs: c.everyMs,
           })
-        : `Connection ${c.id}: ${c.calendarId} syncs with ${c.displayName ? `"${c.displayName}"` : 'the collection'} every ${c.everyMs / 1000} s (now: holdfast caldav sync ${c.id}). Events carry ${c.shareContact ? "the customer's name, e-mail and phone" : 'no customer contact details'}.`,
+        : `Connection ${c.id}: ${c.calendarId} syncs with ${c.displayName ? `"${printable(c.displayName)}"` : 'the collection'} every ${c.everyMs / 1000} s (now: holdfast caldav sync ${c.id}). Events carry ${c.shareContact ? "the customer's name, e-mail and phone" : 'no customer contact details'}.`,
     );
     return 0;
   }
