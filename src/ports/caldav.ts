@@ -8,11 +8,21 @@ export class CaldavError extends Error {
   override readonly name = 'CaldavError';
 }
 
-/** Where a collection is and who signs in to it. */
+/** OAuth 2.0 sign-in (Google): the token endpoint, the client, and the refresh token the person granted. */
+export interface CaldavOAuth {
+  readonly tokenUrl: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly refreshToken: string;
+}
+
+/** Where a collection is and how to sign in to it: a user name and (app) password, or OAuth 2.0. */
 export interface CaldavAccount {
   readonly collectionUrl: string;
   readonly username: string;
+  /** Basic sign-in; unused with `oauth`. */
   readonly password: string;
+  readonly oauth?: CaldavOAuth;
 }
 
 /**

@@ -75,6 +75,8 @@ export async function startRadicale() {
   const counts = new Map<string, number>();
   const stalled: ServerResponse[] = [];
   let onRequest: ((method: string, path: string) => void) | null = null;
+  /** When set, the proxy plays an OAuth resource server: only these bearer tokens (live until) get in. */
+  let bearers: Map<string, number> | null = null;
   const proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
     const key = `${req.method} ${req.url}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -86,8 +88,18 @@ export async function startRadicale() {
       res.writeHead(207, { 'content-type': 'application/xml' });
       return void res.end('<<<this is not <xml> &at all; ]]>');
     }
+    const headers = { ...req.headers };
+    if (bearers) {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (!token || !((bearers.get(token) ?? 0) > Date.now())) {
+        req.resume();
+        res.writeHead(401, { 'www-authenticate': 'Bearer' });
+        return void res.end();
+      }
+      headers.authorization = basic;
+    }
     const upstream = request(
-      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+      { host: '127.0.0.1', port, method: req.method, path: req.url, headers },
       (answer) => {
         if (swallow) return void (answer.resume(), stalled.push(res));
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -116,6 +128,10 @@ export async function startRadicale() {
     setMode(next: ProxyMode) {
       mode = next;
       if (next !== 'stall' && next !== 'swallow') for (const res of stalled.splice(0)) res.socket?.destroy();
+    },
+    /** Sign-in by OAuth bearer tokens only (Google's way): these, while they live. */
+    acceptBearers(tokens: Map<string, number> | null) {
+      bearers = tokens;
     },
     onRequest(listener: ((method: string, path: string) => void) | null) {
       onRequest = listener;

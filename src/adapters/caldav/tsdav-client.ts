@@ -7,6 +7,7 @@ import { CaldavError } from '../../ports/caldav.js';
 import type { FetchLimits } from '../feeds/guarded-fetch.js';
 import { boundedText, DEFAULT_FETCH_LIMITS, refusedUrl } from '../feeds/guarded-fetch.js';
 import { outboundFetch } from '../net/outbound-guard.js';
+import { oauthAccess } from './oauth-access.js';
 
 /** Events downloaded per calendar-multiget. */
 const MULTIGET_BATCH = 100;
@@ -60,9 +61,8 @@ function limitedFetch(limits: FetchLimits): typeof fetch {
   }) as typeof fetch;
 }
 
-const authOf = (account: CaldavAccount) => ({
-  authorization: `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}`,
-});
+const basic = (account: CaldavAccount) =>
+  `Basic ${Buffer.from(`${account.username}:${account.password}`).toString('base64')}`;
 
 /** An href as a path on the collection's server, so the same event always has the same name. */
 const pathOf = (href: string, base: string) => decodedPath(new URL(href, base).pathname);
@@ -84,7 +84,23 @@ const invalidToken = (r: DavResponse | undefined) =>
 /** A CalDAV client on tsdav (RFC 6578 sync-collection, RFC 4791 calendar-multiget, plain PUT/DELETE). */
 export function tsdavClient(overrides: Partial<FetchLimits> = {}): CaldavClient {
   const limits = { ...DEFAULT_FETCH_LIMITS, ...overrides };
-  const fetch = limitedFetch(limits);
+  const base = limitedFetch(limits);
+  const access = oauthAccess(base);
+  /** fetch signed in as the account: Basic, or an OAuth access token renewed once on a 401. */
+  const signedIn =
+    (account: CaldavAccount): typeof globalThis.fetch =>
+    async (input, init) => {
+      const send = async (renew: boolean) => {
+        const headers = new Headers(init?.headers);
+        headers.set(
+          'authorization',
+          account.oauth ? await access.header(account.oauth, renew) : basic(account),
+        );
+        return base(input, { ...init, headers });
+      };
+      const first = await send(false);
+      return first.status === 401 && account.oauth ? send(true) : first;
+    };
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -100,8 +116,7 @@ export function tsdavClient(overrides: Partial<FetchLimits> = {}): CaldavClient 
         props: { 'd:getetag': {} },
         syncLevel: 1,
         syncToken,
-        headers: authOf(account),
-        fetch,
+        fetch: signedIn(account),
       });
     let responses = await ask(token ?? '');
     let full = token === null;
@@ -125,8 +140,7 @@ export function tsdavClient(overrides: Partial<FetchLimits> = {}): CaldavClient 
         props: { 'd:getetag': {}, 'c:calendar-data': {} },
         objectUrls: hrefs.slice(i, i + MULTIGET_BATCH),
         depth: '1',
-        headers: authOf(account),
-        fetch,
+        fetch: signedIn(account),
       });
       for (const answer of answers) {
         const ics = textOf(answer.props?.calendarData);
@@ -155,8 +169,7 @@ export function tsdavClient(overrides: Partial<FetchLimits> = {}): CaldavClient 
           url: account.collectionUrl,
           props: { 'd:displayname': {}, 'd:resourcetype': {} },
           depth: '0',
-          headers: authOf(account),
-          fetch,
+          fetch: signedIn(account),
         });
         if (!answer || !answer.ok) throw statusFailure('reading the collection', answer?.status ?? 0);
         const types = JSON.stringify(answer.props?.resourcetype ?? {});
@@ -191,7 +204,8 @@ export function tsdavClient(overrides: Partial<FetchLimits> = {}): CaldavClient 
     put: (account, href, ics, etag) =>
       guard(async () => {
         const url = new URL(href, account.collectionUrl).href;
-        const headers = { ...authOf(account), 'content-type': 'text/calendar; charset=utf-8' };
+        const headers = { 'content-type': 'text/calendar; charset=utf-8' };
+        const fetch = signedIn(account);
         let response =
           etag === 'new'
             ? await createObject({ url, data: ics, headers: { ...headers, 'If-None-Match': '*' }, fetch })
@@ -205,7 +219,7 @@ export function tsdavClient(overrides: Partial<FetchLimits> = {}): CaldavClient 
     remove: (account, href) =>
       guard(async () => {
         const url = new URL(href, account.collectionUrl).href;
-        const response = await deleteObject({ url, headers: authOf(account), fetch });
+        const response = await deleteObject({ url, fetch: signedIn(account) });
         if (!response.ok && response.status !== 404 && response.status !== 410)
           throw statusFailure('removing an event', response.status);
       }),

@@ -19,6 +19,7 @@ import { CaldavError } from '../../ports/caldav.js';
 import type { LeasedConnection, StoreTx } from '../../ports/store/index.js';
 import type { AppDeps } from '../deps.js';
 import { calendarOf } from '../feeds/feed-links.js';
+import { accountOf } from './caldav-connections.js';
 
 /** A lease outlives the slowest sync (a few requests, each bounded by the client's timeout) with room to spare. */
 export const CALDAV_LEASE_MS = 3 * 60_000;
@@ -217,11 +218,7 @@ async function syncLeased(
   c: LeasedConnection,
 ): Promise<SyncOutcome> {
   try {
-    const account = {
-      collectionUrl: c.collectionUrl,
-      username: c.username,
-      password: kit.secrets.open(c.sealedPassword),
-    };
+    const account = accountOf(kit, c, c.sealedPassword);
     const local = await readLocal(deps, c);
     const changes = await kit.client.changes(account, c.syncToken, ownEvent(local));
     const { written, deleted } = await push(

@@ -12,6 +12,8 @@ export interface CaldavConnection {
   /** The collection's URL (no user name or password in it). */
   readonly collectionUrl: string;
   readonly username: string;
+  /** OAuth 2.0 sign-in (Google): the token endpoint and client; null: a user name and password. */
+  readonly oauth: { readonly tokenUrl: string; readonly clientId: string } | null;
   /** Whether the events written carry the customer's name, e-mail and phone (the owner's choice). */
   readonly shareContact: boolean;
   readonly everyMs: number;

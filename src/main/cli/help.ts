@@ -153,6 +153,13 @@ export const optionDocs: Record<string, string> = {
   username: '--username U            caldav connect: the account that signs in to the CalDAV server',
   'password-env':
     '--password-env NAME     caldav connect: the environment variable holding its password or app password (default HOLDFAST_CALDAV_PASSWORD)',
+  oauth:
+    '--oauth google|URL      caldav connect: sign in with OAuth 2.0 (Google takes nothing else): google, or a token endpoint',
+  'client-id': '--client-id ID          caldav connect --oauth: the OAuth client id',
+  'client-secret-env':
+    '--client-secret-env NAME  caldav connect --oauth: the variable holding the client secret (default HOLDFAST_CALDAV_CLIENT_SECRET)',
+  'refresh-token-env':
+    '--refresh-token-env NAME  caldav connect --oauth: the variable holding the refresh token (default HOLDFAST_CALDAV_REFRESH_TOKEN)',
   'share-contact':
     "--share-contact         caldav connect: the events written carry the customer's name, e-mail and phone (default: only the booking's label, reference and price)",
   'allow-private-feeds':

@@ -141,6 +141,11 @@ export interface ServerConfig {
     readonly username?: string;
     readonly passwordEnv?: string;
     readonly shareContact?: boolean;
+    /** caldav connect with OAuth 2.0: google or a token endpoint, the client, where its secret and the refresh token are. */
+    readonly oauth?: string;
+    readonly clientId?: string;
+    readonly clientSecretEnv?: string;
+    readonly refreshTokenEnv?: string;
   };
 }
 
@@ -187,6 +192,10 @@ const OPTIONS = {
   username: { type: 'string' },
   'password-env': { type: 'string' },
   'share-contact': { type: 'boolean' },
+  oauth: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret-env': { type: 'string' },
+  'refresh-token-env': { type: 'string' },
   'auth-issuer': { type: 'string', multiple: true },
   'auth-jwks-url': { type: 'string' },
   'auth-audience': { type: 'string', multiple: true },
@@ -562,6 +571,10 @@ export function readConfig(
       username: values.username,
       passwordEnv: values['password-env'],
       shareContact: values['share-contact'],
+      oauth: values.oauth,
+      clientId: values['client-id'],
+      clientSecretEnv: values['client-secret-env'],
+      refreshTokenEnv: values['refresh-token-env'],
       rule: {
         actions: values.actions,
         calendars: values.calendars,

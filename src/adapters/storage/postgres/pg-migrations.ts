@@ -994,6 +994,8 @@ CREATE TABLE waitlist_leases (
   collection_url text NOT NULL,
   username text NOT NULL,
   sealed_password text NOT NULL,
+  oauth_token_url text,
+  oauth_client_id text,
   share_contact int NOT NULL,
   every_ms bigint NOT NULL,
   created_at bigint NOT NULL,

@@ -18,6 +18,8 @@ interface ConnectionRow {
   collection_url: string;
   username: string;
   sealed_password: string;
+  oauth_token_url: string | null;
+  oauth_client_id: string | null;
   share_contact: number | string | boolean;
   every_ms: number | string;
   created_at: number | string;
@@ -48,6 +50,10 @@ const leasedOf = (r: ConnectionRow): LeasedConnection => ({
   calendarId: r.calendar_id,
   collectionUrl: r.collection_url,
   username: r.username,
+  oauth:
+    r.oauth_token_url !== null && r.oauth_client_id !== null
+      ? { tokenUrl: r.oauth_token_url, clientId: r.oauth_client_id }
+      : null,
   shareContact: r.share_contact === true || Number(r.share_contact) === 1,
   everyMs: num(r.every_ms),
   createdAt: num(r.created_at),
@@ -88,7 +94,8 @@ export class CaldavSql implements CaldavStore {
   async insert(c: CaldavConnection, sealedPassword: string): Promise<void> {
     await this.db.run(
       `INSERT INTO caldav_connections (id, tenant_id, calendar_id, collection_url, username, sealed_password,
-         share_contact, every_ms, created_at, next_run_at, event_count, busy_count) VALUES (${placeholders(12)})`,
+         oauth_token_url, oauth_client_id, share_contact, every_ms, created_at, next_run_at, event_count, busy_count)
+       VALUES (${placeholders(14)})`,
       [
         c.id,
         c.tenantId,
@@ -96,6 +103,8 @@ export class CaldavSql implements CaldavStore {
         c.collectionUrl,
         c.username,
         sealedPassword,
+        c.oauth?.tokenUrl ?? null,
+        c.oauth?.clientId ?? null,
         c.shareContact ? 1 : 0,
         c.everyMs,
         c.createdAt,

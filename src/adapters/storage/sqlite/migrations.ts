@@ -854,6 +854,8 @@ CREATE TABLE waitlist_leases (
   collection_url TEXT NOT NULL,
   username TEXT NOT NULL,
   sealed_password TEXT NOT NULL,
+  oauth_token_url TEXT,
+  oauth_client_id TEXT,
   share_contact int NOT NULL,
   every_ms INTEGER NOT NULL,
   created_at INTEGER NOT NULL,

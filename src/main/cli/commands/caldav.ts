@@ -31,6 +31,34 @@ function everyOf(text: string | undefined): number | undefined {
   return Number(match[1]) * UNITS[match[2]!]!;
 }
 
+/** Google's token endpoint: `--oauth google`. */
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+/** A secret from the environment variable named (never from the command line: it would show in ps). */
+function fromEnv(variable: string, what: string): string {
+  const value = process.env[variable];
+  if (!value) throw new UsageError(`caldav connect reads the ${what} from ${variable}, which is not set`);
+  return value;
+}
+
+/** How caldav connect signs in: a password, or OAuth 2.0 (--oauth). */
+function signInOf(config: ServerConfig) {
+  const o = config.options;
+  if (o.oauth === undefined) {
+    if (!o.username) throw new UsageError('caldav connect needs --username (or --oauth)');
+    return { password: fromEnv(o.passwordEnv ?? 'HOLDFAST_CALDAV_PASSWORD', 'password') };
+  }
+  if (!o.clientId) throw new UsageError('caldav connect --oauth needs --client-id');
+  return {
+    oauth: {
+      tokenUrl: o.oauth === 'google' ? GOOGLE_TOKEN_URL : o.oauth,
+      clientId: o.clientId,
+      clientSecret: fromEnv(o.clientSecretEnv ?? 'HOLDFAST_CALDAV_CLIENT_SECRET', 'client secret'),
+      refreshToken: fromEnv(o.refreshTokenEnv ?? 'HOLDFAST_CALDAV_REFRESH_TOKEN', 'refresh token'),
+    },
+  };
+}
+
 /** holdfast caldav connect|list|sync|disconnect */
 export async function caldav(runtime: Runtime, config: ServerConfig, print: Print): Promise<number> {
   const { deps } = runtime;
@@ -38,16 +66,11 @@ export async function caldav(runtime: Runtime, config: ServerConfig, print: Prin
   const [verb, first, second] = config.rest;
   const kit = () => loadCaldavKit(runtime, config.allowPrivateFeeds);
   if (verb === 'connect' && first && second && config.rest.length === 3) {
-    if (!config.options.username) throw new UsageError('caldav connect needs --username');
-    const variable = config.options.passwordEnv ?? 'HOLDFAST_CALDAV_PASSWORD';
-    const password = process.env[variable];
-    if (!password)
-      throw new UsageError(`caldav connect reads the password from ${variable}, which is not set`);
     const c = await connectCaldav(deps, await kit(), tenantId, {
       calendarId: first,
       collectionUrl: second,
-      username: config.options.username,
-      password,
+      username: config.options.username ?? '',
+      ...signInOf(config),
       shareContact: config.options.shareContact ?? false,
       everyMs: everyOf(config.options.every),
     });
