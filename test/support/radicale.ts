@@ -5,6 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { caldavEvents } from '../../src/adapters/caldav/index.js';
+import { tsdavClient } from '../../src/adapters/caldav/tsdav-client.js';
+import { WebhookSecretBox } from '../../src/adapters/webhooks/index.js';
+import { CALDAV_SECRET_PURPOSE } from '../../src/main/runtime/caldav-kit.js';
+import type { Runtime } from '../../src/main/runtime/compose.js';
+import type { CaldavKit } from '../../src/ports/caldav.js';
 import { freePort } from './net.js';
 
 /** Debian's Radicale, run with the system Python (the PATH's python3 may be another one). */
@@ -202,4 +208,13 @@ export function eventIcs(uid: string, start: string, end: string, summary: strin
     'END:VCALENDAR',
     '',
   ].join('\r\n');
+}
+
+/** The sync's kit as the server builds it, with loopback allowed and a short timeout (a stalled server fails fast). */
+export async function testCaldavKit(runtime: Runtime, timeoutMs: number): Promise<CaldavKit> {
+  return {
+    client: tsdavClient({ allowPrivate: true, timeoutMs }),
+    events: await caldavEvents(),
+    secrets: new WebhookSecretBox(runtime.auditKey.derive(CALDAV_SECRET_PURPOSE)),
+  };
 }

@@ -3,17 +3,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caldavEvents } from '../../../src/adapters/caldav/index.js';
-import { tsdavClient } from '../../../src/adapters/caldav/tsdav-client.js';
-import { WebhookSecretBox } from '../../../src/adapters/webhooks/index.js';
 import { connectCaldav } from '../../../src/app/calendar-sync/caldav-connections.js';
 import { syncCaldavNow } from '../../../src/app/calendar-sync/caldav-sync.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { CALDAV_SECRET_PURPOSE } from '../../../src/main/runtime/caldav-kit.js';
 import type { CaldavKit } from '../../../src/ports/caldav.js';
 import { feedsServer } from '../../support/feeds-harness.js';
 import type { Radicale } from '../../support/radicale.js';
-import { eventIcs, startRadicale } from '../../support/radicale.js';
+import { eventIcs, startRadicale, testCaldavKit } from '../../support/radicale.js';
 
 // OAuth 2.0 sign-in, as Google's CalDAV demands (it takes no passwords): a token endpoint and a
 // collection that lets in bearer tokens only, both on this machine. The refresh token gets an
@@ -76,11 +72,7 @@ beforeAll(async () => {
   tokenUrl = `http://127.0.0.1:${(tokenServer.address() as AddressInfo).port}/token`;
   h = await feedsServer(Date.parse('2030-02-25T00:00:00Z'));
   calendarId = await h.calendar('Advisor', 'Europe/London');
-  kit = {
-    client: tsdavClient({ allowPrivate: true, timeoutMs: 3000 }),
-    events: await caldavEvents(),
-    secrets: new WebhookSecretBox(h.runtime.auditKey.derive(CALDAV_SECRET_PURPOSE)),
-  };
+  kit = await testCaldavKit(h.runtime, 3000);
 }, 60_000);
 afterAll(async () => {
   await h?.close();

@@ -1,18 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caldavEvents } from '../../../src/adapters/caldav/index.js';
-import { tsdavClient } from '../../../src/adapters/caldav/tsdav-client.js';
-import { WebhookSecretBox } from '../../../src/adapters/webhooks/index.js';
 import { connectCaldav, listCaldav } from '../../../src/app/calendar-sync/caldav-connections.js';
 import { syncCaldavNow } from '../../../src/app/calendar-sync/caldav-sync.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import type { CaldavKit } from '../../../src/ports/caldav.js';
-import { CALDAV_SECRET_PURPOSE } from '../../../src/main/runtime/caldav-kit.js';
 import { feedsServer } from '../../support/feeds-harness.js';
+import { NEW_YORK_VTIMEZONE } from '../../support/ics.js';
 import { call, ok } from '../../support/mcp-clients.js';
 import type { Radicale } from '../../support/radicale.js';
-import { eventIcs, RADICALE_PASSWORD, RADICALE_USER, startRadicale } from '../../support/radicale.js';
+import {
+  eventIcs,
+  RADICALE_PASSWORD,
+  RADICALE_USER,
+  startRadicale,
+  testCaldavKit,
+} from '../../support/radicale.js';
 
 // Two-way sync with a real CalDAV server (Radicale) through the official client, on SQLite, the
 // clock in the test's hand: recurring events across DST become exact busy time; later syncs bring
@@ -22,29 +25,11 @@ import { eventIcs, RADICALE_PASSWORD, RADICALE_USER, startRadicale } from '../..
 // a server that is down, answers garbage or never answers fails the sync, keeps the last good
 // busy time, and never holds up a hold.
 
-const TZ = `BEGIN:VTIMEZONE
-TZID:America/New_York
-BEGIN:DAYLIGHT
-TZOFFSETFROM:-0500
-TZOFFSETTO:-0400
-TZNAME:EDT
-DTSTART:19700308T020000
-RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU
-END:DAYLIGHT
-BEGIN:STANDARD
-TZOFFSETFROM:-0400
-TZOFFSETTO:-0500
-TZNAME:EST
-DTSTART:19701101T020000
-RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU
-END:STANDARD
-END:VTIMEZONE`;
-
 /** A weekly meeting at 10:00 New York across the 2030 change (10 March), one date excluded, one moved. */
 const WEEKLY = `BEGIN:VCALENDAR
 VERSION:2.0
 PRODID:-//caldav test//EN
-${TZ}
+${NEW_YORK_VTIMEZONE}
 BEGIN:VEVENT
 UID:weekly@caldav.test
 DTSTAMP:20300101T000000Z
@@ -150,11 +135,7 @@ beforeAll(async () => {
   );
   h = await feedsServer(NOW);
   calendarId = await h.calendar('Advisor', 'America/New_York');
-  kit = {
-    client: tsdavClient({ allowPrivate: true, timeoutMs: 1500 }),
-    events: await caldavEvents(),
-    secrets: new WebhookSecretBox(h.runtime.auditKey.derive(CALDAV_SECRET_PURPOSE)),
-  };
+  kit = await testCaldavKit(h.runtime, 1500);
 }, 60_000);
 afterAll(async () => {
   await h?.close();

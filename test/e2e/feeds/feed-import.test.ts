@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { icsBusyReader } from '../../../src/adapters/feeds/index.js';
 import { refreshSubscription, subscribe } from '../../../src/app/feeds/subscriptions.js';
 import { feedOrigin, feedsServer } from '../../support/feeds-harness.js';
+import { NEW_YORK_VTIMEZONE } from '../../support/ics.js';
 import { call, ok } from '../../support/mcp-clients.js';
 
 // A weekly meeting in America/New_York across the 2030 DST change (Sunday 10 March), one date
@@ -12,23 +13,7 @@ import { call, ok } from '../../support/mcp-clients.js';
 const ICS = `BEGIN:VCALENDAR
 VERSION:2.0
 PRODID:-//feeds test//EN
-BEGIN:VTIMEZONE
-TZID:America/New_York
-BEGIN:DAYLIGHT
-TZOFFSETFROM:-0500
-TZOFFSETTO:-0400
-TZNAME:EDT
-DTSTART:19700308T020000
-RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU
-END:DAYLIGHT
-BEGIN:STANDARD
-TZOFFSETFROM:-0400
-TZOFFSETTO:-0500
-TZNAME:EST
-DTSTART:19701101T020000
-RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU
-END:STANDARD
-END:VTIMEZONE
+${NEW_YORK_VTIMEZONE}
 BEGIN:VEVENT
 UID:weekly@feeds.test
 DTSTAMP:20300101T000000Z

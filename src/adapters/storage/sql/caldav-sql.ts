@@ -8,6 +8,7 @@ import type {
 import type { Instant } from '../../../domain/time/instant.js';
 import type { CaldavStore, LeasedConnection } from '../../../ports/store/caldav.js';
 import { num } from '../rows.js';
+import { leaseDue } from './lease-due.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 import { placeholders } from './sql-runner.js';
 
@@ -150,15 +151,13 @@ export class CaldavSql implements CaldavStore {
     limit: number,
     only?: { readonly tenantId: string; readonly id: string },
   ): Promise<LeasedConnection[]> {
-    const which = only ? 'tenant_id = ? AND id = ?' : 'next_run_at <= ?';
-    const rows = await this.db.all<ConnectionRow>(
-      `UPDATE caldav_connections SET lease_owner = ?, lease_until = ?
-       WHERE id IN (
-         SELECT id FROM caldav_connections WHERE ${which} AND (lease_until IS NULL OR lease_until <= ?)
-         ORDER BY next_run_at LIMIT ?${this.dialect.skipLocked})
-       RETURNING *`,
-      [owner, leaseUntil, ...(only ? [only.tenantId, only.id] : [now]), now, limit],
-    );
+    const rows = await leaseDue<ConnectionRow>(this.db, this.dialect, 'caldav_connections', {
+      owner,
+      now,
+      leaseUntil,
+      limit,
+      only,
+    });
     return rows.map(leasedOf);
   }
 

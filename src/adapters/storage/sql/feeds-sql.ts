@@ -2,6 +2,7 @@ import type { FeedLink, FeedSubscription } from '../../../domain/feeds/feeds.js'
 import type { Instant } from '../../../domain/time/instant.js';
 import type { Interval } from '../../../domain/time/interval.js';
 import type { FeedStore, SubscriptionView } from '../../../ports/store/index.js';
+import { leaseDue } from './lease-due.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 import { placeholders } from './sql-runner.js';
 
@@ -159,15 +160,13 @@ export class FeedsSql implements FeedStore {
     limit: number,
     only?: { readonly tenantId: string; readonly id: string },
   ): Promise<FeedSubscription[]> {
-    const which = only ? 'tenant_id = ? AND id = ?' : 'next_run_at <= ?';
-    const rows = await this.db.all<SubscriptionRow>(
-      `UPDATE feed_subscriptions SET lease_owner = ?, lease_until = ?
-       WHERE id IN (
-         SELECT id FROM feed_subscriptions WHERE ${which} AND (lease_until IS NULL OR lease_until <= ?)
-         ORDER BY next_run_at LIMIT ?${this.dialect.skipLocked})
-       RETURNING *`,
-      [owner, leaseUntil, ...(only ? [only.tenantId, only.id] : [now]), now, limit],
-    );
+    const rows = await leaseDue<SubscriptionRow>(this.db, this.dialect, 'feed_subscriptions', {
+      owner,
+      now,
+      leaseUntil,
+      limit,
+      only,
+    });
     return rows.map(subscriptionOf);
   }
 
