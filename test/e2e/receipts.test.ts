@@ -7,7 +7,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
-import { call, connectHttp, ok } from '../support/mcp-clients.js';
+import { anotherPersonsAgent } from '../support/another-agent.js';
+import { call, ok } from '../support/mcp-clients.js';
 import { runCli, spawnCli } from '../support/spawn-server.js';
 import type { Backend, BackendKind } from '../reliability/harness.js';
 import { clientsFor, startBackend } from '../reliability/harness.js';
@@ -173,21 +174,7 @@ describe.each<BackendKind>(['sqlite', 'postgres'])('signed receipts (%s)', (kind
       expect((await readReceipt(agent!, first.id)).jws).toBe(receipt.jws);
 
       // Another person's agent: the receipt does not exist for it; a held booking has none either.
-      expect(
-        (await runCli(['users', 'add', 'mallory@example.com', '--role', 'approver', ...db])).status,
-      ).toBe(0);
-      const minted = await runCli([
-        'tokens',
-        'create',
-        'mallory@example.com',
-        '--name',
-        'm',
-        '--json',
-        ...db,
-      ]);
-      const mallory = await connectHttp(backend.urls()[0]!, 'modern', {
-        token: (JSON.parse(minted.stdout) as { token: string }).token,
-      });
+      const { client: mallory, token: malloryToken } = await anotherPersonsAgent(backend.urls()[0]!, db);
       const held = await ok<{ booking: { id: string } }>(agent!, 'hold_slot', {
         calendarIds: [room],
         start: futureHour(5),
@@ -201,7 +188,7 @@ describe.each<BackendKind>(['sqlite', 'postgres'])('signed receipts (%s)', (kind
           .then(() => successes++)
           .catch(() => undefined);
       // The console's download is for signed-in people: a bearer token is no session.
-      const token = (JSON.parse(minted.stdout) as { token: string }).token;
+      const token = malloryToken;
       const download = await fetch(
         `${originOf(backend.urls()[0]!)}/console/bookings/${first.id}/receipt.jws`,
         {

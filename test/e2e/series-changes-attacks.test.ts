@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
+import { anotherPersonsAgent } from '../support/another-agent.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
 import { runCli, spawnServer } from '../support/spawn-server.js';
 
@@ -38,21 +39,7 @@ describe('series and change sets under attack', () => {
         idempotencyKey: randomUUID(),
       });
 
-      expect(
-        (await runCli(['users', 'add', 'mallory@example.com', '--role', 'approver', ...db])).status,
-      ).toBe(0);
-      const minted = await runCli([
-        'tokens',
-        'create',
-        'mallory@example.com',
-        '--name',
-        'mallory',
-        '--json',
-        ...db,
-      ]);
-      const mallory = await connectHttp(server.url, 'modern', {
-        token: (JSON.parse(minted.stdout) as { token: string }).token,
-      });
+      const { client: mallory } = await anotherPersonsAgent(server.url, db);
       const [first] = series.occurrences;
       const attempts: [string, Record<string, unknown>][] = [
         [

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, releaseBrowser } from '../../support/browser.js';
 import { auditConsolePage, signInToConsole } from '../../support/console-browser.js';
 import { futureHour } from '../../support/fixtures.js';
+import { anotherPersonsAgent } from '../../support/another-agent.js';
 import { connectHttp, ok } from '../../support/mcp-clients.js';
 import type { Radicale } from '../../support/radicale.js';
 import { eventIcs, RADICALE_PASSWORD, RADICALE_USER, startRadicale } from '../../support/radicale.js';
@@ -13,7 +14,8 @@ import { runCli, spawnServer } from '../../support/spawn-server.js';
 // An event added on the person's phone over a confirmed booking, seen in Chromium on the
 // booking's console page: what clashes (the event's title), when (in the calendar's zone), and
 // what happens now in words (the booking stands, the customer was not told). The agent sees the
-// times only, not the title from the person's own calendar. Phone and desktop widths, axe.
+// times only, not the title from the person's own calendar; another person's agent, a bearer token
+// on the page and any tool for it: 0 successes. Phone and desktop widths, axe.
 
 let server: RunningServer;
 let radicale: Radicale;
@@ -114,6 +116,22 @@ describe('a clash in the connected calendar, on the booking page', () => {
       { start: lunchStart.replace('.000Z', 'Z'), end: futureHour(3, 1).replace('.000Z', 'Z') },
     ]);
     expect(JSON.stringify(seen)).not.toContain('auditors');
+
+    // Attacks, as agents would: another person's agent reads the booking; the agent's bearer token
+    // opens the console's page; a tool that connects, syncs or disconnects a calendar. 0 succeed.
+    const { client: mallory } = await anotherPersonsAgent(server.url, ['--db', server.dbPath]);
+    let successes = 0;
+    const other = await mallory.callTool({ name: 'get_booking', arguments: { bookingId: booking.id } });
+    if (!other.isError || JSON.stringify(other).includes('auditors')) successes++;
+    const bearerPage = await fetch(new URL(`/console/bookings/${booking.id}`, server.url), {
+      headers: { authorization: `Bearer ${server.agent.token}` },
+      redirect: 'manual',
+    });
+    if (bearerPage.status === 200 || (await bearerPage.text()).includes('auditors')) successes++;
+    const tools = (await agent.listTools()).tools.map((t) => t.name);
+    successes += tools.filter((name) => /caldav|sync|connect_calendar|disconnect/.test(name)).length;
+    expect(successes).toBe(0);
+    await mallory.close();
     await agent.close();
   });
 });
