@@ -51,6 +51,13 @@ export function readRuleForm(form: FormBody): RuleFormValues {
   };
 }
 
+/**
+ * A time input holds 00:00 to 23:59: a window that ends at midnight (a rule's 24:00) is shown as
+ * an end of 00:00, and an end of 00:00 is read back as midnight (an end can never be the day's start).
+ */
+const timeInputOf = (end: string) => (end === '24:00' ? '00:00' : end);
+const ruleEndOf = (end: string) => (end === '00:00' ? '24:00' : end);
+
 /** A draft (from an approval, or the rule being changed) as the form shows it. */
 export function ruleFormOf(draft: RuleDraft, replaces = ''): RuleFormValues {
   const currency = draft.maxPerBooking?.currency ?? draft.maxPerDay?.currency ?? '';
@@ -63,7 +70,7 @@ export function ruleFormOf(draft: RuleDraft, replaces = ''): RuleFormValues {
     maxPerDay: draft.maxPerDay?.amount ?? '',
     weekdays: draft.weekdays.map(String),
     hoursFrom: draft.hours?.from ?? '',
-    hoursTo: draft.hours?.to ?? '',
+    hoursTo: draft.hours ? timeInputOf(draft.hours.to) : '',
     bookingsPerDay: draft.maxPerDayCount === null ? '' : String(draft.maxPerDayCount),
     customers: draft.customers,
     connection: draft.connectionId ?? '',
@@ -98,7 +105,7 @@ export function grantOfForm(values: RuleFormValues): RuleGrant {
     maxPerBooking: money(values.maxPerBooking),
     maxPerDay: money(values.maxPerDay),
     weekdays: values.weekdays.map(Number),
-    hours: values.hoursFrom ? { from: values.hoursFrom, to: values.hoursTo } : null,
+    hours: values.hoursFrom ? { from: values.hoursFrom, to: ruleEndOf(values.hoursTo) } : null,
     maxPerDayCount: whole(values.bookingsPerDay, 'bookingsPerDay', 'a whole number from 1 to 1000'),
     customers: values.customers === 'known' ? 'known' : 'any',
     timeZone: values.zone,

@@ -199,6 +199,7 @@ export function RuleForm(props: {
           <label>
             to <input type="time" name="hoursTo" id="hours-to" value={values.hoursTo} />
           </label>{' '}
+          <span class="muted small">(to 00:00: until midnight)</span>{' '}
           <label>
             in zone <input name="zone" id="zone" size={18} value={values.zone} required />
           </label>
