@@ -55,6 +55,8 @@ export interface BookingRow {
 }
 
 export const num = (v: number | string): number => Number(v);
+/** A nullable number column (PostgreSQL gives bigints as strings). */
+export const numOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 // Calendars are read on every slot search; parse each distinct availability document once.
 const parsedAvailability = new Map<string, Availability>();

@@ -7,7 +7,7 @@ import type {
 } from '../../../domain/calendar-sync/caldav.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import type { CaldavStore, LeasedConnection } from '../../../ports/store/caldav.js';
-import { num } from '../rows.js';
+import { num, numOrNull } from '../rows.js';
 import { leaseDue } from './lease-due.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 import { placeholders } from './sql-runner.js';
@@ -43,8 +43,6 @@ interface OverlapRow {
   end_at: number | string;
 }
 
-const orNull = (v: number | string | null) => (v === null ? null : num(v));
-
 const leasedOf = (r: ConnectionRow): LeasedConnection => ({
   id: r.id,
   tenantId: r.tenant_id,
@@ -59,9 +57,9 @@ const leasedOf = (r: ConnectionRow): LeasedConnection => ({
   everyMs: num(r.every_ms),
   createdAt: num(r.created_at),
   nextRunAt: num(r.next_run_at),
-  lastOkAt: orNull(r.last_ok_at),
+  lastOkAt: numOrNull(r.last_ok_at),
   lastError: r.last_error,
-  lastErrorAt: orNull(r.last_error_at),
+  lastErrorAt: numOrNull(r.last_error_at),
   eventCount: num(r.event_count),
   busyCount: num(r.busy_count),
   sealedPassword: r.sealed_password,

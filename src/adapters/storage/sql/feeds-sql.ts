@@ -5,6 +5,7 @@ import type { FeedStore, SubscriptionView } from '../../../ports/store/index.js'
 import { leaseDue } from './lease-due.js';
 import type { SqlDialect, SqlRunner } from './sql-runner.js';
 import { placeholders } from './sql-runner.js';
+import { numOrNull } from '../rows.js';
 
 interface LinkRow {
   id: string;
@@ -28,14 +29,12 @@ interface SubscriptionRow {
   busy_count: number | string;
 }
 
-const orNull = (v: number | string | null) => (v === null ? null : Number(v));
-
 const linkOf = (r: LinkRow): FeedLink => ({
   id: r.id,
   tenantId: r.tenant_id,
   calendarId: r.calendar_id,
   createdAt: Number(r.created_at),
-  revokedAt: orNull(r.revoked_at),
+  revokedAt: numOrNull(r.revoked_at),
 });
 
 const subscriptionOf = (r: SubscriptionRow): FeedSubscription => ({
@@ -46,9 +45,9 @@ const subscriptionOf = (r: SubscriptionRow): FeedSubscription => ({
   everyMs: Number(r.every_ms),
   createdAt: Number(r.created_at),
   nextRunAt: Number(r.next_run_at),
-  lastOkAt: orNull(r.last_ok_at),
+  lastOkAt: numOrNull(r.last_ok_at),
   lastError: r.last_error,
-  lastErrorAt: orNull(r.last_error_at),
+  lastErrorAt: numOrNull(r.last_error_at),
   busyCount: Number(r.busy_count),
 });
 
