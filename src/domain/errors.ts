@@ -91,6 +91,11 @@ export const errorCatalog = {
     recovery:
       'The tenant reached a limit (details.quota, details.limit). Resolve or let existing items expire, or ask an administrator to raise it.',
   },
+  UNAVAILABLE: {
+    retryable: true,
+    recovery:
+      'Holdfast cannot reach its database for a moment. Retry the same call (same idempotencyKey) after details.retryAfterMs: a retried write is never applied twice.',
+  },
   INTERNAL: {
     retryable: true,
     recovery: 'An unexpected error occurred. Retry once; report the traceId if it persists.',
@@ -230,6 +235,8 @@ export interface ErrorDetailsByCode {
     readonly askedCalendarHours?: number;
   };
   QUOTA_EXCEEDED: { readonly quota: string; readonly limit: number };
+  /** The database is unreachable (restarting, failing over, cut off): nothing can be read or written now. */
+  UNAVAILABLE: { readonly retryAfterMs: number };
   INTERNAL: { readonly retryAfterMs?: number };
 }
 

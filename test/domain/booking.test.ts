@@ -115,8 +115,9 @@ describe('error catalog', () => {
       ...readFileSync('docs/tools.md', 'utf8').matchAll(/^\| `([A-Z_]+)` +\| (yes|no) +\| (.+?) *\|$/gm),
     ].map((m) => [m[1], m[2] === 'yes', m[3]!.replace(/\\\|/g, '|')]);
     expect(rows).toEqual(errorCodes.map((c) => [c, errorCatalog[c].retryable, errorCatalog[c].recovery]));
-    expect(errorCodes).toHaveLength(24);
+    expect(errorCodes).toHaveLength(25);
     expect(errorCodes).toContain('QUOTA_EXCEEDED');
+    expect(errorCodes).toContain('UNAVAILABLE');
     expect(errorCodes).toContain('OUTSIDE_BOOKING_RULES');
     for (const code of errorCodes) expect(errorCatalog[code].recovery.length).toBeGreaterThan(10);
     expect(new DomainError('VERSION_CONFLICT', 'x').retryable).toBe(true);

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll } from 'vitest';
@@ -49,6 +50,8 @@ export interface BackendOptions {
   readonly env?: Record<string, string>;
   /** The write policy of the token every client uses (default direct: trusted automation). */
   readonly writePolicy?: WritePolicy;
+  /** PostgreSQL: the server to use instead of the shared one (one the test owns, to restart or break). */
+  readonly postgresUrl?: string;
   /** Runs against the migrated database before the servers take traffic (e.g. to drop a guard). */
   readonly tamper?: (sql: (query: string) => Promise<void>) => Promise<void>;
 }
@@ -100,11 +103,12 @@ export async function startBackend(kind: BackendKind, options: BackendOptions = 
     };
     return backend;
   }
-  const schema = freshSchema();
+  const base = options.postgresUrl;
+  const schema = freshSchema(base);
+  const inSchema = <T>(fn: (client: pg.Client) => Promise<T>) => withClient(schema.name, fn, base);
   const args = [...schema.args, ...serverArgs];
   const first = await spawnServer(args, spawnOptions);
-  if (options.tamper)
-    await options.tamper(async (q) => void (await withClient(schema.name, (c) => c.query(q))));
+  if (options.tamper) await options.tamper(async (q) => void (await inSchema((c) => c.query(q))));
   const rest = await Promise.all(
     Array.from({ length: instances - 1 }, () => spawnServer(args, spawnOptions)),
   );
@@ -114,9 +118,8 @@ export async function startBackend(kind: BackendKind, options: BackendOptions = 
     databaseArgs: schema.args,
     servers: [first, ...rest],
     urls: () => backend.servers.map((s) => s.url),
-    overlaps: async () =>
-      withClient(schema.name, async (c) => (await c.query(OVERLAPS_PG)).rows[0].n as number),
-    sql: (query, params) => withClient(schema.name, async (c) => (await c.query(query, params)).rows),
+    overlaps: async () => inSchema(async (c) => (await c.query(OVERLAPS_PG)).rows[0].n as number),
+    sql: (query, params) => inSchema(async (c) => (await c.query(query, params)).rows),
     async crashAndRestart(i) {
       backend.servers[i]!.process.kill('SIGKILL');
       await new Promise((resolve) => backend.servers[i]!.process.once('exit', resolve));

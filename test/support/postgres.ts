@@ -11,7 +11,7 @@ export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.
  * A schema of its own for one test file, dropped afterwards, and an audit key file of its own
  * that every instance and CLI call on the schema shares (`args`).
  */
-export function freshSchema(): {
+export function freshSchema(base: string = PG_URL): {
   name: string;
   url: string;
   args: string[];
@@ -19,14 +19,14 @@ export function freshSchema(): {
 } {
   const name = `hf_test_${randomBytes(6).toString('hex')}`;
   const keyDir = mkdtempSync(join(tmpdir(), 'holdfast-pg-'));
-  const url = `${PG_URL}?schema=${name}`;
+  const url = `${base}?schema=${name}`;
   return {
     name,
     url,
     args: ['--database', url, '--audit-key-file', join(keyDir, 'audit.key')],
     async drop() {
       rmSync(keyDir, { recursive: true, force: true });
-      const client = new pg.Client({ connectionString: PG_URL });
+      const client = new pg.Client({ connectionString: base });
       await client.connect();
       await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
       await client.end();
@@ -34,8 +34,12 @@ export function freshSchema(): {
   };
 }
 
-export async function withClient<T>(schema: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema},public` });
+export async function withClient<T>(
+  schema: string,
+  fn: (client: pg.Client) => Promise<T>,
+  base: string = PG_URL,
+): Promise<T> {
+  const client = new pg.Client({ connectionString: base, options: `-c search_path=${schema},public` });
   await client.connect();
   try {
     return await fn(client);

@@ -14,6 +14,8 @@ interface Entry {
 export class MemorySlotCache implements SlotCache {
   private readonly entries = new Map<string, Entry>();
   private readonly generations = new Map<string, number>();
+  /** Bumped by forgetAll: every tenant's generation moves with it, known to the map or not. */
+  private epoch = 0;
 
   constructor(
     readonly maxAgeMs: number,
@@ -23,7 +25,7 @@ export class MemorySlotCache implements SlotCache {
   ) {}
 
   generation(tenantId: string): number {
-    return this.generations.get(tenantId) ?? 0;
+    return this.epoch + (this.generations.get(tenantId) ?? 0);
   }
 
   get(tenantId: string, key: string, now: Instant): Instant[] | undefined {
@@ -49,11 +51,24 @@ export class MemorySlotCache implements SlotCache {
 
   invalidate(tenantId: string, calendarIds?: readonly string[]): void {
     this.onChange(tenantId);
-    this.generations.set(tenantId, this.generation(tenantId) + 1);
+    this.generations.set(tenantId, (this.generations.get(tenantId) ?? 0) + 1);
     const prefix = `${tenantId}\u0000`;
     for (const [id, entry] of this.entries) {
       if (!id.startsWith(prefix)) continue;
       if (!calendarIds || entry.calendarIds.some((c) => calendarIds.includes(c))) this.entries.delete(id);
     }
+  }
+
+  /**
+   * Everything dropped, every tenant's generation moved (a read begun before cannot store what it
+   * read), and every tenant seen told its free time may have changed: for when invalidations may
+   * have been missed (another instance's, while the bus was down).
+   */
+  forgetAll(): void {
+    this.epoch++;
+    const tenants = new Set([...this.generations.keys()]);
+    for (const id of this.entries.keys()) tenants.add(id.slice(0, id.indexOf('\u0000')));
+    this.entries.clear();
+    for (const tenantId of tenants) this.onChange(tenantId);
   }
 }

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from '../log/json-logger.js';
+import { PgListener } from '../storage/postgres/pg-listener.js';
 
 /**
  * Resource changes across instances: what one instance announces reaches the agents listening on
  * every other (each republishes it to its own listen streams). A lost listening connection is
- * logged; the agent's next read still shows the change.
+ * logged and made again; what was announced meanwhile is not replayed — the agent's next read
+ * still shows the change.
  */
 export class PgNotifyResources {
   private readonly origin = randomUUID();
-  private listener: pg.Client | null = null;
+  private listener: PgListener | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -25,16 +27,19 @@ export class PgNotifyResources {
     logger: Logger,
   ): Promise<PgNotifyResources> {
     const bridge = new PgNotifyResources(pool, `holdfast_resources_${schema}`, deliver);
-    const client = new pg.Client({ connectionString });
-    client.on('notification', (message) => {
-      if (message.channel !== bridge.channel || !message.payload) return;
-      const { origin, uri } = JSON.parse(message.payload) as { origin: string; uri: string };
-      if (origin !== bridge.origin) deliver(uri);
+    bridge.listener = await PgListener.start({
+      connectionString,
+      channels: [bridge.channel],
+      applicationName: `holdfast resources ${schema}`,
+      onNotification: (_channel, payload) => {
+        const { origin, uri } = JSON.parse(payload) as { origin: unknown; uri: unknown };
+        if (origin !== bridge.origin && typeof uri === 'string') deliver(uri);
+      },
+      onListening: (again) => {
+        if (again) logger.warn('resource change listener restored', {});
+      },
+      onLost: (reason) => logger.warn('resource change listener lost', { error: reason }),
     });
-    client.on('error', (error) => logger.warn('resource change listener lost', { error: error.message }));
-    await client.connect();
-    await client.query(`LISTEN ${bridge.channel}`);
-    bridge.listener = client;
     return bridge;
   }
 
@@ -47,6 +52,6 @@ export class PgNotifyResources {
   }
 
   async close(): Promise<void> {
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.close();
   }
 }

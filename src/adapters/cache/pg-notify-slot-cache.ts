@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Instant } from '../../domain/time/instant.js';
 import type { SlotCache } from '../../ports/slot-cache.js';
 import type { Logger } from '../log/json-logger.js';
+import { PgListener } from '../storage/postgres/pg-listener.js';
+import type { MemorySlotCache } from './memory-slot-cache.js';
 
 interface Invalidation {
   readonly origin: string;
@@ -14,21 +16,22 @@ interface Invalidation {
  * Keeps every instance's local slot cache honest: an invalidation here is
  * published with NOTIFY, and invalidations from other instances arrive by
  * LISTEN. Should the listening connection drop, the local age bound still
- * caps staleness.
+ * caps staleness; once it listens again, everything cached is forgotten
+ * (what was announced meanwhile is unknown).
  */
 export class PgNotifySlotCache implements SlotCache {
   private readonly origin = randomUUID();
-  private listener: pg.Client | null = null;
+  private listener: PgListener | null = null;
 
   private constructor(
-    private readonly local: SlotCache,
+    private readonly local: MemorySlotCache,
     private readonly pool: pg.Pool,
     private readonly channel: string,
     private readonly logger: Logger,
   ) {}
 
   static async start(
-    local: SlotCache,
+    local: MemorySlotCache,
     pool: pg.Pool,
     connectionString: string,
     schema: string,
@@ -40,18 +43,26 @@ export class PgNotifySlotCache implements SlotCache {
   }
 
   private async listen(connectionString: string): Promise<void> {
-    const client = new pg.Client({ connectionString });
-    client.on('notification', (message) => {
-      if (message.channel !== this.channel || !message.payload) return;
-      const event = JSON.parse(message.payload) as Invalidation;
-      if (event.origin !== this.origin) this.local.invalidate(event.tenantId, event.calendarIds);
+    this.listener = await PgListener.start({
+      connectionString,
+      channels: [this.channel],
+      applicationName: `holdfast slots ${this.channel}`,
+      onNotification: (_channel, payload) => {
+        const event = JSON.parse(payload) as Invalidation;
+        if (event.origin !== this.origin && typeof event.tenantId === 'string')
+          this.local.invalidate(
+            event.tenantId,
+            Array.isArray(event.calendarIds) ? event.calendarIds : undefined,
+          );
+      },
+      onListening: (again) => {
+        if (!again) return;
+        this.local.forgetAll();
+        this.logger.warn('slot cache listener restored; the cache starts empty', {});
+      },
+      onLost: (reason) =>
+        this.logger.warn('slot cache listener lost; the age bound still applies', { error: reason }),
     });
-    client.on('error', (error) =>
-      this.logger.warn('slot cache listener lost; the age bound still applies', { error: error.message }),
-    );
-    await client.connect();
-    await client.query(`LISTEN ${this.channel}`);
-    this.listener = client;
   }
 
   generation(tenantId: string): number {
@@ -98,6 +109,6 @@ export class PgNotifySlotCache implements SlotCache {
   }
 
   async close(): Promise<void> {
-    await this.listener?.end();
+    await this.listener?.close();
   }
 }

@@ -1,5 +1,11 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { OAuthError, OAuthErrorCode, requireBearerAuth } from '@modelcontextprotocol/server';
+import {
+  bearerAuthChallengeResponse,
+  OAuthError,
+  OAuthErrorCode,
+  verifyBearerToken,
+} from '@modelcontextprotocol/server';
+import { errorCatalog, isDomainError } from '../../domain/errors.js';
 import type { Principal } from '../../domain/identity/principal.js';
 
 /** What a verified bearer credential stands for. */
@@ -24,10 +30,12 @@ export interface BearerGateOptions {
 /**
  * The SDK's bearer gate: no, malformed, unknown, expired or revoked token, or one for another
  * resource -> 401 with a `WWW-Authenticate: Bearer` challenge (naming the resource metadata).
- * The verified principal rides on AuthInfo to the tool handlers.
+ * The verified principal rides on AuthInfo to the tool handlers. A credential that cannot be
+ * checked because the database is away is neither accepted nor refused: 503 with Retry-After,
+ * as a JSON-RPC error coded UNAVAILABLE.
  */
 export function bearerGate(options: BearerGateOptions): (request: Request) => Promise<AuthInfo | Response> {
-  return requireBearerAuth({
+  const resolved = {
     resourceMetadataUrl: options.resourceMetadataUrl,
     expectedResource: new URL(options.resource),
     verifier: {
@@ -48,5 +56,35 @@ export function bearerGate(options: BearerGateOptions): (request: Request) => Pr
         };
       },
     },
-  });
+  };
+  return async (request) => {
+    const [header] = (request.headers.get('authorization') ?? '').split(',');
+    try {
+      return await verifyBearerToken(header || undefined, resolved);
+    } catch (error) {
+      if (isDomainError(error, 'UNAVAILABLE')) return unavailableAnswer(error.details.retryAfterMs);
+      return bearerAuthChallengeResponse(error, resolved);
+    }
+  };
+}
+
+/** 503 for a request whose credential cannot be checked now: coded, retryable, with when to retry. */
+export function unavailableAnswer(retryAfterMs: number): Response {
+  return Response.json(
+    {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32000,
+        message: 'UNAVAILABLE: the database cannot be reached right now; retry the same call shortly.',
+        data: {
+          code: 'UNAVAILABLE',
+          retryable: true,
+          retryAfterMs,
+          recovery: errorCatalog.UNAVAILABLE.recovery,
+        },
+      },
+    },
+    { status: 503, headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } },
+  );
 }

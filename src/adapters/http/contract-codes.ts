@@ -39,7 +39,9 @@ function tagged(message: unknown, status: number): unknown {
   if (!message || typeof message !== 'object') return message;
   const error = (message as { error?: RpcError }).error;
   if (!error || typeof error.code !== 'number') return message;
-  const data = error.data && typeof error.data === 'object' ? error.data : {};
+  const data = error.data && typeof error.data === 'object' ? (error.data as { code?: unknown }) : {};
+  // A code the answer already names (UNAVAILABLE, RATE_LIMITED) passes through as it is.
+  if (typeof data.code === 'string') return message;
   return { ...message, error: { ...error, data: { ...data, code: contractCodeOf(error, status) } } };
 }
 

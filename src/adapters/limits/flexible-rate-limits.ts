@@ -2,6 +2,10 @@ import type { Pool } from 'pg';
 import type * as RateLimiterFlexible from 'rate-limiter-flexible';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimits } from '../../ports/rate-limits.js';
+import { databaseUnavailable, isConnectionLoss } from '../storage/postgres/pg-connection-loss.js';
+
+/** A limit kept in a database that cannot be reached is UNAVAILABLE, like the call's own statements. */
+const unreachable = (error: unknown): unknown => (isConnectionLoss(error) ? databaseUnavailable() : error);
 
 type Library = typeof RateLimiterFlexible;
 type Make = (library: Library, points: number, duration: number) => RateLimiterAbstract;
@@ -60,18 +64,22 @@ export class FlexibleRateLimits implements RateLimits {
     } catch (refusal) {
       if (refusal instanceof (await library()).RateLimiterRes)
         return { ok: false, retryAfterMs: refusal.msBeforeNext };
-      throw refusal;
+      throw unreachable(refusal);
     }
   }
 
   async check(key: string, points: number, windowMs: number): Promise<{ ok: boolean; retryAfterMs: number }> {
-    const state = await (await this.limiter(points, windowMs)).get(key);
+    const state = await (await this.limiter(points, windowMs)).get(key).catch((error: unknown) => {
+      throw unreachable(error);
+    });
     return state && state.consumedPoints >= points
       ? { ok: false, retryAfterMs: state.msBeforeNext }
       : { ok: true, retryAfterMs: 0 };
   }
 
   async reset(key: string, points: number, windowMs: number): Promise<void> {
-    await (await this.limiter(points, windowMs)).delete(key);
+    await (await this.limiter(points, windowMs)).delete(key).catch((error: unknown) => {
+      throw unreachable(error);
+    });
   }
 }

@@ -33,6 +33,8 @@ export async function openStore(
     readonly longRunning: boolean;
     /** PostgreSQL: the most connections to hold. */
     readonly maxConnections?: number;
+    /** PostgreSQL: connections the database dropped, listeners lost and restored (never fatal). */
+    readonly warn?: (message: string, fields: Record<string, unknown>) => void;
   },
 ): Promise<OpenedStore> {
   const { create } = options;
@@ -46,6 +48,7 @@ export async function openStore(
     create,
     maxConnections: options.maxConnections,
     cacheCredentials: options.longRunning,
+    ...(options.warn ? { warn: options.warn } : {}),
   });
   const { connectionString } = PgStore.parseUrl(database);
   return {

@@ -75,11 +75,12 @@ const isServer = (config: ServerConfig) => config.command === 'serve' || config.
  * SQLite by default; PostgreSQL when the database is a postgres:// URL. Only serve, stdio and
  * db migrate may create a database; every other command refuses a missing one.
  */
-export function openStore(config: ServerConfig): Promise<OpenedStore> {
+export function openStore(config: ServerConfig, logger: Logger): Promise<OpenedStore> {
   return openEngine(config.database, {
     create: CREATING_COMMANDS.has(config.command),
     longRunning: isServer(config),
     maxConnections: config.pgPoolSize,
+    warn: (message, fields) => logger.warn(message, fields),
   });
 }
 
@@ -121,7 +122,7 @@ export async function buildRuntime(
   logger: Logger,
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
-  const opened = await openStore(config);
+  const opened = await openStore(config, logger);
   const { store } = opened;
   let auditKey: AuditKey;
   try {

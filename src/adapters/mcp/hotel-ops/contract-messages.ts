@@ -59,6 +59,7 @@ export const CONTRACT_MESSAGES_ZH: Readonly<Record<McpLayerCode | InboxErrorCode
   FORBIDDEN: '没有执行此操作的权限',
   RATE_LIMITED: '调用过于频繁，请稍后再试',
   QUOTA_EXCEEDED: '已超出配额',
+  UNAVAILABLE: '数据库暂时无法连接，请稍后用同一幂等键重试',
   INTERNAL: '服务器内部错误',
 };
 

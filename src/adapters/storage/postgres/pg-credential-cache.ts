@@ -1,36 +1,59 @@
-import pg from 'pg';
 import type { Credential } from '../../../ports/store/index.js';
 import type { Instant } from '../../../domain/time/instant.js';
+import { isDomainError } from '../../../domain/errors.js';
+import { PgListener } from './pg-listener.js';
 
 /** Migration 22's triggers NOTIFY here, with the schema of the table that changed as payload. */
 export const CREDENTIALS_CHANNEL = 'holdfast_credentials';
 
 const MAX_ENTRIES = 10_000;
-const RECONNECT_MS = 1_000;
 
 /**
  * Every agent call looks up its bearer token with the person and tenant behind it; on PostgreSQL
  * that is a round trip per call beside the call's own statement. This keeps the answers of one
  * server, and forgets all of them the moment any token, person or tenant row of the schema changes
  * — whichever process changed it (another instance, the CLI): the tables' triggers NOTIFY, this
- * LISTENs. While the listening connection is down nothing is kept, so a revocation is never
+ * LISTENs. While the listening connection is down nothing is trusted, so a revocation is never
  * missed; a revocation reaches a running server in the time a NOTIFY takes.
+ *
+ * What was known when the connection was lost is kept apart, for one purpose only: while the
+ * database cannot be reached at all, a caller it knew still gets through to the tools, which then
+ * answer UNAVAILABLE in their envelope (nothing can be read or written without the database, so
+ * a token revoked meanwhile gains nothing).
  */
 export class PgCredentialCache {
   private readonly entries = new Map<string, Credential>();
+  /** Known before the listening connection was lost: used only while the database is away. */
+  private readonly lastKnown = new Map<string, Credential>();
   /** Bumped by every forgetting: a lookup that began before one must not store what it read. */
   private generation = 0;
-  private listener: pg.Client | null = null;
-  private closed = false;
 
-  private constructor(
-    private readonly connectionString: string,
-    private readonly schema: string,
-  ) {}
+  private constructor(private listener: PgListener | null = null) {}
 
-  static async start(connectionString: string, schema: string): Promise<PgCredentialCache> {
-    const cache = new PgCredentialCache(connectionString, schema);
-    await cache.listen();
+  static async start(
+    connectionString: string,
+    schema: string,
+    warn: (message: string, fields: Record<string, unknown>) => void = () => undefined,
+  ): Promise<PgCredentialCache> {
+    const cache = new PgCredentialCache();
+    cache.listener = await PgListener.start({
+      connectionString,
+      channels: [CREDENTIALS_CHANNEL],
+      applicationName: `holdfast credentials ${schema}`,
+      onNotification: (_channel, payload) => {
+        if (payload === schema) cache.forget();
+      },
+      // Whatever changed while nobody listened is unknown: start empty.
+      onListening: (again) => {
+        cache.forget();
+        cache.lastKnown.clear();
+        if (again) warn('credential listener restored', {});
+      },
+      onLost: (reason) => {
+        cache.keepAside();
+        warn('credential listener lost; every call reads its credential until it is back', { reason });
+      },
+    });
     return cache;
   }
 
@@ -42,9 +65,16 @@ export class PgCredentialCache {
     const known = this.entries.get(secretHash);
     if (known) return known;
     const generation = this.generation;
-    const found = await read(secretHash);
+    let found: Credential | null;
+    try {
+      found = await read(secretHash);
+    } catch (error) {
+      const kept = this.lastKnown.get(secretHash);
+      if (kept && isDomainError(error, 'UNAVAILABLE')) return kept;
+      throw error;
+    }
     // Unknown secrets are not kept: guessing must not fill the memory.
-    if (found && this.listener && generation === this.generation) {
+    if (found && this.listening && generation === this.generation) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(secretHash, found);
     }
@@ -63,51 +93,23 @@ export class PgCredentialCache {
     this.entries.clear();
   }
 
-  /** Never throws: a server without its listener still answers, reading every credential. */
-  private async listen(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.connectionString,
-      application_name: `holdfast credentials ${this.schema}`,
-    });
-    client.on('notification', (message) => {
-      if (message.channel === CREDENTIALS_CHANNEL && message.payload === this.schema) this.forget();
-    });
-    const lost = () => {
-      if (this.listener !== client) return;
-      this.listener = null;
-      this.forget();
-      client.end().catch(() => undefined);
-      this.listenLater();
-    };
-    client.on('error', lost);
-    client.on('end', lost);
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CREDENTIALS_CHANNEL}`);
-    } catch {
-      await client.end().catch(() => undefined);
-      return this.listenLater();
-    }
-    if (this.closed) return void (await client.end().catch(() => undefined));
-    // Whatever changed while nobody listened is unknown: start empty.
+  /** The listening connection is gone: nothing is trusted any more, but what was known is kept apart. */
+  private keepAside(): void {
+    for (const [hash, credential] of this.entries) this.lastKnown.set(hash, credential);
+    while (this.lastKnown.size > MAX_ENTRIES) this.lastKnown.delete(this.lastKnown.keys().next().value!);
     this.forget();
-    this.listener = client;
-  }
-
-  private listenLater(): void {
-    if (!this.closed) setTimeout(() => void this.listen(), RECONNECT_MS).unref();
   }
 
   /** Listening, so remembering (for tests and health). */
   get listening(): boolean {
-    return this.listener !== null;
+    return this.listener?.listening ?? false;
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    const client = this.listener;
+    const listener = this.listener;
     this.listener = null;
     this.forget();
-    await client?.end();
+    this.lastKnown.clear();
+    await listener?.close();
   }
 }

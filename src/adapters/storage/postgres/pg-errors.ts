@@ -1,5 +1,6 @@
 import { DomainError } from '../../../domain/errors.js';
 import { ReferenceTakenError } from '../../../ports/store/index.js';
+import { databaseUnavailable, isConnectionLoss } from './pg-connection-loss.js';
 
 /** SQLSTATEs the store retries as a whole transaction. */
 export const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
@@ -12,6 +13,7 @@ export function sqlStateOf(error: unknown): string | undefined {
 /** The one place PostgreSQL failures become domain errors; anything unknown stays an internal error. */
 export function mapPgError(error: unknown): unknown {
   if (error instanceof DomainError || error instanceof ReferenceTakenError) return error;
+  if (isConnectionLoss(error)) return databaseUnavailable();
   const code = sqlStateOf(error);
   const constraint = (error as { constraint?: unknown } | null)?.constraint;
   // The external-busy trigger raises 23P01 too, with its own message: one refusal, said precisely.

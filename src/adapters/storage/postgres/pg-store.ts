@@ -10,6 +10,7 @@ import { singleCall } from '../sql/single-call.js';
 import type { Migration, MigrationTarget } from '../migration.js';
 import { runMigrations } from '../migration.js';
 import { mapPgError, RETRYABLE_SQLSTATES, sqlStateOf } from './pg-errors.js';
+import { isConnectionLoss, isUnavailable } from './pg-connection-loss.js';
 import { DatabaseMissingError } from '../database-missing.js';
 import { pgMigrations } from './pg-migrations.js';
 import { PgBookings } from './pg-bookings.js';
@@ -25,7 +26,14 @@ export interface PgStoreOptions {
   readonly create?: boolean;
   /** A server: remember credentials between calls (pg-credential-cache.ts); a one-off command reads once. */
   readonly cacheCredentials?: boolean;
+  /** Told of a pooled connection the database dropped, and of listeners lost and restored. */
+  readonly warn?: (message: string, fields: Record<string, unknown>) => void;
 }
+
+/** Waiting longer than this for a connection answers UNAVAILABLE: a call fails fast, never hangs on a dead server. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** A fresh connection is tried again this often when the first attempt found the server away. */
+const ACQUIRE_ATTEMPTS = 3;
 
 const MAX_ATTEMPTS = 6;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -62,7 +70,17 @@ export class PgStore implements Store {
       max: options.maxConnections ?? 20,
       // btree_gist's operator classes live in public.
       options: `-c search_path=${schema},public`,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     });
+    // An idle pooled connection the server dropped (a restart, a fail-over) emits 'error' on the
+    // pool: unhandled, that would end the process. The pool has already let go of it.
+    const warn = options.warn ?? (() => undefined);
+    pool.on('error', (error) => warn('database connection lost', { error: error.message }));
+    // A connection lost while checked out (between a transaction's statements) emits 'error' on
+    // its client, which nothing else listens to then; its next statement fails, and the call with it.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const store = new PgStore(pool, schema);
     try {
       await store.prepare(options.create ?? true);
@@ -71,7 +89,7 @@ export class PgStore implements Store {
       throw error;
     }
     if (options.cacheCredentials) {
-      const cache = await PgCredentialCache.start(parsed.connectionString, schema);
+      const cache = await PgCredentialCache.start(parsed.connectionString, schema, warn);
       store.credentials = cache;
       store.aggregates = { ...PG_AGGREGATES, tokens: cachedTokens(cache) };
     }
@@ -106,8 +124,12 @@ export class PgStore implements Store {
   }
 
   /** One statement needs no snapshot of its own: BEGIN and COMMIT would triple its round trips. */
-  readOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return work(singleCall(this.tx(new PgRunner(this.pool))));
+  async readOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    try {
+      return await work(singleCall(this.tx(new PgRunner(this.pool))));
+    } catch (error) {
+      throw mapPgError(error);
+    }
   }
 
   /** The one call runs on the pool without BEGIN/COMMIT: one autocommitted statement is one round trip. */
@@ -131,21 +153,44 @@ export class PgStore implements Store {
 
   private transaction<T>(begin: string, work: (tx: StoreTx) => Promise<T>): Promise<T> {
     return this.retrying(async () => {
-      const client = await this.pool.connect();
+      const client = await this.begun(begin);
+      // A connection lost mid-transaction is destroyed, never handed to the next call.
+      let broken: Error | undefined;
       try {
-        await client.query(begin);
         const tx = this.tx(new PgRunner(client));
         const result = await work(tx);
         await client.query('COMMIT');
         for (const callback of tx.committed) callback();
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (isUnavailable(error)) broken = error instanceof Error ? error : new Error(String(error));
+        else await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        client.release(broken);
       }
     });
+  }
+
+  /**
+   * A connection with its transaction begun. A pooled connection the server dropped while idle, or
+   * a server not back yet, fails before anything was sent: that is tried again on a fresh
+   * connection, briefly (then the call answers UNAVAILABLE).
+   */
+  private async begun(begin: string): Promise<PoolClient> {
+    for (let attempt = 1; ; attempt++) {
+      let client: PoolClient | null = null;
+      try {
+        client = await this.pool.connect();
+        await client.query(begin);
+        return client;
+      } catch (error) {
+        // A broken connection is not returned to the pool.
+        client?.release(error instanceof Error ? error : true);
+        if (!isConnectionLoss(error) || attempt >= ACQUIRE_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
   }
 
   /** Serialization failures, deadlocks and a racing first use of one idempotency key run the whole unit again. */
