@@ -67,6 +67,8 @@ const publicAdapterModules: readonly RegExp[] = [
   /^adapters\/feeds\/(guarded-fetch|ics-import|feed-uid)\.ts$/,
   // How instants read for people: the CLI's tables and the console's pages.
   /^adapters\/format\/human-time\.ts$/,
+  // The JSON-RPC id of a message too large to parse: stdio's line limit and HTTP's body limit alike.
+  /^adapters\/mcp\/request-id\.ts$/,
   // The authorization server's face to Holdfast's own sign-in and consent pages.
   /^adapters\/oauth\/endpoints\.ts$/,
   // How signing keys are sealed at rest: the OAuth server's and the receipts' alike.
@@ -77,6 +79,9 @@ const publicAdapterModules: readonly RegExp[] = [
   /^adapters\/telemetry\/(tracing|trace-export|metrics|call-metrics|timing-headers)\.ts$/,
   // What every storage engine shares: rows, migrations' shape, and the SQL of each aggregate.
   /^adapters\/storage\/[^/]+\.ts$/,
+  // One LISTEN connection that outlives a database restart, and what counts as the database
+  // being away: the caches, buses and limits every PostgreSQL instance shares.
+  /^adapters\/storage\/postgres\/pg-(listener|connection-loss)\.ts$/,
   /^adapters\/storage\/sql\/[^/]+\.ts$/,
 ];
 

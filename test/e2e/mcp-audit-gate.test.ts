@@ -130,7 +130,8 @@ describe.each(['sqlite', 'postgres'] as BackendKind[])('the audit gate in front 
       'a parse error': 'parse-error error INVALID_ARGUMENTS',
       'a batch': 'batch error INVALID_ARGUMENTS',
       'no method': 'invalid error INVALID_ARGUMENTS',
-      'not JSON at all': 'parse-error error INVALID_ARGUMENTS',
+      // 415 before a byte of it is read: what it was is unknown, and stays so.
+      'not JSON at all': '(unread) error INVALID_ARGUMENTS',
     });
     // The scope refusal names the scope that was missing.
     const [scoped] = await backend.sql<{ blocked_reason: string }>(

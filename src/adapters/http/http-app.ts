@@ -6,7 +6,7 @@ import { RECEIPT_KEYS_PATH } from '../../domain/booking/receipt.js';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from '../log/json-logger.js';
 import type { ServerNames } from './request-guards.js';
-import { formOnly, hostGuard, isJson, unsupportedMediaType } from './request-guards.js';
+import { FORM_DEADLINE_MS, formOnly, hostGuard } from './request-guards.js';
 import { withContractCodes } from './contract-codes.js';
 import type { Registry } from 'prom-client';
 import { mountMetrics } from './metrics-route.js';
@@ -14,7 +14,8 @@ import type { McpGateOptions } from './mcp-gate.js';
 import { mcpGate } from './mcp-gate.js';
 import { clientAddress } from './human-session.js';
 import { requestSpan } from './request-span.js';
-import { timingContract } from './timing-contract.js';
+import { clientSentAtRefusal, timingStamps } from './timing-contract.js';
+import { AnonymousAdmission, admitAnonymous } from './anonymous-admission.js';
 import type { PageApp } from './page-app.js';
 
 export type { PageApp } from './page-app.js';
@@ -25,6 +26,8 @@ export interface McpMount {
   readonly authenticate: (request: Request) => Promise<AuthInfo | Response>;
   readonly legacy: 'stateless' | 'reject';
   readonly maxBodyBytes: number;
+  /** Milliseconds a body may take to arrive (then 408, and the connection closes). */
+  readonly bodyTimeoutMs: number;
   /** Under the hotel-ops profile, failed answers also carry the contract's MCP-layer codes. */
   readonly contractCodes?: boolean;
   /** `--timing-contract`: the clock that stamps when requests came and answers left. */
@@ -41,6 +44,10 @@ export interface HttpAppOptions {
   /** POST /mcp; absent for the page server `holdfast stdio` runs beside its stdio transport. */
   readonly mcp?: McpMount;
   readonly names: ServerNames;
+  /** Whether X-Forwarded-For names the client: requests nobody is known for are counted per address. */
+  readonly trustProxy?: boolean;
+  /** Milliseconds a form's body may take to arrive (at most 10 s: forms are small). */
+  readonly bodyTimeoutMs?: number;
   readonly logger: Logger;
   readonly health: () => Promise<boolean>;
   readonly version: string;
@@ -73,9 +80,13 @@ export interface HttpApp {
 /** The HTTP surface: POST /mcp (both protocol eras), health, the human pages, and nothing else. */
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = new Hono<{ Bindings: HttpBindings }>();
+  // The pages', forms' and OAuth's requests, held while their bodies arrive. /mcp is not counted:
+  // it reads nothing before the credential, so a stranger there costs one lookup and is answered.
+  const admission = new AnonymousAdmission();
   app.use('*', requestSpan);
   app.use('*', secureHeaders({ xFrameOptions: 'DENY', referrerPolicy: 'same-origin' }));
   app.use('*', hostGuard(options.names));
+  app.use('*', admitAnonymous(admission, options.trustProxy ?? false));
 
   app.get('/healthz', (c) => c.json({ status: 'ok', version: options.version }));
   app.get('/readyz', async (c) =>
@@ -101,21 +112,28 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       onerror: (error) => options.logger.warn('mcp transport error', { error: error.message }),
     });
   if (mcp) {
-    // The SDK handler enforces maxBodyBytes itself (413 before parsing), without re-streaming the body.
     const mount = options.mcp!;
     // Agents only: a person's session cookie is no credential here, only a bearer token is.
     const answer = mcpGate({
       authenticate: mount.authenticate,
-      // Only JSON is spoken: anything else is 415 before it reaches the protocol layer (and, like
-      // every answer here, leaves its audit record).
-      handle: async (request, authInfo) =>
-        isJson(request) ? mcp.fetch(request, { authInfo }) : unsupportedMediaType(),
-      maxBodyBytes: mount.maxBodyBytes,
+      // The body the gate read, handed on parsed: the SDK reads nothing again. A body that is not
+      // JSON goes to the SDK as the bytes read, so that it answers it as it always does.
+      handle: async (request, authInfo, body) =>
+        'parsed' in body
+          ? mcp.fetch(request, { authInfo, parsedBody: body.parsed })
+          : mcp.fetch(
+              new Request(request.url, { method: 'POST', headers: request.headers, body: body.raw }),
+              {
+                authInfo,
+              },
+            ),
+      body: { maxBytes: mount.maxBodyBytes, deadlineMs: mount.bodyTimeoutMs },
+      ...(mount.timingContract ? { inspect: clientSentAtRefusal } : {}),
       ...mount.gate,
     });
-    const clock = options.mcp!.timingContract;
-    if (clock) app.post('/mcp', timingContract(clock, options.mcp!.maxBodyBytes));
-    if (options.mcp!.contractCodes)
+    const clock = mount.timingContract;
+    if (clock) app.post('/mcp', timingStamps(clock));
+    if (mount.contractCodes)
       app.post('/mcp', async (c, next) => {
         await next();
         c.res = await withContractCodes(c.res);
@@ -128,7 +146,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   }
   options.mountBeforeForms?.(app);
   // The human pages' forms; /mcp and the authorization server have their own rules above.
-  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mcp' ? formOnly(c, next) : next()));
+  const forms = formOnly(Math.min(options.bodyTimeoutMs ?? FORM_DEADLINE_MS, FORM_DEADLINE_MS));
+  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path !== '/mcp' ? forms(c, next) : next()));
   options.mountPages?.(app);
   if (options.loadPages) {
     const pages = lazyPages(options.loadPages, options.logger);

@@ -1,5 +1,10 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Principal } from '../../domain/identity/principal.js';
+import { isDomainError } from '../../domain/errors.js';
+import { jsonRpcIdOf } from '../mcp/request-id.js';
+import type { BodyLimits, BodyRead } from './bounded-body.js';
+import { readBody } from './bounded-body.js';
+import { isJson, unsupportedMediaType } from './request-guards.js';
 
 /**
  * What the handlers behind the gate did with one request: a tool, resource, prompt or completion
@@ -25,10 +30,17 @@ export interface GateRecord {
   readonly durationMs: number;
 }
 
+/** The request's body as read once: parsed JSON, or (not JSON, or empty) its bytes for the SDK to answer. */
+export type ReadBody = { readonly parsed: unknown } | { readonly raw: Uint8Array<ArrayBuffer> };
+
 export interface McpGateOptions {
+  /** From the headers alone: nothing of the body is read before the credential is known. */
   readonly authenticate: (request: Request) => Promise<AuthInfo | Response>;
-  readonly handle: (request: Request, authInfo: AuthInfo) => Promise<Response>;
-  readonly maxBodyBytes: number;
+  /** The SDK's handler, given the body already read (never read twice). */
+  readonly handle: (request: Request, authInfo: AuthInfo, body: ReadBody) => Promise<Response>;
+  readonly body: BodyLimits;
+  /** A parsed request that may not go on (the timing contract's missing stamp): its answer. */
+  readonly inspect?: (message: unknown, request: Request) => Response | undefined;
   /** Appends one audit record (and its log line and metric sample). */
   readonly record: (entry: GateRecord) => Promise<void>;
   /** One point of the connection's calls-per-minute budget; false when it is spent. */
@@ -47,7 +59,7 @@ const SELF_AUDITED = new Set([
 /** The handshake is free: a client that cannot even say hello cannot learn it was limited. */
 const UNBUDGETED = new Set(['initialize', 'server/discover', 'ping']);
 
-interface Peeked {
+interface Classified {
   readonly method: string;
   readonly id: string | number | null;
   readonly tool?: string;
@@ -55,23 +67,14 @@ interface Peeked {
   readonly notification: boolean;
 }
 
-/** The request's method as its body says, read from a copy (the SDK reads the original). */
-async function peek(request: Request, maxBodyBytes: number): Promise<Peeked> {
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > maxBodyBytes) return { method: 'oversize', id: null, notification: false };
-  let text: string;
-  try {
-    text = await request.clone().text();
-  } catch {
-    return { method: 'unreadable', id: null, notification: false };
-  }
-  if (text.length > maxBodyBytes) return { method: 'oversize', id: null, notification: false };
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return { method: 'parse-error', id: null, notification: false };
-  }
+/** What a request is, before its body is read: the method a 2026-07-28 client names in a header. */
+function headerMethod(request: Request): string {
+  const named = request.headers.get('mcp-method') ?? '';
+  return /^[\w/.-]{1,64}$/.test(named) ? named : '(unread)';
+}
+
+/** The method, id and tool of a parsed body (one JSON-RPC message; anything else as what it is). */
+function classify(body: unknown): Classified {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return { method: Array.isArray(body) ? 'batch' : 'invalid', id: null, notification: false };
   const message = body as { method?: unknown; id?: unknown; params?: { name?: unknown } };
@@ -83,6 +86,74 @@ async function peek(request: Request, maxBodyBytes: number): Promise<Peeked> {
     id,
     ...(message.method === 'tools/call' && tool !== undefined ? { tool } : {}),
     notification: !('id' in message),
+  };
+}
+
+/** The body read once, parsed once; what it is, for the record and the budget. */
+function parsed(bytes: Uint8Array<ArrayBuffer>): { body: ReadBody; classified: Classified } {
+  const text = new TextDecoder().decode(bytes);
+  try {
+    if (text.length > 0) {
+      const value: unknown = JSON.parse(text);
+      return { body: { parsed: value }, classified: classify(value) };
+    }
+  } catch {
+    // Not JSON: the SDK answers it (a parse error, or the legacy leg's own answer).
+  }
+  return {
+    body: { raw: bytes },
+    classified: { method: text.length > 0 ? 'parse-error' : 'invalid', id: null, notification: false },
+  };
+}
+
+/** A JSON-RPC error answer; `close` when the body was not read to its end. */
+function rpcError(
+  status: number,
+  id: string | number | null,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json(
+    { jsonrpc: '2.0', id, error: { code, message, ...(data ? { data } : {}) } },
+    { status, headers },
+  );
+}
+
+/** The answer to a body that could not be read whole, and how it is recorded. */
+function refusedBody(
+  read: Exclude<BodyRead, { kind: 'read' }>,
+  limits: BodyLimits,
+): { response: Response; method: string; reason: string } {
+  if (read.kind === 'too_large') {
+    const head = new TextDecoder().decode(read.head);
+    return {
+      response: rpcError(
+        413,
+        jsonRpcIdOf(head),
+        -32000,
+        `Payload Too Large: Request body must not exceed ${limits.maxBytes} bytes`,
+      ),
+      method: 'oversize',
+      reason: 'body over the limit',
+    };
+  }
+  if (read.kind === 'too_slow')
+    return {
+      response: rpcError(
+        408,
+        null,
+        -32000,
+        `Request Timeout: the body did not arrive within ${Math.round(limits.deadlineMs / 1000)} s`,
+      ),
+      method: 'too-slow',
+      reason: 'body too slow',
+    };
+  return {
+    response: rpcError(400, null, -32700, 'Parse error: the request body could not be read'),
+    method: 'unreadable',
+    reason: 'body unreadable',
   };
 }
 
@@ -144,20 +215,22 @@ class AnonymousTally {
  * The one gate in front of every request to /mcp: whatever it asks and however it ends, it
  * leaves exactly one audit record (the handlers' own, or the gate's), and every method the
  * handlers do not budget themselves takes a point of the connection's calls-per-minute budget.
+ * In order: the credential from the headers (a refusal reads nothing more), the media type, then
+ * the body — read once, bounded in bytes and time — parsed once and handed on.
  */
 export function mcpGate(options: McpGateOptions) {
   const tally = new AnonymousTally();
   return async (request: Request, address: string): Promise<Response> => {
     const started = options.now();
-    const peeked = await peek(request, options.maxBodyBytes);
     const auth = await options.authenticate(request);
     if (auth instanceof Response) {
-      const counted = tally.take(address, started);
+      // 503: the credential could not be checked (the database is away); nothing to record it in.
+      const counted = auth.status === 503 ? null : tally.take(address, started);
       if (counted)
         await options.record({
           principal: null,
           clientId: `address ${address}`,
-          method: peeked.method,
+          method: headerMethod(request),
           preview: { status: auth.status, previousMinute: counted.previousMinute },
           outcome: 'error',
           code: 'UNAUTHENTICATED',
@@ -169,44 +242,93 @@ export function mcpGate(options: McpGateOptions) {
     const principal = (auth.extra?.principal as Principal | undefined) ?? null;
     const marks: GateMarks = { audited: false };
     const authInfo: AuthInfo = { ...auth, extra: { ...auth.extra, gate: marks } };
-    const common = {
-      principal,
-      clientId: principal?.clientId ?? auth.clientId,
-      method: peeked.method,
-      preview: { ...(peeked.tool ? { tool: peeked.tool } : {}) },
+    const base = { principal, clientId: principal?.clientId ?? auth.clientId };
+    const finished = async (
+      response: Response,
+      what: { method: string; preview?: Record<string, unknown> },
+      end?: Pick<GateRecord, 'outcome' | 'code' | 'reason'>,
+    ) => {
+      await options.record({
+        ...base,
+        method: what.method,
+        preview: what.preview ?? {},
+        ...(end ?? (await endOf(response))),
+        durationMs: options.now() - started,
+      });
+      return response;
     };
+    // Only JSON is spoken: anything else is 415 before a byte of it is read.
+    if (!isJson(request)) return finished(unsupportedMediaType(), { method: headerMethod(request) });
+    const read = await readBody(request, options.body);
+    if (read.kind !== 'read') {
+      const refused = refusedBody(read, options.body);
+      return finished(
+        refused.response,
+        { method: refused.method },
+        {
+          outcome: 'error',
+          code: 'INVALID_ARGUMENTS',
+          reason: refused.reason,
+        },
+      );
+    }
+    const { body, classified } = parsed(read.bytes);
+    const what = { method: classified.method, preview: classified.tool ? { tool: classified.tool } : {} };
+    const refusal = 'parsed' in body ? options.inspect?.(body.parsed, request) : undefined;
+    if (refusal) return finished(refusal, what);
     if (
       principal &&
-      !peeked.notification &&
-      !SELF_AUDITED.has(peeked.method) &&
-      !UNBUDGETED.has(peeked.method)
+      !classified.notification &&
+      !SELF_AUDITED.has(classified.method) &&
+      !UNBUDGETED.has(classified.method)
     ) {
-      const budget = await options.takeBudget(principal);
-      if (!budget.ok) {
-        await options.record({
-          ...common,
-          outcome: 'error',
-          code: 'RATE_LIMITED',
-          reason: 'calls per minute',
-          durationMs: options.now() - started,
-        });
-        return Response.json({
-          jsonrpc: '2.0',
-          id: peeked.id,
-          error: {
-            code: -32000,
-            message: 'Too many calls on this connection: wait details.retryAfterMs.',
-            data: { code: 'RATE_LIMITED', limit: 'calls_per_minute', retryAfterMs: budget.retryAfterMs },
-          },
-        });
+      let budget: Awaited<ReturnType<McpGateOptions['takeBudget']>>;
+      try {
+        budget = await options.takeBudget(principal);
+      } catch (error) {
+        if (!isDomainError(error, 'UNAVAILABLE')) throw error;
+        const retryAfterMs = error.details.retryAfterMs;
+        return finished(
+          rpcError(
+            503,
+            classified.id,
+            -32000,
+            `UNAVAILABLE: ${error.message}`,
+            {
+              code: 'UNAVAILABLE',
+              retryable: true,
+              retryAfterMs,
+            },
+            { 'Retry-After': String(Math.ceil(retryAfterMs / 1000)) },
+          ),
+          what,
+          { outcome: 'error', code: 'UNAVAILABLE', reason: 'the database cannot be reached' },
+        );
       }
+      if (!budget.ok)
+        return finished(
+          rpcError(
+            200,
+            classified.id,
+            -32000,
+            'Too many calls on this connection: wait details.retryAfterMs.',
+            {
+              code: 'RATE_LIMITED',
+              limit: 'calls_per_minute',
+              retryAfterMs: budget.retryAfterMs,
+            },
+          ),
+          what,
+          { outcome: 'error', code: 'RATE_LIMITED', reason: 'calls per minute' },
+        );
     }
-    const response = await options.handle(request, authInfo);
-    if (!marks.audited && !peeked.notification) {
-      await options.record({ ...common, ...(await endOf(response)), durationMs: options.now() - started });
+    const response = await options.handle(request, authInfo, body);
+    if (!marks.audited && !classified.notification) {
+      await finished(response, what);
       // Refused before its handler ran (an unknown tool, a missing scope, a bad shape): it still
       // counts against the connection's budget, so probing costs what calling does.
-      if (principal && SELF_AUDITED.has(peeked.method)) await options.takeBudget(principal);
+      if (principal && SELF_AUDITED.has(classified.method))
+        await options.takeBudget(principal).catch(() => undefined);
     }
     return response;
   };

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { readBody } from './bounded-body.js';
 
 /** Exactly which Host values and Origins name this server. */
 export interface ServerNames {
@@ -75,26 +75,40 @@ export const unsupportedMediaType = () =>
   );
 
 const FORM_MAX_BYTES = 16 * 1024;
-const formBodyLimit = bodyLimit({
-  maxSize: FORM_MAX_BYTES,
-  onError: (c) =>
-    c.json({ error: 'payload_too_large', message: `Forms take at most ${FORM_MAX_BYTES} bytes` }, 413),
-});
+/** The longest a form's body may take to arrive: a person's browser sends a few hundred bytes. */
+export const FORM_DEADLINE_MS = 10_000;
 
 /**
  * Every form a person posts (sign-in, setup, approval, payment) is a small urlencoded body:
  * anything else is refused before it is read, so no page parses a multipart upload or a huge body.
+ * The body is read once, bounded in bytes and time, and the page reads that copy.
  */
-export const formOnly: MiddlewareHandler = async (c, next) => {
-  const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
-    return c.json(
-      { error: 'unsupported_media_type', message: 'Forms are application/x-www-form-urlencoded' },
-      415,
-    );
-  }
-  return formBodyLimit(c, next);
-};
+export function formOnly(deadlineMs: number): MiddlewareHandler {
+  return async (c, next) => {
+    const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/x-www-form-urlencoded') {
+      return c.json(
+        { error: 'unsupported_media_type', message: 'Forms are application/x-www-form-urlencoded' },
+        415,
+      );
+    }
+    const read = await readBody(c.req.raw, { maxBytes: FORM_MAX_BYTES, deadlineMs });
+    if (read.kind === 'too_large')
+      return c.json(
+        { error: 'payload_too_large', message: `Forms take at most ${FORM_MAX_BYTES} bytes` },
+        413,
+      );
+    if (read.kind === 'too_slow')
+      return c.json(
+        { error: 'request_timeout', message: `A form must arrive within ${deadlineMs / 1000} s` },
+        408,
+      );
+    if (read.kind === 'unreadable')
+      return c.json({ error: 'bad_request', message: 'The form could not be read' }, 400);
+    c.req.raw = new Request(c.req.raw, { body: read.bytes });
+    return next();
+  };
+}
 
 export function isLoopbackAddress(host: string): boolean {
   return (

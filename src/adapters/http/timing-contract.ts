@@ -53,77 +53,46 @@ function messagesOf(body: unknown): Message[] {
 }
 
 /**
- * The request's body as text, read from a copy and never past `max` bytes: null when it is
- * bigger (the MCP handler then answers 413 as it always does, reading no more than it must).
- */
-async function bodyWithin(request: Request, max: number): Promise<string | null> {
-  const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) return null;
-  const stream = request.clone().body;
-  if (!stream) return '';
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
  * The opt-in wire timing contract (--timing-contract) on POST /mcp: the client states when it
  * sent the request, in the `x-mcp-client-sent-at` header and the same RFC 3339 value in every
  * message's `params._meta.clientSentAt`; the server never guesses it. Otherwise: HTTP 400
- * MISSING_CLIENT_TIMESTAMP, echoing the JSON-RPC id. Answers carry when the server received the
- * request and when it answered, as headers and in each JSON result's `_meta`, so that
+ * MISSING_CLIENT_TIMESTAMP, echoing the JSON-RPC id. This checks the body the MCP gate read (after
+ * the credential, never reading it again); `timingStamps` then says when the request came and
+ * when its answer left.
+ */
+export function clientSentAtRefusal(body: unknown, request: Request): Response | undefined {
+  const sentAt = request.headers.get(CLIENT_SENT_AT) ?? undefined;
+  const messages = messagesOf(body);
+  const agrees = messages.every((m) => m.params?._meta?.[CLIENT_SENT_AT_META] === sentAt);
+  if (validInstant(sentAt) && agrees) return undefined;
+  const id =
+    messages.length === 1 && ['string', 'number'].includes(typeof messages[0]!.id) ? messages[0]!.id : null;
+  const problem = !validInstant(sentAt)
+    ? `${CLIENT_SENT_AT} must be an RFC 3339 date-time`
+    : `params._meta.${CLIENT_SENT_AT_META} must equal the ${CLIENT_SENT_AT} header`;
+  return Response.json(
+    {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: -32600,
+        message: `MISSING_CLIENT_TIMESTAMP: ${problem}`,
+        data: { code: 'MISSING_CLIENT_TIMESTAMP' },
+      },
+    },
+    { status: 400 },
+  );
+}
+
+/**
+ * Answers carry when the server received the request and when it answered, as headers and in
+ * each JSON result's `_meta`, so that
  * clientSentAt <= serverReceivedAt <= serverResultCreatedAt <= serverRespondedAt.
  */
-export function timingContract(now: () => number, maxBodyBytes: number): MiddlewareHandler {
+export function timingStamps(now: () => number): MiddlewareHandler {
   return async (c, next) => {
     const receivedAt = new Date(now()).toISOString();
     const sentAt = c.req.header(CLIENT_SENT_AT);
-    // Checked before authentication, so never reading more than the endpoint accepts at all.
-    const text = await bodyWithin(c.req.raw, maxBodyBytes);
-    // A body left unread ends the connection after the answer: say so, or a keep-alive client
-    // sends its next request on a socket the server is closing.
-    const unread: Record<string, string> = text === null ? { connection: 'close' } : {};
-    let body: unknown = null;
-    try {
-      if (text !== null) body = JSON.parse(text);
-    } catch {
-      // Malformed JSON is the MCP handler's to answer; the header is still required.
-    }
-    const messages = messagesOf(body);
-    const agrees = messages.every((m) => m.params?._meta?.[CLIENT_SENT_AT_META] === sentAt);
-    if (!validInstant(sentAt) || !agrees) {
-      const id =
-        messages.length === 1 && ['string', 'number'].includes(typeof messages[0]!.id)
-          ? messages[0]!.id
-          : null;
-      const problem = !validInstant(sentAt)
-        ? `${CLIENT_SENT_AT} must be an RFC 3339 date-time`
-        : `params._meta.${CLIENT_SENT_AT_META} must equal the ${CLIENT_SENT_AT} header`;
-      return c.json(
-        {
-          jsonrpc: '2.0',
-          id,
-          error: {
-            code: -32600,
-            message: `MISSING_CLIENT_TIMESTAMP: ${problem}`,
-            data: { code: 'MISSING_CLIENT_TIMESTAMP' },
-          },
-        },
-        400,
-        { [SERVER_RECEIVED_AT]: receivedAt, [SERVER_RESPONDED_AT]: new Date(now()).toISOString(), ...unread },
-      );
-    }
     await next();
     const response = c.res;
     const type = response.headers.get('content-type') ?? '';
@@ -131,7 +100,9 @@ export function timingContract(now: () => number, maxBodyBytes: number): Middlew
     const answered =
       type.includes('application/json') || type.includes('text/event-stream') ? await response.text() : null;
     const respondedAt = new Date(now()).toISOString();
-    const times = { clientSentAt: sentAt, serverReceivedAt: receivedAt, serverRespondedAt: respondedAt };
+    const times: Stamp = validInstant(sentAt)
+      ? { clientSentAt: sentAt, serverReceivedAt: receivedAt, serverRespondedAt: respondedAt }
+      : { serverReceivedAt: receivedAt, serverRespondedAt: respondedAt };
     if (answered !== null) {
       let body = answered;
       if (type.includes('application/json')) {
@@ -147,7 +118,6 @@ export function timingContract(now: () => number, maxBodyBytes: number): Middlew
     }
     c.res.headers.set(SERVER_RECEIVED_AT, receivedAt);
     c.res.headers.set(SERVER_RESPONDED_AT, respondedAt);
-    if (text === null) c.res.headers.set('connection', 'close');
     c.res.headers.delete('content-length');
   };
 }

@@ -1,12 +1,9 @@
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
+import { jsonRpcIdOf } from './request-id.js';
 
 const NEWLINE = 0x0a;
 const EDGE_BYTES = 512;
-const ID_VALUE = String.raw`(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")`;
-// Only an id that is surely the message's own: among the first keys, or the very last one.
-const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}`);
-const TAIL_ID = new RegExp(String.raw`"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
 
 /** The two ends of a line too long to keep: enough to find its id. */
 export interface OversizeLine {
@@ -69,20 +66,10 @@ export class LineLimit extends Transform {
 export function oversizeError(line: OversizeLine, maxBytes: number): string {
   return `${JSON.stringify({
     jsonrpc: '2.0',
-    id: requestId(line),
+    id: jsonRpcIdOf(line.head, line.tail),
     error: {
       code: -32600,
       message: `Request too large: more than ${maxBytes} bytes on one line; nothing was done.`,
     },
   })}\n`;
-}
-
-function requestId(line: OversizeLine): string | number | null {
-  const id = HEAD_ID.exec(line.head)?.[1] ?? TAIL_ID.exec(line.tail)?.[1];
-  if (id === undefined) return null;
-  try {
-    return JSON.parse(id) as string | number;
-  } catch {
-    return null;
-  }
 }

@@ -39,4 +39,4 @@ export const SERVER = [
   'tools',
 ];
 /** serve only: the HTTP wire. */
-export const HTTP_ONLY = ['timing-contract'];
+export const HTTP_ONLY = ['timing-contract', 'body-timeout', 'headers-timeout'];

@@ -144,6 +144,10 @@ export const optionDocs: Record<string, string> = {
     '--counter-offers on|off  whether a refused time names other free times (alternatives); off for the whole tenant (default on)',
   'tool-profile':
     "--tool-profile P        inherit (the server's --profile), hotel-ops, standard, or expert-booking (standard tools through the catalog)",
+  'body-timeout':
+    '--body-timeout S        a request body must arrive within S seconds, else 408 and the connection closes (default 30)',
+  'headers-timeout':
+    "--headers-timeout S     a request's headers must arrive within S seconds, else the connection closes (default 10)",
   'timing-contract':
     '--timing-contract       /mcp requests must carry x-mcp-client-sent-at (and _meta.clientSentAt); answers carry server times',
   tools:

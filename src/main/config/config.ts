@@ -47,6 +47,10 @@ export interface ServerConfig {
   /** A file of milliseconds added to the time (`--dev-clock`): benchmarks move time; never in production. */
   readonly devClock: string | null;
   readonly maxBodyBytes: number;
+  /** A request body must arrive within this (`--body-timeout`, seconds): a trickling client is cut. */
+  readonly bodyTimeoutMs: number;
+  /** A request's headers must arrive within this (`--headers-timeout`, seconds). */
+  readonly headersTimeoutMs: number;
   /**
    * `hotel-ops`: the reservation-operations contract's tools beside Holdfast's own (`--profile`);
    * `expert-booking`: the expert-booking contract's way of serving Holdfast's tools — the catalog,
@@ -177,6 +181,8 @@ const OPTIONS = {
   'console-port': { type: 'string' },
   'no-seed': { type: 'boolean' },
   'timing-contract': { type: 'boolean' },
+  'body-timeout': { type: 'string' },
+  'headers-timeout': { type: 'string' },
   'hold-ttl': { type: 'string' },
   legacy: { type: 'string' },
   'log-format': { type: 'string' },
@@ -505,6 +511,11 @@ export function readConfig(
       ) *
         1024 *
         1024 || 256 * 1024,
+    bodyTimeoutMs:
+      whole(values['body-timeout'] ?? env.HOLDFAST_BODY_TIMEOUT, 'body-timeout', 30, [1, 600]) * 1000,
+    headersTimeoutMs:
+      whole(values['headers-timeout'] ?? env.HOLDFAST_HEADERS_TIMEOUT, 'headers-timeout', 10, [1, 600]) *
+      1000,
     sweepIntervalMs: 15_000,
     slotCacheMaxAgeMs: 2_000,
     writePolicy,

@@ -10,6 +10,7 @@ export function inboxIngestOptions(runtime: Runtime, config: ServerConfig): Inbo
   const { deps } = runtime;
   return {
     // The contract allows 10 MB; a plain server keeps Holdfast's own cap unless told otherwise.
+    bodyTimeoutMs: config.bodyTimeoutMs,
     maxBodyBytes: Math.max(config.maxBodyBytes, config.profile === 'hotel-ops' ? 10 * 1024 * 1024 : 0),
     now: () => deps.clock.now(),
     authenticate: (secret) => authenticateIngest(deps, secret),

@@ -12,6 +12,15 @@ import type { AddressInfo } from 'node:net';
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/** How long a client may take to send a request: its headers, then its body. */
+export interface RequestTimeouts {
+  readonly headersTimeoutMs: number;
+  /** The routes' own body deadline (they answer 408); the server's backstop lies beyond it. */
+  readonly bodyTimeoutMs: number;
+}
+
+const DEFAULT_TIMEOUTS: RequestTimeouts = { headersTimeoutMs: 10_000, bodyTimeoutMs: 30_000 };
+
 type FetchHandler = (request: Request, env: HttpBindings) => Response | Promise<Response>;
 
 export interface Listening {
@@ -23,12 +32,33 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** Binds first, so that `--port 0` knows its port (and links their origin) before anything is served. */
-export async function listen(host: string, port: number): Promise<Listening> {
+/**
+ * Binds first, so that `--port 0` knows its port (and links their origin) before anything is served.
+ * Slow clients are bounded by Node itself: headers that do not arrive within `headersTimeoutMs`
+ * and a request not whole within the body deadline plus that (a route that reads its body
+ * itself, like the OAuth server's) close the connection, checked every second; no worker is held
+ * meanwhile. An idle keep-alive connection is not a request: it stays open for 65 s.
+ */
+export async function listen(
+  host: string,
+  port: number,
+  timeouts: RequestTimeouts = DEFAULT_TIMEOUTS,
+): Promise<Listening> {
   let handle: FetchHandler = () => new Response('starting', { status: 503 });
   const server = await new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
     const s = serveNode(
-      { fetch: (request, env) => handle(request, env as HttpBindings), port, hostname: host },
+      {
+        fetch: (request, env) => handle(request, env as HttpBindings),
+        port,
+        hostname: host,
+        serverOptions: {
+          keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+          headersTimeout: timeouts.headersTimeoutMs,
+          requestTimeout: timeouts.headersTimeoutMs + timeouts.bodyTimeoutMs + 5_000,
+          // Node checks the two timeouts this often (its default, 30 s, would let them run late).
+          connectionsCheckingInterval: 1_000,
+        },
+      },
       () => resolve(s),
     );
     s.once('error', reject);
@@ -36,8 +66,6 @@ export async function listen(host: string, port: number): Promise<Listening> {
   // serveNode makes a plain node:http server (no createServer option is passed).
   const http = server as HttpServer;
   http.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  // Headers must be allowed to arrive for longer than a connection may idle (Node's own rule).
-  http.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   const address = server.address() as AddressInfo;
   const name = address.address.includes(':') ? `[${address.address}]` : address.address;
   return {

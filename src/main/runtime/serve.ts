@@ -45,7 +45,10 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
       'Over HTTP the write policy is each token’s, not the server’s: holdfast tokens create EMAIL --write-policy P ' +
         '(unset --write-policy / HOLDFAST_WRITE_POLICY for serve).',
     );
-  const bound = await listen(config.host, config.port);
+  const bound = await listen(config.host, config.port, {
+    headersTimeoutMs: config.headersTimeoutMs,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+  });
   const runtime = await buildRuntime(config, logger, {
     boundOrigin: bound.origin,
     createAuditKey: true,
@@ -107,12 +110,15 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
       }),
       legacy: config.legacy,
       maxBodyBytes: config.maxBodyBytes,
+      bodyTimeoutMs: config.bodyTimeoutMs,
       contractCodes: config.profile === 'hotel-ops',
       ...(config.timingContract ? { timingContract: () => deps.clock.now() } : {}),
       gate: mcpGateWiring(runtime, ctx, logger, config.tenantId),
       trustProxy: config.trustProxy,
     },
     names: serverNames(bound.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts }),
+    trustProxy: config.trustProxy,
+    bodyTimeoutMs: config.bodyTimeoutMs,
     logger,
     version: SERVER_VERSION,
     ...(runtime.metrics
