@@ -68,6 +68,8 @@ interface Send {
   readonly suffix?: string;
   /** Or this, one byte a second, never finished. */
   readonly trickle?: string;
+  /** Keep sending after the answer (as an attacker does), until the connection is cut. */
+  readonly ignoreAnswer?: boolean;
   readonly localAddress?: string;
 }
 
@@ -129,7 +131,7 @@ function post(send: Send): Promise<Answer | { error: string; ms: number }> {
     let sent = 0;
     const total = send.bytes ?? 0;
     const pump = () => {
-      while (sent < total && !req.destroyed && !answered) {
+      while (sent < total && !req.destroyed && (!answered || send.ignoreAnswer)) {
         sent += chunk.length;
         if (!req.write(chunk)) return void req.once('drain', pump);
       }
@@ -333,24 +335,72 @@ describe('many connections cannot do together what one cannot', () => {
       return Promise.all([Promise.all(oneAddress), Promise.all(many)]);
     });
     const [oneAddress, many] = result;
+    const all = [...oneAddress, ...many];
     const count = (answers: (Answer | { error: string })[], status: number) =>
       answers.filter((a) => statusOf(a) === status).length;
-    // The refused are refused at once; the admitted are cut at their body deadline.
     expect(count(oneAddress, 429)).toBe(4);
     expect(count(oneAddress, 408)).toBe(16);
-    for (const refused of [...oneAddress, ...many].filter((a) => [429, 503].includes(statusOf(a) as number)))
-      expect(refused.ms).toBeLessThan(1_900);
     expect(count(many, 408)).toBe(128 - 16);
     expect(count(many, 503)).toBe(144 - (128 - 16));
+    // The refused are refused at once: every refusal came before the first admitted one was cut.
+    const refused = all.filter((a) => [429, 503].includes(statusOf(a) as number));
+    const cut = all.filter((a) => statusOf(a) === 408);
+    expect(Math.max(...refused.map((a) => a.ms))).toBeLessThan(Math.min(...cut.map((a) => a.ms)));
     expect(growthMiB).toBeLessThan(GROWTH_BOUND_MIB);
     await normalCallAnswers();
   });
 
-  it('an agent with a token is not counted: its calls go through while strangers wait', async () => {
+  it('neither an agent with a token nor a health check is counted: they go through while strangers wait', async () => {
     const strangers = Array.from({ length: 16 }, () => trickleFrom('127.0.0.1'));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The address's 16 places are taken (the next stranger is refused) …
+    let next: Answer | { error: string } = { error: 'not tried', ms: 0 };
+    for (let i = 0; i < 50 && statusOf(next) !== 429; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      next = await post({
+        path: '/login',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        bytes: 0,
+      });
+    }
+    expect(statusOf(next)).toBe(429);
+    // … and still an agent's call, the health checks and a page answer.
     await normalCallAnswers();
+    for (const path of ['/healthz', '/readyz', '/login'])
+      expect((await fetch(new URL(path, server.url))).status, path).toBe(200);
     expect((await Promise.all(strangers)).map(statusOf)).toEqual(Array(16).fill(408));
+  });
+
+  it('an OAuth request whose body trickles loses its connection at the deadline (the authorization server reads its own)', async () => {
+    const answer = await post({
+      path: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1000' },
+      trickle: 'g',
+    });
+    expect(answer.ms).toBeGreaterThanOrEqual(1_900);
+    expect(answer.ms).toBeLessThan(8_000);
+  });
+});
+
+describe('an attacker who never stops sending', () => {
+  it('keeps writing after the answer: the rest is discarded and the connection cut, nothing held', async () => {
+    const routes: Send[] = [
+      { path: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      { path: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      { prefix: START, headers: bearer() },
+      { prefix: START },
+    ];
+    const { result, growthMiB } = await measured(() =>
+      Promise.all(
+        routes.flatMap((send) =>
+          Array.from({ length: 3 }, () => post({ ...send, bytes: 256 * MiB, ignoreAnswer: true })),
+        ),
+      ),
+    );
+    // Every connection ends (answered, then cut while still sending) long before 256 MB went through.
+    for (const answer of result)
+      expect('closed' in answer ? await answer.closed : answer.ms).toBeLessThan(30_000);
+    expect(growthMiB).toBeLessThan(3 * LIMIT_MIB + GROWTH_BOUND_MIB);
+    await normalCallAnswers();
   });
 });
 

@@ -5,6 +5,8 @@ import { call } from '../support/mcp-clients.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import type { OwnedPostgres } from '../support/owned-postgres.js';
 import { ownedPostgres } from '../support/owned-postgres.js';
+import type { TcpProxy } from '../support/tcp-proxy.js';
+import { tcpProxy } from '../support/tcp-proxy.js';
 import type { Backend } from './harness.js';
 import { clientsFor, record, startBackend } from './harness.js';
 import { runCli } from '../support/spawn-server.js';
@@ -53,13 +55,22 @@ interface Attempt {
 
 let owned: OwnedPostgres;
 let backend: Backend;
+let proxy: TcpProxy;
 
 beforeAll(async () => {
   owned = await ownedPostgres();
-  backend = await startBackend('postgres', { instances: 2, postgresUrl: owned.url });
+  // The instances reach the database through a proxy the test can stall (a network that stops
+  // answering); statements are given up after 2 s there.
+  proxy = await tcpProxy(owned.port);
+  backend = await startBackend('postgres', {
+    instances: 2,
+    postgresUrl: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`,
+    serverArgs: ['--pg-query-timeout', '2'],
+  });
 }, 120_000);
 afterAll(async () => {
   await backend?.stop();
+  await proxy?.close();
   await owned?.stop();
 });
 
@@ -76,7 +87,8 @@ async function attempt(
   } catch (error) {
     const message = String(error instanceof Error ? error.message : error);
     // A refusal before the tools (the credential could not be checked): HTTP 503, coded.
-    if (/503/.test(message) && /UNAVAILABLE/.test(message))
+    const status = (error as { status?: unknown }).status ?? /HTTP (\d{3})/.exec(message)?.[1] ?? '';
+    if (String(status) === '503' && message.includes('"code":"UNAVAILABLE"'))
       return { outcome: 'UNAVAILABLE over HTTP 503 (retryable)' };
     return { outcome: `transport: ${message.slice(0, 120)}` };
   }
@@ -150,7 +162,14 @@ describe('PostgreSQL restarted under 16 agents’ holds', () => {
     const away = await probed;
     await owned.up();
     const backAt = since();
-    stopAt = backAt + 8_000;
+    await pause(3_000);
+    // Third: the network stalls for 4 s (nothing refused, nothing answered), then flows again.
+    const stallBegan = since();
+    proxy.stall();
+    await pause(4_000);
+    proxy.resume();
+    const flowingAt = since();
+    stopAt = flowingAt + 8_000;
     await load;
     await Promise.all(clients.map((c) => c.close()));
 
@@ -179,10 +198,15 @@ describe('PostgreSQL restarted under 16 agents’ holds', () => {
       return { refused: inWindow.length, recoveredMs: last - back };
     };
     const afterRestart = recovery(restartBegan, restartedAt, outageBegan);
-    const afterOutage = recovery(outageBegan, backAt, Infinity);
+    const afterOutage = recovery(outageBegan, backAt, stallBegan);
+    const afterStall = recovery(stallBegan, flowingAt, Infinity);
     expect(afterOutage.refused).toBeGreaterThan(0);
     expect(afterRestart.recoveredMs).toBeLessThan(5_000);
     expect(afterOutage.recoveredMs).toBeLessThan(5_000);
+    // A stall is felt too, and answered UNAVAILABLE within the 2 s statement bound (or the 5 s
+    // connect bound), never held for the kernel's quarter of an hour; then it is over as quickly.
+    expect(afterStall.refused).toBeGreaterThan(0);
+    expect(afterStall.recoveredMs).toBeLessThan(8_000);
     const lastFailure = Math.max(...failed.map((a) => a.at + a.ms));
     const okAfter = attempts.filter((a) => a.outcome === 'ok' && a.at > lastFailure);
     expect(new Set(okAfter.map((a) => a.agent)).size).toBe(AGENTS);
@@ -214,7 +238,8 @@ describe('PostgreSQL restarted under 16 agents’ holds', () => {
     console.log(
       `  restart took ${restartedAt - restartBegan} ms, outage ${backAt - outageBegan} ms; ${attempts.length} calls: ` +
         `${JSON.stringify(Object.fromEntries(outcomes))}; slowest refusal ${slowest} ms; every call answered again ` +
-        `${afterRestart.recoveredMs} ms after the restart and ${afterOutage.recoveredMs} ms after the outage`,
+        `${afterRestart.recoveredMs} ms after the restart, ${afterOutage.recoveredMs} ms after the outage and ` +
+        `${afterStall.recoveredMs} ms after the stall`,
     );
     record('database restart', 'PostgreSQL, 2 instances', {
       calls: attempts.length,
@@ -223,6 +248,7 @@ describe('PostgreSQL restarted under 16 agents’ holds', () => {
       slowestRefusalMs: slowest,
       recoveredAfterRestartMs: afterRestart.recoveredMs,
       recoveredAfterOutageMs: afterOutage.recoveredMs,
+      recoveredAfterStallMs: afterStall.recoveredMs,
       doubleBookings: await backend.overlaps(),
     });
   }, 120_000);

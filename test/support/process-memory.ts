@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 /** Resident memory of a process now, in MiB (Linux /proc). */
 export function residentMiB(pid: number): number {
@@ -13,8 +13,29 @@ export interface MemoryWatch {
   stop(): number;
 }
 
-/** Samples a process's resident memory every 10 ms from now on: what an attack made it hold at its peak. */
+/** The kernel's high-water mark of a process's resident memory, in MiB. */
+function highWaterMiB(pid: number): number {
+  const kib = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kib ?? 0) / 1024;
+}
+
+/** Resets the kernel's high-water mark to the current resident memory; false where that is not allowed. */
+function resetHighWater(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What an attack made a process hold at its peak, from now on: the kernel's own high-water mark
+ * (reset here, so no peak between two samples is missed, however busy this process is), and
+ * samples every 10 ms where it cannot be reset.
+ */
 export function watchMemory(pid: number): MemoryWatch {
+  const exact = resetHighWater(pid);
   const beforeMiB = residentMiB(pid);
   let peak = beforeMiB;
   const timer = setInterval(() => {
@@ -29,6 +50,7 @@ export function watchMemory(pid: number): MemoryWatch {
     stop() {
       clearInterval(timer);
       peak = Math.max(peak, residentMiB(pid));
+      if (exact) peak = Math.max(peak, highWaterMiB(pid));
       return peak;
     },
   };

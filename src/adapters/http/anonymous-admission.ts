@@ -20,7 +20,8 @@ export class AnonymousAdmission {
 
   constructor(private readonly bounds: { perAddress: number; total: number } = ANONYMOUS_IN_FLIGHT) {}
 
-  enter(address: string): Admitted | Refused {
+  enter(from: string): Admitted | Refused {
+    const address = addressKey(from);
     const mine = this.byAddress.get(address) ?? 0;
     if (mine >= this.bounds.perAddress) return { refused: 429 };
     if (this.total >= this.bounds.total) return { refused: 503 };
@@ -45,6 +46,26 @@ export class AnonymousAdmission {
   }
 }
 
+/**
+ * Whom a count is kept for: an IPv4 address, or an IPv6 address's /64 (one party usually holds a
+ * whole /64, and would otherwise count as millions of strangers).
+ */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.toLowerCase().split('::', 2);
+  const front = head ? head.split(':') : [];
+  const back = tail ? tail.split(':') : [];
+  const groups = address.includes('::')
+    ? [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back]
+    : front;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
 /** The answer to a request over the bound: at once, before any of its body is read. */
 export function admissionRefusal(status: 429 | 503): Response {
   const message =
@@ -57,10 +78,17 @@ export function admissionRefusal(status: 429 | 503): Response {
   );
 }
 
-/** Every route but POST /mcp is admitted here. */
+/** Requests that carry a body (nothing else can be held open past its headers' deadline). */
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Every request with a body is admitted here, but POST /mcp's: a GET (health, metrics, a page,
+ * an asset) is answered as soon as its headers are in, so it holds nothing and is never turned
+ * away for strangers — a load balancer's health check always gets through.
+ */
 export function admitAnonymous(admission: AnonymousAdmission, trustProxy: boolean): MiddlewareHandler {
   return async (c: Context, next) => {
-    if (c.req.method === 'POST' && c.req.path === '/mcp') return next();
+    if (!WITH_BODY.has(c.req.method) || c.req.path === '/mcp') return next();
     const entered = admission.enter(clientAddress(c, trustProxy));
     if ('refused' in entered) return admissionRefusal(entered.refused);
     try {

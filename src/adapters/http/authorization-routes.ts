@@ -15,6 +15,8 @@ export interface AuthorizationRoutesOptions {
   readonly scopes: readonly string[];
   /** X-Forwarded-For names the client (behind a trusted proxy). */
   readonly trustProxy: boolean;
+  /** How long a request's body may take to arrive (default: a form's 10 s). */
+  readonly bodyDeadlineMs?: number;
 }
 
 /**
@@ -28,6 +30,8 @@ const LIMITS = {
 } as const;
 
 const REGISTRATION_BODY_MAX = 16 * 1024;
+/** As long as a person's form may take (request-guards.ts); a client's OAuth request is smaller still. */
+const OAUTH_BODY_DEADLINE_MS = 10_000;
 
 function limiter(kind: keyof typeof LIMITS) {
   const [points, duration] = LIMITS[kind].perAddress;
@@ -74,7 +78,17 @@ export function mountAuthorizationRoutes(app: PageApp, options: AuthorizationRou
   app.post('/oauth/authorize', limited('authorize'));
   app.post('/oauth/par', limited('authorize'));
   const delegate = async (c: Context<{ Bindings: HttpBindings }>) => {
-    await options.endpoints.handle(c.env.incoming, c.env.outgoing);
+    // The authorization server reads its own bodies (56 KiB at most) but gives them no deadline:
+    // a body not in within a form's deadline loses its connection.
+    const { incoming } = c.env;
+    const deadline = setTimeout(() => {
+      if (!incoming.complete) incoming.destroy();
+    }, Math.min(options.bodyDeadlineMs ?? OAUTH_BODY_DEADLINE_MS, OAUTH_BODY_DEADLINE_MS));
+    try {
+      await options.endpoints.handle(incoming, c.env.outgoing);
+    } finally {
+      clearTimeout(deadline);
+    }
     return RESPONSE_ALREADY_SENT;
   };
   const base = options.issuer.replace(/\/+$/, '');

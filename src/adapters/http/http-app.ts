@@ -122,10 +122,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         'parsed' in body
           ? mcp.fetch(request, { authInfo, parsedBody: body.parsed })
           : mcp.fetch(
-              new Request(request.url, { method: 'POST', headers: request.headers, body: body.raw }),
-              {
-                authInfo,
-              },
+              new Request(request.url, {
+                method: 'POST',
+                headers: request.headers,
+                body: body.raw,
+                signal: request.signal,
+              }),
+              { authInfo },
             ),
       body: { maxBytes: mount.maxBodyBytes, deadlineMs: mount.bodyTimeoutMs },
       ...(mount.timingContract ? { inspect: clientSentAtRefusal } : {}),

@@ -31,7 +31,15 @@ export function mountInboxIngest(app: PageApp, options: InboxIngestOptions): voi
   app.post('/api/inbox/messages', async (c) => {
     // The token first, from the headers: nothing of a body is read for a caller nobody knows.
     const secret = /^Bearer ([\x21-\x7e]+)$/.exec(c.req.header('authorization') ?? '')?.[1];
-    const token = secret ? await options.authenticate(secret) : null;
+    let token: IngestToken | null;
+    try {
+      token = secret ? await options.authenticate(secret) : null;
+    } catch (error) {
+      if (!isDomainError(error, 'UNAVAILABLE')) throw error;
+      return c.json(failure('UNAVAILABLE', error.message, { ...error.details }), 503, {
+        'Retry-After': String(Math.ceil(error.details.retryAfterMs / 1000)),
+      });
+    }
     if (!token)
       return c.json(failure('MCP_AUTH_INVALID', 'An ingest token (Bearer hf_ing_…) is required.'), 401, {
         'WWW-Authenticate': 'Bearer scope="inbox:ingest"',

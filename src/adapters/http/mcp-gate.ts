@@ -106,7 +106,7 @@ function parsed(bytes: Uint8Array<ArrayBuffer>): { body: ReadBody; classified: C
   };
 }
 
-/** A JSON-RPC error answer; `close` when the body was not read to its end. */
+/** A JSON-RPC error answer (with extra headers: Retry-After). */
 function rpcError(
   status: number,
   id: string | number | null,
@@ -274,7 +274,8 @@ export function mcpGate(options: McpGateOptions) {
     }
     const { body, classified } = parsed(read.bytes);
     const what = { method: classified.method, preview: classified.tool ? { tool: classified.tool } : {} };
-    const refusal = 'parsed' in body ? options.inspect?.(body.parsed, request) : undefined;
+    // What is not JSON has no messages: the timing contract still asks for its header.
+    const refusal = options.inspect?.('parsed' in body ? body.parsed : null, request);
     if (refusal) return finished(refusal, what);
     if (
       principal &&

@@ -1,6 +1,9 @@
 const ID_VALUE = String.raw`(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")`;
 // Only an id that is surely the message's own: among the first keys, or the very last one.
-const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}`);
+// The value must end there (a comma or the object's end): 1.5, 1e3 or a longer number is no id of ours.
+const HEAD_ID = new RegExp(
+  String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}(?=\s*[,}])`,
+);
 const TAIL_ID = new RegExp(String.raw`"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
 
 /**

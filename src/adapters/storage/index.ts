@@ -33,6 +33,8 @@ export async function openStore(
     readonly longRunning: boolean;
     /** PostgreSQL: the most connections to hold. */
     readonly maxConnections?: number;
+    /** PostgreSQL: how long a statement may go unanswered. */
+    readonly queryTimeoutMs?: number;
     /** PostgreSQL: connections the database dropped, listeners lost and restored (never fatal). */
     readonly warn?: (message: string, fields: Record<string, unknown>) => void;
   },
@@ -49,6 +51,7 @@ export async function openStore(
     maxConnections: options.maxConnections,
     cacheCredentials: options.longRunning,
     ...(options.warn ? { warn: options.warn } : {}),
+    ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
   });
   const { connectionString } = PgStore.parseUrl(database);
   return {

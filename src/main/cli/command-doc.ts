@@ -13,6 +13,7 @@ export const DATABASE = ['db', 'database', 'audit-key-file', 'tenant'];
 /** Options of both servers (serve and stdio). */
 export const SERVER = [
   'pg-pool-size',
+  'pg-query-timeout',
   'allow-private-webhooks',
   'allow-private-upstreams',
   'webhook-timeout',

@@ -180,6 +180,8 @@ export const optionDocs: Record<string, string> = {
     '--allow-private-upstreams  reach identity providers (--auth-issuer, --login-issuer) and the payment provider on loopback and private addresses (env HOLDFAST_ALLOW_PRIVATE_UPSTREAMS=1; an internal IdP, tests)',
   'webhook-timeout':
     '--webhook-timeout SECONDS  how long one webhook delivery may take (env HOLDFAST_WEBHOOK_TIMEOUT_SECONDS; default 10, 1-30)',
+  'pg-query-timeout':
+    '--pg-query-timeout S    PostgreSQL: a statement not answered within S seconds is given up and its connection dropped, the call answers UNAVAILABLE (env HOLDFAST_PG_QUERY_TIMEOUT; default 15)',
   'pg-pool-size':
     '--pg-pool-size N        PostgreSQL connections this instance may hold (env HOLDFAST_PG_POOL_SIZE; default 20, 1-500): instances x N stays under max_connections',
 };

@@ -89,6 +89,8 @@ export interface ServerConfig {
   readonly allowPrivateUpstreams: boolean;
   /** How long one webhook delivery may take (`--webhook-timeout`, seconds). */
   readonly webhookTimeoutMs: number;
+  /** PostgreSQL: a statement not answered within this is given up, its connection dropped (`--pg-query-timeout`). */
+  readonly pgQueryTimeoutMs: number;
   /** PostgreSQL: the most connections this instance holds (`--pg-pool-size`). */
   readonly pgPoolSize: number;
   /** Options of the operator commands (payments set, audit tail). */
@@ -274,6 +276,7 @@ const OPTIONS = {
   'allow-private-upstreams': { type: 'boolean' },
   'webhook-timeout': { type: 'string' },
   'pg-pool-size': { type: 'string' },
+  'pg-query-timeout': { type: 'string' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 type OptionName = keyof typeof OPTIONS;
@@ -548,6 +551,8 @@ export function readConfig(
         [1, 30],
       ) * 1000,
     pgPoolSize: whole(values['pg-pool-size'] ?? env.HOLDFAST_PG_POOL_SIZE, 'pg-pool-size', 20, [1, 500]),
+    pgQueryTimeoutMs:
+      whole(values['pg-query-timeout'] ?? env.HOLDFAST_PG_QUERY_TIMEOUT, 'pg-query-timeout', 15, [1, 600]) * 1000,
     options: {
       events: values.events,
       includeContact: values['include-contact'],

@@ -80,6 +80,7 @@ export function openStore(config: ServerConfig, logger: Logger): Promise<OpenedS
     create: CREATING_COMMANDS.has(config.command),
     longRunning: isServer(config),
     maxConnections: config.pgPoolSize,
+    queryTimeoutMs: config.pgQueryTimeoutMs,
     warn: (message, fields) => logger.warn(message, fields),
   });
 }

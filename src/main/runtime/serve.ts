@@ -140,6 +140,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
         resource: oauth.resource,
         scopes: SCOPES,
         trustProxy: config.trustProxy,
+        bodyDeadlineMs: config.bodyTimeoutMs,
       });
       mountInboxIngest(hono, inboxIngestOptions(runtime, config));
       mountServerCard(hono, serverCardLoader(ctx, config, oauth.resource));

@@ -50,7 +50,10 @@ async function stdioPrincipal(runtime: Runtime, config: ServerConfig, logger: Lo
 export async function runStdioServer(config: ServerConfig, logger: Logger): Promise<void> {
   // The MCP server loads while the database opens: the host waits for the first answer.
   const mcpServer = loadMcpServer();
-  const pages = await listen('127.0.0.1', config.consolePort);
+  const pages = await listen('127.0.0.1', config.consolePort, {
+    headersTimeoutMs: config.headersTimeoutMs,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+  });
   const runtime = await buildRuntime(config, logger, { boundOrigin: pages.origin, createAuditKey: true });
   const { deps } = runtime;
   await runtime.audit.flush();
@@ -122,6 +125,7 @@ async function approvalPages(runtime: Runtime, config: ServerConfig, logger: Log
     logger,
     version: SERVER_VERSION,
     health: async () => true,
+    bodyTimeoutMs: config.bodyTimeoutMs,
     receiptKeys: () => runtime.deps.receipts.publicKeys(),
     mountPages: (hono) => mountHumanPages(hono, pages, runtime, config, { provider, warn }),
   });

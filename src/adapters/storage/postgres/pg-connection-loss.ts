@@ -22,9 +22,16 @@ const SOCKET_CODES = new Set([
  */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
 
-/** node-postgres's own words for a connection that is gone or never came. */
+/**
+ * node-postgres's own words for a connection that is gone, never came, or stopped answering (a
+ * statement past its timeout). Not "timeout exceeded when trying to connect": that is a full pool
+ * (the pool here waits instead), not a database away.
+ */
 const DRIVER_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+  /^(Connection terminated|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable)/;
+
+/** The losses that cost their caller a timeout: a server that stopped answering, not one that said no. */
+const SLOW_LOSSES = /^(Connection terminated due to connection timeout|Query read timeout)/;
 
 /**
  * Whether an error means the database could not be reached (or was lost mid-call), as opposed to
@@ -38,13 +45,19 @@ export function isConnectionLoss(error: unknown): boolean {
   return DRIVER_MESSAGES.test(error.message);
 }
 
+/** Whether a loss was found by waiting out a timeout (a stalled network, a hung server). */
+export function isSlowLoss(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return SLOW_LOSSES.test(error.message) || (error as { code?: unknown }).code === 'ETIMEDOUT';
+}
+
 /** The one error a call gets while the database is away. */
-export function databaseUnavailable(): DomainError<'UNAVAILABLE'> {
+export function databaseUnavailable(retryAfterMs = UNAVAILABLE_RETRY_AFTER_MS): DomainError<'UNAVAILABLE'> {
   return new DomainError(
     'UNAVAILABLE',
     'The database cannot be reached right now; retry the same call shortly.',
     {
-      retryAfterMs: UNAVAILABLE_RETRY_AFTER_MS,
+      retryAfterMs: Math.max(1, Math.round(retryAfterMs)),
     },
   );
 }

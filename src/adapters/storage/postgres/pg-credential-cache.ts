@@ -1,6 +1,5 @@
 import type { Credential } from '../../../ports/store/index.js';
 import type { Instant } from '../../../domain/time/instant.js';
-import { isDomainError } from '../../../domain/errors.js';
 import { PgListener } from './pg-listener.js';
 
 /** Migration 22's triggers NOTIFY here, with the schema of the table that changed as payload. */
@@ -13,18 +12,12 @@ const MAX_ENTRIES = 10_000;
  * that is a round trip per call beside the call's own statement. This keeps the answers of one
  * server, and forgets all of them the moment any token, person or tenant row of the schema changes
  * — whichever process changed it (another instance, the CLI): the tables' triggers NOTIFY, this
- * LISTENs. While the listening connection is down nothing is trusted, so a revocation is never
- * missed; a revocation reaches a running server in the time a NOTIFY takes.
- *
- * What was known when the connection was lost is kept apart, for one purpose only: while the
- * database cannot be reached at all, a caller it knew still gets through to the tools, which then
- * answer UNAVAILABLE in their envelope (nothing can be read or written without the database, so
- * a token revoked meanwhile gains nothing).
+ * LISTENs. While the listening connection is down nothing is kept, so a revocation is never
+ * missed; a revocation reaches a running server in the time a NOTIFY takes (and should the
+ * connection die silently, its heartbeat finds out within 15 s and everything is forgotten).
  */
 export class PgCredentialCache {
   private readonly entries = new Map<string, Credential>();
-  /** Known before the listening connection was lost: used only while the database is away. */
-  private readonly lastKnown = new Map<string, Credential>();
   /** Bumped by every forgetting: a lookup that began before one must not store what it read. */
   private generation = 0;
 
@@ -46,11 +39,10 @@ export class PgCredentialCache {
       // Whatever changed while nobody listened is unknown: start empty.
       onListening: (again) => {
         cache.forget();
-        cache.lastKnown.clear();
         if (again) warn('credential listener restored', {});
       },
       onLost: (reason) => {
-        cache.keepAside();
+        cache.forget();
         warn('credential listener lost; every call reads its credential until it is back', { reason });
       },
     });
@@ -65,14 +57,7 @@ export class PgCredentialCache {
     const known = this.entries.get(secretHash);
     if (known) return known;
     const generation = this.generation;
-    let found: Credential | null;
-    try {
-      found = await read(secretHash);
-    } catch (error) {
-      const kept = this.lastKnown.get(secretHash);
-      if (kept && isDomainError(error, 'UNAVAILABLE')) return kept;
-      throw error;
-    }
+    const found = await read(secretHash);
     // Unknown secrets are not kept: guessing must not fill the memory.
     if (found && this.listening && generation === this.generation) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
@@ -93,13 +78,6 @@ export class PgCredentialCache {
     this.entries.clear();
   }
 
-  /** The listening connection is gone: nothing is trusted any more, but what was known is kept apart. */
-  private keepAside(): void {
-    for (const [hash, credential] of this.entries) this.lastKnown.set(hash, credential);
-    while (this.lastKnown.size > MAX_ENTRIES) this.lastKnown.delete(this.lastKnown.keys().next().value!);
-    this.forget();
-  }
-
   /** Listening, so remembering (for tests and health). */
   get listening(): boolean {
     return this.listener?.listening ?? false;
@@ -109,7 +87,6 @@ export class PgCredentialCache {
     const listener = this.listener;
     this.listener = null;
     this.forget();
-    this.lastKnown.clear();
     await listener?.close();
   }
 }

@@ -2,6 +2,10 @@ import pg from 'pg';
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5_000;
+/** A listening connection says nothing while nobody notifies: asked this often whether it still answers… */
+const HEARTBEAT_MS = 10_000;
+/** …and given up when it does not within this (a cut the kernel has not noticed, a stalled server). */
+const HEARTBEAT_TIMEOUT_MS = 5_000;
 
 export interface PgListenerOptions {
   readonly connectionString: string;
@@ -20,7 +24,8 @@ export interface PgListenerOptions {
  * One connection LISTENing on some channels that outlives the database: an error or end of the
  * connection (a restart, a fail-over, a cut) is never thrown at the process; the connection is made
  * again with a growing pause (0.25 s to 5 s), and `onListening(true)` tells its owner to forget
- * what it may have missed. The caches and buses of every instance listen through one of these.
+ * what it may have missed. A connection that dies silently (no reset ever arrives) is found by a
+ * heartbeat within 15 s. The caches and buses of every instance listen through one of these.
  */
 export class PgListener {
   private client: pg.Client | null = null;
@@ -28,6 +33,7 @@ export class PgListener {
   private everListened = false;
   private retryMs = FIRST_RETRY_MS;
   private timer: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
 
   private constructor(private readonly options: PgListenerOptions) {}
 
@@ -50,6 +56,7 @@ export class PgListener {
       connectionTimeoutMillis: 5_000,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
+      query_timeout: HEARTBEAT_TIMEOUT_MS,
     });
     client.on('notification', (message) => {
       if (!message.payload || !this.options.channels.includes(message.channel)) return;
@@ -63,10 +70,17 @@ export class PgListener {
     const lose = (reason: string) => {
       if (lost) return;
       lost = true;
-      if (this.client === client) this.client = null;
-      client.end().catch(() => undefined);
+      if (this.client === client) {
+        this.client = null;
+        this.stopHeartbeat();
+      }
+      endNow(client);
       if (this.closed) return;
-      this.options.onLost?.(reason);
+      try {
+        this.options.onLost?.(reason);
+      } catch {
+        // As above: never thrown at the process.
+      }
       this.later();
     };
     client.on('error', (error) => lose(error.message));
@@ -83,7 +97,22 @@ export class PgListener {
     this.retryMs = FIRST_RETRY_MS;
     const again = this.everListened;
     this.everListened = true;
-    this.options.onListening?.(again);
+    this.heartbeat = setInterval(() => {
+      client
+        .query('SELECT 1')
+        .catch((error: unknown) => lose(`no answer to the heartbeat: ${String(error)}`));
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+    try {
+      this.options.onListening?.(again);
+    } catch {
+      // The owner's own trouble: listening goes on.
+    }
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
   }
 
   private later(): void {
@@ -96,8 +125,23 @@ export class PgListener {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    this.stopHeartbeat();
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);
   }
+}
+
+/**
+ * Ends a connection, and drops its socket if the server does not take the goodbye within a
+ * second (a stalled network would keep it open for the kernel's quarter of an hour).
+ */
+function endNow(client: pg.Client): void {
+  const socket = (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
+  const drop = setTimeout(() => socket?.destroy(), 1_000);
+  drop.unref();
+  client
+    .end()
+    .catch(() => undefined)
+    .finally(() => clearTimeout(drop));
 }

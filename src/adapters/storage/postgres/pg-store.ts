@@ -10,7 +10,7 @@ import { singleCall } from '../sql/single-call.js';
 import type { Migration, MigrationTarget } from '../migration.js';
 import { runMigrations } from '../migration.js';
 import { mapPgError, RETRYABLE_SQLSTATES, sqlStateOf } from './pg-errors.js';
-import { isConnectionLoss, isUnavailable } from './pg-connection-loss.js';
+import { databaseUnavailable, isConnectionLoss, isSlowLoss, isUnavailable } from './pg-connection-loss.js';
 import { DatabaseMissingError } from '../database-missing.js';
 import { pgMigrations } from './pg-migrations.js';
 import { PgBookings } from './pg-bookings.js';
@@ -28,10 +28,15 @@ export interface PgStoreOptions {
   readonly cacheCredentials?: boolean;
   /** Told of a pooled connection the database dropped, and of listeners lost and restored. */
   readonly warn?: (message: string, fields: Record<string, unknown>) => void;
+  /** A statement not answered within this is given up and its connection dropped (`--pg-query-timeout`). */
+  readonly queryTimeoutMs?: number;
 }
 
-/** Waiting longer than this for a connection answers UNAVAILABLE: a call fails fast, never hangs on a dead server. */
+/** A new connection not made within this answers UNAVAILABLE: a call never hangs on a dead server. */
 const CONNECT_TIMEOUT_MS = 5_000;
+const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
+/** After a call found the database by a timeout, the next ones are told at once for this long. */
+const AWAY_MS = 2_000;
 /** A fresh connection is tried again this often when the first attempt found the server away. */
 const ACQUIRE_ATTEMPTS = 3;
 
@@ -65,14 +70,28 @@ export class PgStore implements Store {
     const parsed = PgStore.parseUrl(url);
     const schema = options.schema ?? parsed.schema;
     if (!SCHEMA_NAME.test(schema)) throw new Error(`Invalid schema name "${schema}"`);
-    const pool = new pg.Pool({
+    const settings = {
       connectionString: parsed.connectionString,
-      max: options.maxConnections ?? 20,
       // btree_gist's operator classes live in public.
       options: `-c search_path=${schema},public`,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
+    };
+    const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+    const pool = new pg.Pool({
+      ...settings,
+      max: options.maxConnections ?? 20,
+      // Bounds on each connection, not on the pool's queue: past the pool a call waits for a
+      // connection, as it always did; only a server that does not answer is given up on.
+      Client: class BoundedClient extends pg.Client {
+        constructor(config?: pg.ClientConfig) {
+          super({
+            ...config,
+            connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+            query_timeout: queryTimeoutMs,
+            keepAlive: true,
+            keepAliveInitialDelayMillis: 10_000,
+          });
+        }
+      },
     });
     // An idle pooled connection the server dropped (a restart, a fail-over) emits 'error' on the
     // pool: unhandled, that would end the process. The pool has already let go of it.
@@ -83,7 +102,8 @@ export class PgStore implements Store {
     pool.on('connect', (client) => client.on('error', () => undefined));
     const store = new PgStore(pool, schema);
     try {
-      await store.prepare(options.create ?? true);
+      // Migrations on a connection of their own, without the statement bound (an index may take long).
+      await store.prepare(options.create ?? true, settings);
     } catch (error) {
       await pool.end();
       throw error;
@@ -96,8 +116,10 @@ export class PgStore implements Store {
     return store;
   }
 
-  private async prepare(create: boolean): Promise<void> {
-    const client = await this.pool.connect();
+  private async prepare(create: boolean, settings: pg.ClientConfig): Promise<void> {
+    const client = new pg.Client(settings);
+    client.on('error', () => undefined);
+    await client.connect();
     try {
       if (!create) {
         const { rows } = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [
@@ -111,7 +133,7 @@ export class PgStore implements Store {
       }
       await migrate(client, this.schema);
     } finally {
-      client.release();
+      await client.end().catch(() => undefined);
     }
   }
 
@@ -125,11 +147,27 @@ export class PgStore implements Store {
 
   /** One statement needs no snapshot of its own: BEGIN and COMMIT would triple its round trips. */
   async readOne<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
+    this.refuseWhileAway();
     try {
       return await work(singleCall(this.tx(new PgRunner(this.pool))));
     } catch (error) {
+      this.noteLoss(error);
       throw mapPgError(error);
     }
+  }
+
+  /** Until this instant a call is answered UNAVAILABLE at once (the last one waited out a timeout). */
+  private awayUntil = 0;
+
+  private refuseWhileAway(): void {
+    const left = this.awayUntil - Date.now();
+    if (left > 0) throw databaseUnavailable(left);
+  }
+
+  /** A loss found by a timeout: the next calls need not wait one out too. */
+  private noteLoss(error: unknown): void {
+    const cause = (error as { cause?: unknown } | null)?.cause;
+    if (isSlowLoss(error) || isSlowLoss(cause)) this.awayUntil = Date.now() + AWAY_MS;
   }
 
   /** The one call runs on the pool without BEGIN/COMMIT: one autocommitted statement is one round trip. */
@@ -195,10 +233,12 @@ export class PgStore implements Store {
 
   /** Serialization failures, deadlocks and a racing first use of one idempotency key run the whole unit again. */
   private async retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    this.refuseWhileAway();
     for (let n = 1; ; n++) {
       try {
         return await attempt();
       } catch (error) {
+        this.noteLoss(error);
         const state = sqlStateOf(error) ?? sqlStateOf((error as { cause?: unknown }).cause);
         const idempotencyRace =
           state === '23505' && (error as { constraint?: string }).constraint === 'idempotency_pkey';
@@ -239,7 +279,7 @@ function cachedTokens(cache: PgCredentialCache): AggregateClass<'tokens'> {
  * (the lock also makes each `apply` the only one: none can find its version taken).
  */
 async function migrate(
-  client: PoolClient,
+  client: pg.ClientBase,
   schema: string,
   migrations: readonly Migration[] = pgMigrations,
 ): Promise<void> {
@@ -253,7 +293,7 @@ async function migrate(
   }
 }
 
-function pgMigrationTarget(client: PoolClient): MigrationTarget {
+function pgMigrationTarget(client: pg.ClientBase): MigrationTarget {
   return {
     async appliedVersions() {
       await client.query(
