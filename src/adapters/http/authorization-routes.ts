@@ -81,9 +81,12 @@ export function mountAuthorizationRoutes(app: PageApp, options: AuthorizationRou
     // The authorization server reads its own bodies (56 KiB at most) but gives them no deadline:
     // a body not in within a form's deadline loses its connection.
     const { incoming } = c.env;
-    const deadline = setTimeout(() => {
-      if (!incoming.complete) incoming.destroy();
-    }, Math.min(options.bodyDeadlineMs ?? OAUTH_BODY_DEADLINE_MS, OAUTH_BODY_DEADLINE_MS));
+    const deadline = setTimeout(
+      () => {
+        if (!incoming.complete) incoming.destroy();
+      },
+      Math.min(options.bodyDeadlineMs ?? OAUTH_BODY_DEADLINE_MS, OAUTH_BODY_DEADLINE_MS),
+    );
     try {
       await options.endpoints.handle(incoming, c.env.outgoing);
     } finally {

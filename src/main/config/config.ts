@@ -552,7 +552,8 @@ export function readConfig(
       ) * 1000,
     pgPoolSize: whole(values['pg-pool-size'] ?? env.HOLDFAST_PG_POOL_SIZE, 'pg-pool-size', 20, [1, 500]),
     pgQueryTimeoutMs:
-      whole(values['pg-query-timeout'] ?? env.HOLDFAST_PG_QUERY_TIMEOUT, 'pg-query-timeout', 15, [1, 600]) * 1000,
+      whole(values['pg-query-timeout'] ?? env.HOLDFAST_PG_QUERY_TIMEOUT, 'pg-query-timeout', 15, [1, 600]) *
+      1000,
     options: {
       events: values.events,
       includeContact: values['include-contact'],
