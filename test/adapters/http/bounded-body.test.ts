@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readBody } from '../../../src/adapters/http/bounded-body.js';
-import { AnonymousAdmission } from '../../../src/adapters/http/anonymous-admission.js';
+import { addressKey, AnonymousAdmission } from '../../../src/adapters/http/anonymous-admission.js';
 import { jsonRpcIdOf } from '../../../src/adapters/mcp/request-id.js';
 
 /** A request whose body arrives in these chunks, then ends (or never does). */
@@ -97,5 +97,25 @@ describe('admission of requests nobody is known for yet', () => {
     expect(admission.inFlight).toBe(2);
     expect('release' in admission.enter('c')).toBe(true);
     expect([a2, b1].every((entered) => 'release' in entered)).toBe(true);
+  });
+});
+
+describe('whom admission counts for', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::99', '2001:db8:1:2::/64'],
+    ['2001:0db8:0001:0002:ffff::1', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+  ])('%s counts as %s', (address, key) => expect(addressKey(address)).toBe(key));
+
+  it('one /64 is one party: its addresses share the per-address bound', () => {
+    const admission = new AnonymousAdmission({ perAddress: 2, total: 10 });
+    expect('release' in admission.enter('2001:db8:1:2::1')).toBe(true);
+    expect('release' in admission.enter('2001:db8:1:2::2')).toBe(true);
+    expect(admission.enter('2001:db8:1:2:aaaa::3')).toEqual({ refused: 429 });
+    expect('release' in admission.enter('2001:db8:1:3::1')).toBe(true);
   });
 });
