@@ -180,7 +180,20 @@ async function measured<T>(attack: () => Promise<T>): Promise<{ result: T; growt
   const result = await attack();
   const peak = watch.stop();
   const growthMiB = peak - watch.beforeMiB;
-  console.log(`  resident ${watch.beforeMiB.toFixed(1)} MiB before, ${peak.toFixed(1)} MiB at peak`);
+  // The figures the closing note reports: memory, and each answer with its time.
+  const answers = (Array.isArray(result) ? result : [result]).flat() as (
+    Answer | { error: string; ms: number }
+  )[];
+  const said = answers
+    .filter((a) => a && typeof a === 'object' && 'ms' in a)
+    .map((a) => `${statusOf(a)} in ${a.ms} ms`);
+  const counts = new Map<string, number>();
+  for (const s of said)
+    counts.set(s.replace(/ in \d+ ms$/, ''), (counts.get(s.replace(/ in \d+ ms$/, '')) ?? 0) + 1);
+  const slowest = Math.max(0, ...answers.filter((a) => a && 'ms' in a).map((a) => a.ms));
+  console.log(
+    `  resident ${watch.beforeMiB.toFixed(1)} MiB before, ${peak.toFixed(1)} MiB at peak; answers ${JSON.stringify(Object.fromEntries(counts))}, the slowest in ${slowest} ms`,
+  );
   return { result, growthMiB };
 }
 

@@ -35,10 +35,13 @@ export class LineLimit extends Transform {
       const end = newline === -1 ? chunk.length : newline + 1;
       const piece = chunk.subarray(start, end);
       if (this.oversize) {
-        this.oversize.tail = Buffer.concat([this.oversize.tail, piece]).subarray(-EDGE_BYTES);
+        this.oversize.tail = lastBytes(this.oversize.tail, piece);
       } else if (this.size + piece.length > this.maxBytes + 1) {
         const line = Buffer.concat([...this.parts, piece]);
-        this.oversize = { head: line.subarray(0, EDGE_BYTES), tail: line.subarray(-EDGE_BYTES) };
+        this.oversize = {
+          head: Buffer.from(line.subarray(0, EDGE_BYTES)),
+          tail: Buffer.from(line.subarray(-EDGE_BYTES)),
+        };
         this.parts = [];
         this.size = 0;
       } else {
@@ -60,6 +63,12 @@ export class LineLimit extends Transform {
     }
     done();
   }
+}
+
+/** The last EDGE_BYTES of `kept` then `piece`, copied: nothing of a chunk of the line is retained. */
+function lastBytes(kept: Buffer, piece: Buffer): Buffer {
+  if (piece.length >= EDGE_BYTES) return Buffer.from(piece.subarray(-EDGE_BYTES));
+  return Buffer.concat([kept.subarray(-(EDGE_BYTES - piece.length)), piece]);
 }
 
 /** The JSON-RPC error line answering an oversize request: its own id when surely found, else null. */
