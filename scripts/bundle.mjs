@@ -35,6 +35,7 @@ await build({
     holdfast: 'dist/main/cli.js',
     'writer-worker': 'dist/adapters/storage/sqlite/writer-worker.js',
     embed: 'dist/main/embed.js',
+    deltat: 'dist/main/embed-deltat.js',
     'client-timing': 'dist/client/client-timing.js',
   },
   platform: 'node',

@@ -25,6 +25,12 @@ export interface HoldfastOptions {
   readonly holdTtlSeconds?: number;
   /** The audit key file (default: beside the SQLite database; required with PostgreSQL). */
   readonly auditKeyFile?: string;
+  /**
+   * `draft` (default): confirming and cancelling need a person's approval (decideApproval);
+   * `direct`: the application is trusted automation, or the person themselves (deltat's
+   * single-operator mode) — still audited.
+   */
+  readonly writePolicy?: 'draft' | 'direct';
 }
 
 /** A write may carry the key of its first try: a retry with it answers the first outcome, once. */

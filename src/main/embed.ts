@@ -22,6 +22,7 @@ import { operatorCall } from './cli/operator-audit.js';
 import type { CreateHoldfast, GatedChange, Holdfast, Retryable } from './embed-api.js';
 import type { Runtime } from './runtime/compose.js';
 import { buildRuntime } from './runtime/compose.js';
+import { rememberEmbedded } from './embed-handles.js';
 
 export type * from './embed-api.js';
 export { DomainError } from '../domain/errors.js';
@@ -37,8 +38,9 @@ export const createHoldfast: CreateHoldfast = async (options) => {
   try {
     if (!(await hasPeople(runtime.deps, config.tenantId)))
       await addPerson(runtime.deps, { tenantId: config.tenantId, email: options.actAs, role: 'owner' });
-    const principal = await localConnection(runtime.deps, options.actAs, 'draft', 'embedded');
-    return embedded(runtime, principal);
+    const policy = options.writePolicy ?? 'draft';
+    const principal = await localConnection(runtime.deps, options.actAs, policy, 'embedded');
+    return rememberEmbedded(embedded(runtime, principal), { runtime, principal });
   } catch (error) {
     await runtime.close();
     throw error;

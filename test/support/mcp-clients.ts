@@ -51,7 +51,13 @@ export async function connectHttp(
 }
 
 /** The official client over stdio; the database gets its owner first (stdio acts for them). */
-export async function connectStdio(dbPath: string, era: Era, extraArgs: string[] = []): Promise<Client> {
+export async function connectStdio(
+  dbPath: string,
+  era: Era,
+  extraArgs: string[] = [],
+  /** Variables beside this process's own (a profile's: DELTAT_PASSWORD). */
+  env: Record<string, string> = {},
+): Promise<Client> {
   await provisionOnce(dbPath);
   const client = newClient(era);
   await client.connect(
@@ -59,6 +65,7 @@ export async function connectStdio(dbPath: string, era: Era, extraArgs: string[]
       command: process.execPath,
       args: [CLI, 'stdio', '--db', dbPath, ...extraArgs],
       stderr: 'pipe',
+      ...(Object.keys(env).length > 0 ? { env: { ...(process.env as Record<string, string>), ...env } } : {}),
     }),
   );
   return client;

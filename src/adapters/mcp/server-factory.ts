@@ -29,6 +29,10 @@ import {
   queryObjectDetailTool,
 } from './hotel-ops/query-tools.js';
 import { submitTaskResultsTool } from './hotel-ops/submit-tool.js';
+import type { ContractProfile } from '../../domain/identity/identity.js';
+import type { Principal } from '../../domain/identity/principal.js';
+import { agentAccess, bookings, deltat, expertBooking } from './profiles/index.js';
+import type { ProfileSurface } from './profile-surface.js';
 
 const instructions = `Holdfast books time on calendars in two steps and never double-books.
 1. list_calendars, then find_slots (all listed calendars free at once).
@@ -86,12 +90,48 @@ Every write takes a fresh UUID idempotencyKey. Errors carry code, retryable and 
 
 export { SERVER_NAME, SERVER_VERSION };
 
+/** Holdfast's own tools (flat or through the catalog), with the resources and prompts. */
+const standard: ProfileSurface = {
+  instructions: (surface) => (surface === 'catalog' ? catalogInstructions : instructions),
+  register(server, ctx, identity, surface) {
+    if (surface === 'catalog')
+      registerCatalog(server, ctx, holdfastTools as readonly ToolDefinition<unknown, unknown>[], identity);
+    else
+      for (const tool of holdfastTools)
+        registerTool(server, ctx, tool as Parameters<typeof registerTool>[2], identity);
+    registerResources(server, ctx);
+    registerPrompts(server, ctx);
+  },
+};
+
+/** The reservation-operations contract's five tools beside Holdfast's own. */
+const hotelOps: ProfileSurface = {
+  instructions: standard.instructions,
+  register(server, ctx, identity, surface) {
+    standard.register(server, ctx, identity, surface);
+    for (const tool of hotelOpsTools)
+      registerContractTool(server, ctx, tool as Parameters<typeof registerContractTool>[2], identity);
+  },
+};
+
+/** Each profile's surface (the contracts' own live under profiles/, one folder each). */
+export const PROFILES: Record<ContractProfile, ProfileSurface> = {
+  standard,
+  'hotel-ops': hotelOps,
+  'expert-booking': expertBooking,
+  bookings,
+  deltat,
+  'agent-access': agentAccess,
+};
+
 /** One factory for every transport: stdio builds one per connection, HTTP one per request. */
 export function createHoldfastServer(
   ctx: ToolContext,
   identity: ClientIdentity = 'connection',
   surface: ToolSurface = ctx.profile.toolMode,
+  profile: ContractProfile = ctx.profile.profile,
 ): McpServer {
+  const served = PROFILES[profile];
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
@@ -100,7 +140,7 @@ export function createHoldfastServer(
       capabilities: { tools: { listChanged: false }, resources: { subscribe: true } },
       // MRTR approval rounds come back through the client: only sealed, principal-bound state is trusted.
       requestState: { verify: (state, request) => ctx.stateCodec.verify(state, request) },
-      instructions: surface === 'catalog' ? catalogInstructions : instructions,
+      instructions: served.instructions(surface),
       // The tool list changes on upgrade, and per tenant (flat or catalog): a minute, this caller's.
       // Prompts and templates are the same for everyone.
       cacheHints: {
@@ -111,16 +151,7 @@ export function createHoldfastServer(
       },
     },
   );
-  if (surface === 'catalog')
-    registerCatalog(server, ctx, holdfastTools as readonly ToolDefinition<unknown, unknown>[], identity);
-  else
-    for (const tool of holdfastTools)
-      registerTool(server, ctx, tool as Parameters<typeof registerTool>[2], identity);
-  registerResources(server, ctx);
-  registerPrompts(server, ctx);
-  if (ctx.profile.profile === 'hotel-ops')
-    for (const tool of hotelOpsTools)
-      registerContractTool(server, ctx, tool as Parameters<typeof registerContractTool>[2], identity);
+  served.register(server, ctx, identity, surface);
   return server;
 }
 
@@ -134,21 +165,25 @@ const MAX_IDLE = 64;
  * 2025-era requests get a fresh instance, whose identity comes from its initialize.
  */
 export function pooledServerFactory(ctx: ToolContext): McpServerFactory {
-  const idle: Record<ToolSurface, McpServer[]> = { flat: [], catalog: [] };
-  const fresh = (surface: ToolSurface): McpServer => {
-    const server = createHoldfastServer(ctx, 'request', surface);
-    const pool = idle[surface];
+  const idle = new Map<string, McpServer[]>();
+  const fresh = (surface: ToolSurface, profile: ContractProfile, key: string): McpServer => {
+    const server = createHoldfastServer(ctx, 'request', surface, profile);
     server.server.onclose = () => {
+      const pool = idle.get(key) ?? [];
+      idle.set(key, pool);
       if (pool.length < MAX_IDLE && !pool.includes(server)) pool.push(server);
     };
     return server;
   };
   return ({ era, authInfo }) => {
-    // The tenant's choice came with the credential (no read per request); else the server's.
+    // The tenant's choices came with the credential (no read per request); else the server's.
     const chosen = authInfo?.extra?.toolMode as ToolSurface | undefined;
     const surface = chosen ?? ctx.profile.toolMode;
+    const principal = authInfo?.extra?.principal as Principal | undefined;
+    const profile = principal?.profile ?? ctx.profile.profile;
+    const key = `${profile}:${surface}`;
     return era === 'modern'
-      ? (idle[surface].pop() ?? fresh(surface))
-      : createHoldfastServer(ctx, 'connection', surface);
+      ? (idle.get(key)?.pop() ?? fresh(surface, profile, key))
+      : createHoldfastServer(ctx, 'connection', surface, profile);
   };
 }

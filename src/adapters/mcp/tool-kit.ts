@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
 import type { Scope } from '../../domain/calendar.js';
 import type { Principal } from '../../domain/identity/principal.js';
+import type { ContractProfile } from '../../domain/identity/identity.js';
 import { formatInstant } from '../../domain/time/instant.js';
 import type { AuditEntry, AuditLog, EffectAudit } from '../../ports/audit.js';
 import { DomainError } from '../../domain/errors.js';
@@ -25,6 +26,7 @@ import { parseArguments, publishOnly } from './edge-schema.js';
 import { inspectInput, printable } from './input-guard.js';
 import { envelopeOf } from './schemas.js';
 import type { Links } from './links.js';
+import type { ToolError } from './tool-error.js';
 import { toToolError } from './tool-error.js';
 import type { Span } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
@@ -67,14 +69,20 @@ export interface ToolContext {
 export type ToolSurface = 'flat' | 'catalog';
 
 export interface ProfileSettings {
-  /** `hotel-ops`: the reservation-operations contract's five tools are listed too. */
-  readonly profile: 'standard' | 'hotel-ops';
+  /**
+   * The contract served unless a tenant chose another: Holdfast's own tools (`standard`), those
+   * beside the reservation-operations contract's five (`hotel-ops`), or one of the source systems
+   * as itself (`expert-booking`, `bookings`, `deltat`, `agent-access`; profiles/).
+   */
+  readonly profile: ContractProfile;
   /** Contract tools off on this server: calls answer MCP_TOOL_DISABLED. */
   readonly disabledTools: readonly string[];
   /** How agents see Holdfast's tools unless their tenant chose: all listed, or the catalog. */
   readonly toolMode: ToolSurface;
   /** The largest request this server takes (the contract's tools take text up to it). */
   readonly maxBodyBytes: number;
+  /** deltat: a refused time comes with the times free instead (DELTAT_COUNTER_OFFER=0: never). */
+  readonly counterOffers: boolean;
 }
 
 export interface ToolCall {
@@ -120,8 +128,45 @@ export interface ToolDefinition<I, D> {
   readonly stable?: boolean;
   /** The text content of a successful answer, where the generic compact text does not fit. */
   text?(data: D): string;
+  /** How a contract profile answers (its own shapes and codes); absent: Holdfast's envelope. */
+  readonly shape?: AnswerShape;
   run(ctx: RunContext, input: I, call: ToolCall): Promise<ToolRun<D> | ToolInputRequired>;
 }
+
+/** The ids and times every answer carries in its meta. */
+export type CallMeta = Readonly<Record<string, unknown>>;
+
+/**
+ * What a tool's answers look like on the wire: Holdfast's envelope, or a contract profile's own
+ * (deltat's bare answers and `CODE: message` refusals, bookings-mcp's text payloads, …). The use
+ * case, audit, budget and edge are the same whatever the shape.
+ */
+export interface AnswerShape {
+  /** The output schema to publish around a tool's data; absent: none is published. */
+  output?(data: z.ZodType): z.ZodType;
+  ok(answer: { tool: string; data: unknown; meta: CallMeta; text?: string }): CallToolResult;
+  error(answer: { tool: string; error: ToolError; meta: CallMeta }): CallToolResult;
+}
+
+/** Holdfast's own: `{ ok, data, meta }` and `{ ok: false, error, meta }`, with a compact text. */
+export const ENVELOPE: AnswerShape = {
+  output: (data) => envelopeOf(data),
+  ok: ({ tool, data, meta, text }) => {
+    const envelope = { ok: true, data, meta };
+    return {
+      content: [{ type: 'text' as const, text: text ?? answerText(tool, envelope) }],
+      structuredContent: envelope,
+    };
+  },
+  error: ({ tool, error, meta }) => {
+    const envelope = { ok: false, error, meta };
+    return {
+      isError: true,
+      content: [{ type: 'text' as const, text: answerText(tool, envelope) }],
+      structuredContent: envelope,
+    };
+  },
+};
 
 export function defineTool<I, D>(definition: ToolDefinition<I, D>): ToolDefinition<I, D> {
   return definition;
@@ -142,7 +187,7 @@ export function traceIdOf(request: ServerContext): string {
 
 interface CompiledSchemas {
   readonly input: ReturnType<typeof publishOnly>;
-  readonly output: ReturnType<typeof publishOnly>;
+  readonly output: ReturnType<typeof publishOnly> | undefined;
   /** Every field name the input schema knows: a refused call's field path keeps only these. */
   readonly fieldNames: ReadonlySet<string>;
   outputJson?: Record<string, unknown>;
@@ -162,6 +207,13 @@ function propertyNames(schema: unknown): Set<string> {
   return names;
 }
 
+/** The published output schema: the stable catalog's envelope, the shape's, or none. */
+function outputOf(tool: ToolDefinition<unknown, unknown>): ReturnType<typeof publishOnly> | undefined {
+  if (tool.stable) return publishOnly(envelopeOf(tool.data, { stable: true }));
+  const shape = tool.shape ?? ENVELOPE;
+  return shape.output ? publishOnly(shape.output(tool.data)) : undefined;
+}
+
 // HTTP builds a server per request: build each tool's schemas (and their JSON Schema) once per process.
 const compiled = new WeakMap<object, CompiledSchemas>();
 
@@ -174,7 +226,7 @@ function schemasOf(tool: ToolDefinition<unknown, unknown>): CompiledSchemas {
       tool,
       (schemas = {
         input: publishOnly(tool.input),
-        output: publishOnly(envelopeOf(tool.data, { stable: tool.stable })),
+        output: outputOf(tool),
         fieldNames: propertyNames(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })),
       }),
     );
@@ -268,13 +320,14 @@ export function registerTool<I, D>(
       title: tool.title,
       description: tool.description,
       inputSchema: schemas.input,
-      outputSchema: schemas.output,
+      ...(schemas.output ? { outputSchema: schemas.output } : {}),
       annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
       scopeChallenge: stepUpTo(tool.scope),
     },
     toolHandler(server, ctx, tool, identity),
   );
   // The SDK converts the output schema lazily per registration; hand it the conversion done once.
+  if (!schemas.output) return;
   if (schemas.outputJson === undefined) schemas.outputJson = registered.outputSchemaJson;
   else registered.outputSchemaJson = schemas.outputJson;
 }
@@ -400,13 +453,13 @@ export function toolHandler<I, D>(
           _meta: { ...callMeta, ...STABLE_CACHE_HINT },
         };
       }
-      const envelope = { ok: true, data: result.data, meta: callMeta };
-      return {
-        content: [
-          { type: 'text' as const, text: tool.text?.(result.data) ?? answerText(tool.name, envelope) },
-        ],
-        structuredContent: envelope,
-      };
+      const text = tool.text?.(result.data);
+      return (tool.shape ?? ENVELOPE).ok({
+        tool: tool.name,
+        data: result.data,
+        meta: callMeta,
+        ...(text !== undefined ? { text } : {}),
+      });
     } catch (thrown) {
       const error = toToolError(thrown, ctx.links);
       if (error.code === 'INTERNAL') {
@@ -417,12 +470,7 @@ export function toolHandler<I, D>(
       }
       await finish(error.code, { outcome: 'error', code: error.code, message: error.message });
       ctx.logger.info('tool call', { ...log, outcome: 'error', code: error.code, ms: elapsed(started) });
-      const envelope = { ok: false, error, meta: { ...meta, ...created() } };
-      return {
-        isError: true,
-        content: [{ type: 'text' as const, text: answerText(tool.name, envelope) }],
-        structuredContent: envelope,
-      };
+      return (tool.shape ?? ENVELOPE).error({ tool: tool.name, error, meta: { ...meta, ...created() } });
     }
   }
 }

@@ -132,7 +132,12 @@ export async function gatedBookingChange(
           await tx.bookings.update(flagged);
           return { lapsedButPaid: true, snapshot: await snapshotOf(tx, flagged) };
         }
-        const next = dryRun(action, current, input.expectedVersion, now);
+        const checked = dryRun(action, current, input.expectedVersion, now);
+        // A title given with the confirmation is the booking's from then on (not part of the intent).
+        const next =
+          action === 'confirm_booking' && input.label !== undefined
+            ? { ...checked, label: input.label }
+            : checked;
         const approved = await spend(deps, tx, principal, authorization, now);
         if (action === 'confirm_booking' && current.replaces) {
           const stored = await completeMove(deps, tx, next, intent, now);

@@ -8,6 +8,8 @@ export interface GatedBookingInput extends ProofRequest {
   readonly idempotencyKey: string;
   /** cancel_booking of a series occurrence: `following` ends it and every later one (default: this one). */
   readonly scope?: 'this' | 'following';
+  /** confirm_booking: the title the confirmed booking gets (deltat's commit_hold names it then). */
+  readonly label?: string;
 }
 
 /** What the committing transaction decided; stored for replays, so a retry gets the same answer. */

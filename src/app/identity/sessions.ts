@@ -176,3 +176,16 @@ export async function endSession(deps: AppDeps, signed: SignedIn, handle: string
 export async function endOtherSessions(deps: AppDeps, signed: SignedIn): Promise<number> {
   return deps.store.write((tx) => tx.sessions.deleteSessionsOf(signed.person.id, signed.session.idHash));
 }
+
+/**
+ * Whether `password` is this person's (a process started with it acts for them: deltat's
+ * DELTAT_PASSWORD). No session is opened; a person without a password has none to match.
+ */
+export async function isPasswordOf(deps: AppDeps, personId: string, password: string): Promise<boolean> {
+  const person = await deps.store.read((tx) => tx.people.getPerson(personId));
+  const matches = await deps.credentials.verifyPassword(
+    password.slice(0, 256),
+    person?.passwordHash ?? (await decoyHash(deps)),
+  );
+  return matches && person !== null && person.passwordHash !== null && password.length <= 256;
+}

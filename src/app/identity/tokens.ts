@@ -130,6 +130,7 @@ export function principalFor(tenant: Tenant, person: Person, connection: Connect
     scopes: connection.scopes,
     writePolicy: connection.writePolicy,
     limits: tenant.limits,
+    ...(tenant.toolProfile !== 'inherit' ? { profile: tenant.toolProfile } : {}),
   };
 }
 

@@ -93,6 +93,37 @@ export function ruledSlotStarts(calendars: readonly RuledCalendar[], query: Rule
   );
 }
 
+/**
+ * The stretches of time when every calendar is open and free (with its buffers), whatever the
+ * length asked for later: what a search without a duration answers. A calendar of several seats
+ * counts as free while some seat is. Cut to what every calendar's notice and horizon allow at
+ * `now` (a stretch may start there, and runs on to its free end).
+ */
+export function ruledFreeWindows(
+  calendars: readonly RuledCalendar[],
+  range: Interval,
+  now: Instant,
+): Interval[] {
+  if (calendars.length === 0) return [];
+  const free = commonFreeTime(
+    calendars.map((c) => ({
+      open: openIntervals(c.availability, c.zone, range),
+      busy:
+        c.rules.capacity === 1
+          ? blockingBusy(c.rules, c.occupied)
+          : blockingBusy(c.rules, allLanes(c.occupied, c.rules.capacity)),
+    })),
+    range,
+  );
+  const { earliest, latest } = startWindow(
+    calendars.map((c) => c.rules),
+    now,
+  );
+  return free
+    .map((w) => ({ start: Math.max(w.start, earliest), end: w.end }))
+    .filter((w) => w.end > w.start && w.start <= latest);
+}
+
 /** The starts that every calendar's minimum notice and maximum horizon allow at `now`. */
 export function withinStartWindow(
   starts: readonly Instant[],

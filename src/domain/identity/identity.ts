@@ -78,11 +78,26 @@ export const MAX_CUSTOMER_RETENTION_DAYS = 3660;
 export const DEFAULT_APPROVAL_WINDOW_MINUTES = 30;
 export const MAX_APPROVAL_WINDOW_MINUTES = 24 * 60;
 
-export const TOOL_PROFILES = ['inherit', 'hotel-ops', 'standard'] as const;
+/**
+ * Which contract a tenant's agents are served by: Holdfast's own tools (`standard`), or one of the
+ * five source systems as itself (docs/contracts.md); `inherit` follows the server's `--profile`.
+ */
+export const TOOL_PROFILES = [
+  'inherit',
+  'standard',
+  'hotel-ops',
+  'expert-booking',
+  'bookings',
+  'deltat',
+  'agent-access',
+] as const;
 /** How agents see the tools: all at once, or three catalog tools (`inherit`: the server's --tools). */
 export const TOOL_MODES = ['inherit', 'flat', 'catalog'] as const;
 export type ToolMode = (typeof TOOL_MODES)[number];
 export type ToolProfile = (typeof TOOL_PROFILES)[number];
+/** A profile itself (what `inherit` resolves to). */
+export type ContractProfile = Exclude<ToolProfile, 'inherit'>;
+export const CONTRACT_PROFILES = TOOL_PROFILES.filter((p): p is ContractProfile => p !== 'inherit');
 
 /** A person who signs in to the human surfaces; one tenant each (a second tenant is a second account). */
 export interface Person {

@@ -1,4 +1,4 @@
-import type { Scope, TenantLimits, WritePolicy } from './identity.js';
+import type { ContractProfile, Scope, TenantLimits, WritePolicy } from './identity.js';
 
 /** Who is calling; every read and write is scoped by it. */
 export interface Principal {
@@ -12,4 +12,10 @@ export interface Principal {
   readonly scopes: readonly Scope[];
   readonly writePolicy: WritePolicy;
   readonly limits: TenantLimits;
+  /**
+   * The contract the tenant's agents are served by, when the tenant chose one (absent: the
+   * server's --profile). It decides the tools' names and shapes, and the seed's own rules on
+   * approvals and holds that come with them.
+   */
+  readonly profile?: ContractProfile;
 }

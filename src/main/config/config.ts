@@ -2,6 +2,8 @@ import type { ParseArgsConfig } from 'node:util';
 import { parseArgs } from 'node:util';
 import { mergePositionals, splitDashIds } from './argv-ids.js';
 import type { WritePolicy } from '../../domain/calendar.js';
+import type { ContractProfile } from '../../domain/identity/identity.js';
+import { CONTRACT_PROFILES } from '../../domain/identity/identity.js';
 import type { ExternalAuthConfig } from './external-auth-config.js';
 import { readExternalAuth } from './external-auth-config.js';
 import type { LoginProviderConfig } from './login-provider-config.js';
@@ -52,11 +54,20 @@ export interface ServerConfig {
   /** A request's headers must arrive within this (`--headers-timeout`, seconds). */
   readonly headersTimeoutMs: number;
   /**
-   * `hotel-ops`: the reservation-operations contract's tools beside Holdfast's own (`--profile`);
-   * `expert-booking`: the expert-booking contract's way of serving Holdfast's tools — the catalog,
-   * the timing contract, 2026-07-28 clients only — unless --tools, --legacy say otherwise.
+   * Which contract agents are served by (`--profile`; a tenant may choose another): Holdfast's
+   * own tools (`standard`); `hotel-ops`, the reservation-operations contract's tools beside them;
+   * or a source system as itself — `expert-booking` (its catalog of four tools, the timing
+   * contract, 2026-07-28 clients only unless --timing-contract, --legacy say otherwise),
+   * `bookings`, `deltat`, `agent-access` (docs/contracts.md).
    */
-  readonly profile: 'standard' | 'hotel-ops' | 'expert-booking';
+  readonly profile: ContractProfile;
+  /** deltat's DELTAT_COUNTER_OFFER: 0 turns the alternatives of a refused time off (profile deltat). */
+  readonly counterOffers: boolean;
+  /**
+   * deltat's DELTAT_PASSWORD (profile deltat, stdio): the password of the person the process acts
+   * for; stdio refuses to start without it. Never logged, never stored.
+   */
+  readonly deltatPassword: string | null;
   /** `--timing-contract`: /mcp requests must say when they were sent; answers say when they came and left. */
   readonly timingContract: boolean;
   /** How agents see the tools (`--tools`): all listed, or the progressive catalog. */
@@ -422,11 +433,7 @@ export function readConfig(
     env.DATABASE_URL ??
     'data/holdfast.db';
   if (database.trim() === '') throw new UsageError('--db needs a path');
-  const profile = oneOf(values.profile ?? env.HOLDFAST_PROFILE ?? 'standard', 'profile', [
-    'standard',
-    'hotel-ops',
-    'expert-booking',
-  ] as const);
+  const profile = oneOf(values.profile ?? env.HOLDFAST_PROFILE ?? 'standard', 'profile', CONTRACT_PROFILES);
   const expert = profile === 'expert-booking';
   const legacy = oneOf(values.legacy ?? (expert ? 'reject' : 'stateless'), 'legacy', [
     'stateless',
@@ -466,7 +473,8 @@ export function readConfig(
     legacy,
     logFormat,
     allowedHosts: values['allowed-host'] ?? [],
-    tenantId: values.tenant ?? 'local',
+    // deltat: each database name is a tenant of its own (DELTAT_DATABASE).
+    tenantId: values.tenant ?? (profile === 'deltat' ? env.DELTAT_DATABASE : undefined) ?? 'local',
     as: values.as ?? env.HOLDFAST_AS ?? null,
     trustProxy: values['trust-proxy'] ?? false,
     oauthAccessTokenTtlSeconds: whole(
@@ -502,6 +510,8 @@ export function readConfig(
     dev,
     devClock: devClock || null,
     profile,
+    counterOffers: env.DELTAT_COUNTER_OFFER !== '0',
+    deltatPassword: profile === 'deltat' ? (env.DELTAT_PASSWORD ?? null) : null,
     toolMode,
     disabledTools: values['disable-tool'] ?? [],
     // The contract allows 10 MB requests (a thread of mail as evidence); Holdfast's own tools need far less.

@@ -205,11 +205,11 @@ export async function buildRuntime(
     metrics,
     publicBaseUrl,
     profile: {
-      // The expert-booking contract is Holdfast's own tools, served its way: no contract tools.
-      profile: config.profile === 'hotel-ops' ? 'hotel-ops' : 'standard',
+      profile: config.profile,
       disabledTools: config.disabledTools,
       toolMode: config.toolMode,
       maxBodyBytes: config.maxBodyBytes,
+      counterOffers: config.counterOffers,
     },
     links: linksFor({
       publicBaseUrl,

@@ -9,6 +9,7 @@ import { localConnection, tenantToolMode } from '../../app/identity/tokens.js';
 import { addPerson, newSetupLink } from '../../app/identity/people.js';
 import { setupUrl } from './first-owner.js';
 import type { Principal } from '../../domain/identity/principal.js';
+import { isPasswordOf } from '../../app/identity/sessions.js';
 import { StartupError } from './startup-error.js';
 import { listen } from './listen.js';
 import { sealLegacyCustomers } from '../../app/booking/erase-customers.js';
@@ -33,13 +34,30 @@ async function stdioPrincipal(runtime: Runtime, config: ServerConfig, logger: Lo
       setupUrl: setupUrl(runtime, secret),
     });
   }
-  if (config.as !== null) return localConnection(deps, config.as, policy);
-  if (people.length === 1) return localConnection(deps, people[0]!.email, policy);
+  const chosen = config.as !== null ? config.as : people.length === 1 ? people[0]!.email : null;
+  if (chosen !== null) {
+    const principal = await localConnection(deps, chosen, policy);
+    if (config.profile === 'deltat') await requireDeltatPassword(runtime, config, principal);
+    return principal;
+  }
   throw new StartupError(
     people.length === 0
       ? 'holdfast stdio acts for a person, and there is none yet: --as EMAIL makes that person the owner'
       : `holdfast stdio acts for one person: say which with --as EMAIL (${people.length} people in tenant ${config.tenantId})`,
   );
+}
+
+/**
+ * deltat's rule for its stdio server: DELTAT_PASSWORD is the credential, required, with no
+ * default; here it is the password of the person the server acts for (set on their setup link).
+ */
+async function requireDeltatPassword(runtime: Runtime, config: ServerConfig, principal: Principal) {
+  if (config.deltatPassword === null || config.deltatPassword === '')
+    throw new StartupError(
+      'DELTAT_PASSWORD is required with --profile deltat, and has no default: set it to the password of the person this server acts for (--as).',
+    );
+  if (!(await isPasswordOf(runtime.deps, principal.subject, config.deltatPassword)))
+    throw new StartupError('DELTAT_PASSWORD is not the password of the person this server acts for.');
 }
 
 /**
@@ -76,7 +94,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   const surface = (await tenantToolMode(runtime.deps, principal.tenantId)) ?? config.toolMode;
   serveStdio(
     () => {
-      const server = createHoldfastServer(ctx, 'connection', surface);
+      const server = createHoldfastServer(ctx, 'connection', surface, principal.profile ?? config.profile);
       // This connection's listen streams hear what the waitlist matcher announces.
       runtime.resources.subscribe((event) => {
         if (event.kind === 'resource_updated') void server.server.sendResourceUpdated({ uri: event.uri });

@@ -1039,4 +1039,11 @@ CREATE TABLE caldav_overlaps (
 CREATE INDEX caldav_overlaps_booking ON caldav_overlaps (tenant_id, booking_id);
 CREATE INDEX caldav_overlaps_connection ON caldav_overlaps (connection_id);`,
   },
+  {
+    version: 33,
+    name: 'each of the five source contracts as a profile a tenant may choose',
+    sql: `ALTER TABLE tenants ADD COLUMN profile text NOT NULL DEFAULT 'inherit'
+  CHECK (profile IN ('inherit', 'standard', 'hotel-ops', 'expert-booking', 'bookings', 'deltat', 'agent-access'));
+UPDATE tenants SET profile = tool_profile;`,
+  },
 ];

@@ -23,6 +23,8 @@ export interface TenantRow {
   default_write_policy: string;
   /** Absent where a query joins only the columns a credential check needs. */
   tool_profile?: string;
+  /** The contract profile (migration 33); tool_profile is what older releases read. */
+  profile?: string;
   disabled_tools?: string;
   tool_mode?: string;
   approval_window_minutes?: number | string;
@@ -78,7 +80,7 @@ export const tenantOf = (r: TenantRow): Tenant => ({
   // Limits added in later releases take their defaults.
   limits: { ...defaultTenantLimits, ...(JSON.parse(r.limits) as Partial<TenantLimits>) },
   defaultWritePolicy: r.default_write_policy as WritePolicy,
-  toolProfile: (r.tool_profile ?? 'inherit') as ToolProfile,
+  toolProfile: (r.profile ?? r.tool_profile ?? 'inherit') as ToolProfile,
   disabledTools: JSON.parse(r.disabled_tools ?? '[]') as string[],
   toolMode: (r.tool_mode ?? 'inherit') as ToolMode,
   approvalWindowMinutes: Number(r.approval_window_minutes ?? DEFAULT_APPROVAL_WINDOW_MINUTES),

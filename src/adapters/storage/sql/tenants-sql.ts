@@ -5,17 +5,20 @@ import type { TenantRow } from './identity-rows.js';
 import { tenantOf } from './identity-rows.js';
 import type { SqlRunner } from './sql-runner.js';
 
+const LEGACY_PROFILES = new Set(['inherit', 'hotel-ops', 'standard']);
+
 /** Tenants of the installation and the address it serves people at. */
 export class TenantsSql implements TenantStore {
   constructor(private readonly db: SqlRunner) {}
 
   async putTenant(t: Tenant): Promise<void> {
     await this.db.run(
-      `INSERT INTO tenants (id, name, limits, default_write_policy, tool_profile, disabled_tools, tool_mode,
+      `INSERT INTO tenants (id, name, limits, default_write_policy, tool_profile, profile, disabled_tools, tool_mode,
          approval_window_minutes, offer_alternatives, customer_retention_days, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, limits = excluded.limits,
          default_write_policy = excluded.default_write_policy, tool_profile = excluded.tool_profile,
+         profile = excluded.profile,
          disabled_tools = excluded.disabled_tools, tool_mode = excluded.tool_mode,
          approval_window_minutes = excluded.approval_window_minutes,
          offer_alternatives = excluded.offer_alternatives,
@@ -25,6 +28,8 @@ export class TenantsSql implements TenantStore {
         t.name,
         JSON.stringify(t.limits),
         t.defaultWritePolicy,
+        // What an older release reads (its own three values): a newer profile reads as inherit there.
+        LEGACY_PROFILES.has(t.toolProfile) ? t.toolProfile : 'inherit',
         t.toolProfile,
         JSON.stringify(t.disabledTools),
         t.toolMode,

@@ -50,6 +50,7 @@ export class TokensSql implements TokenStore {
         n_limits: string;
         n_default_write_policy: string;
         n_tool_mode: string;
+        n_profile: string;
         n_created_at: number | string;
       }
     >(
@@ -57,7 +58,7 @@ export class TokensSql implements TokenStore {
          p.role AS p_role, p.password_hash AS p_password_hash, p.disabled_at AS p_disabled_at,
          p.created_at AS p_created_at, n.name AS n_name, n.limits AS n_limits,
          n.default_write_policy AS n_default_write_policy, n.tool_mode AS n_tool_mode,
-         n.created_at AS n_created_at
+         n.profile AS n_profile, n.created_at AS n_created_at
        FROM access_tokens t JOIN people p ON p.id = t.person_id JOIN tenants n ON n.id = t.tenant_id
        WHERE t.secret_hash = ?`,
       [secretHash],
@@ -81,6 +82,7 @@ export class TokensSql implements TokenStore {
         limits: row.n_limits,
         default_write_policy: row.n_default_write_policy,
         tool_mode: row.n_tool_mode,
+        profile: row.n_profile,
         created_at: row.n_created_at,
       }),
     };

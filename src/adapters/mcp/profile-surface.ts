@@ -1,0 +1,8 @@
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { ClientIdentity, ToolContext, ToolSurface } from './tool-kit.js';
+
+/** What a profile serves: the instructions it gives, and what it registers on a server. */
+export interface ProfileSurface {
+  instructions(surface: ToolSurface): string;
+  register(server: McpServer, ctx: ToolContext, identity: ClientIdentity, surface: ToolSurface): void;
+}

@@ -1,0 +1,6 @@
+import type { ProfileSurface } from '../../profile-surface.js';
+
+export const expertBooking: ProfileSurface = {
+  instructions: () => '',
+  register() {},
+};
