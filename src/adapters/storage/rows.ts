@@ -182,6 +182,8 @@ export interface ApprovalRow {
   decided_by: string | null;
   burned_reason: string | null;
   standing_rule_id?: string | null;
+  window_ms?: number | string | null;
+  hold_fixed?: number | boolean | null;
 }
 
 export function approvalFromRow(row: ApprovalRow): Approval {
@@ -201,6 +203,8 @@ export function approvalFromRow(row: ApprovalRow): Approval {
     decidedBy: row.decided_by,
     burnedReason: row.burned_reason,
     ...(row.standing_rule_id ? { standingRuleId: row.standing_rule_id } : {}),
+    ...(row.window_ms !== null && row.window_ms !== undefined ? { windowMs: num(row.window_ms) } : {}),
+    ...(row.hold_fixed ? { holdFixed: true } : {}),
   };
 }
 
@@ -221,6 +225,8 @@ export function approvalToRow(a: Approval): ApprovalRow {
     decided_by: a.decidedBy,
     burned_reason: a.burnedReason,
     standing_rule_id: a.standingRuleId ?? null,
+    window_ms: a.windowMs ?? null,
+    hold_fixed: a.holdFixed ? 1 : 0,
   };
 }
 

@@ -33,6 +33,11 @@ export interface ProofRequest {
   readonly approval?: { readonly approvalId: string };
   /** Policy `attested`: the host swears the user approved this intent. */
   readonly humanApproval?: HostAttestation;
+  /**
+   * A person's decision is needed whatever the write policy says (no `direct`, no standing rule
+   * in its place): bookings-mcp's writes, each of which carries its own approved token.
+   */
+  readonly personRequired?: boolean;
 }
 
 /** Thrown to ask the transport to put the pending approval to the user and call again with the answer. */
@@ -181,7 +186,7 @@ export async function authorize(
   call: CallContext,
 ): Promise<Authorization> {
   const policy = principal.writePolicy;
-  if (policy === 'direct') return { kind: 'direct' };
+  if (policy === 'direct' && !input.personRequired) return { kind: 'direct' };
   const now = deps.clock.now();
 
   if (input.approval) {
@@ -227,7 +232,7 @@ export async function authorize(
   const series =
     current.intent.series !== undefined ||
     (current.intent.action === 'confirm_booking' && current.intent.changeSet !== undefined);
-  if (!input.humanApproval && !answer && !call.personDecides && !series) {
+  if (!input.humanApproval && !answer && !call.personDecides && !series && !input.personRequired) {
     const candidate = candidateOf(current.intent, booking);
     const rules = await standingRulesFor(deps, principal, candidate, booking);
     if (rules.length > 0)

@@ -3,7 +3,7 @@ import {
   approvalExpiry,
   decide,
   effectiveApprovalStatus,
-  holdKeptFor,
+  keptForPerson,
 } from '../../domain/approval/approval.js';
 import { DEFAULT_APPROVAL_WINDOW_MINUTES } from '../../domain/identity/identity.js';
 import type {
@@ -222,7 +222,20 @@ export interface PendingApproval {
   readonly expiresAt: Instant;
 }
 
-/** Opens a pending approval for the current intent of `action` on `booking`, with a one-time page link. */
+/**
+ * A contract's own terms for an approval: the window a person has once they look (bookings-mcp's
+ * 10 minutes; default the tenant's), and a hold that keeps its own TTL whatever (expert-booking).
+ */
+export interface ApprovalTerms {
+  readonly windowMs?: number;
+  readonly holdFixed?: boolean;
+}
+
+/**
+ * Opens a pending approval for the current intent of `action` on `booking`, with a one-time page
+ * link. Nothing is kept longer for it: the hold keeps its own expiry, and the approval lasts no
+ * longer than that, until a person looks (keepForPerson).
+ */
 export async function openApproval(
   deps: AppDeps,
   tx: StoreTx,
@@ -231,23 +244,22 @@ export async function openApproval(
   booking: Booking,
   /** The intent when it is not the booking's own: a series change as its caller computed it. */
   given?: Intent,
+  terms: ApprovalTerms = {},
 ): Promise<PendingApproval> {
   const now = deps.clock.now();
   const intent = given ?? (await currentIntentOf(tx, action, booking, now));
   const intentHash = deps.digest.ofJson(intent);
-  const tenant = await tx.tenants.getTenant(principal.tenantId);
-  const windowMs = (tenant?.approvalWindowMinutes ?? DEFAULT_APPROVAL_WINDOW_MINUTES) * MINUTE_MS;
-  // Every occurrence of a series is kept while the person decides, not only the first.
+  const windowMs = terms.windowMs ?? (await tenantWindowMs(tx, principal.tenantId));
+  // Every occurrence of a series must still be held when it is confirmed, not only the first.
   const kept =
     intent.action === 'confirm_booking' && (intent.series || intent.changeSet)
       ? await heldOccurrences(tx, booking.tenantId, intent)
       : [booking];
   let holdExpiresAt: Instant | null = null;
   if (action === 'confirm_booking')
-    for (const held of kept) {
-      const until = await keepHoldForPerson(deps, tx, held, windowMs, now);
-      if (until !== null && (holdExpiresAt === null || until < holdExpiresAt)) holdExpiresAt = until;
-    }
+    for (const held of kept)
+      if (held.expiresAt !== null && (holdExpiresAt === null || held.expiresAt < holdExpiresAt))
+        holdExpiresAt = held.expiresAt;
   const approval: Approval = {
     id: deps.ids.newUuid(),
     tenantId: principal.tenantId,
@@ -264,6 +276,8 @@ export async function openApproval(
     decidedAt: null,
     decidedBy: null,
     burnedReason: null,
+    ...(terms.windowMs !== undefined ? { windowMs: terms.windowMs } : {}),
+    ...(terms.holdFixed ? { holdFixed: true } : {}),
   };
   // Check and insert under one tenant-wide lock, so racing requests cannot overshoot the cap.
   await tx.serialize(`approvals:${principal.tenantId}`);
@@ -292,25 +306,38 @@ export async function openApproval(
   return pendingOf(approval, await describeIntent(tx, principal.tenantId, intent, booking));
 }
 
+/** The tenant's decision window (the time an approval waits, and a hold with it once a person looks). */
+async function tenantWindowMs(tx: StoreTx, tenantId: string): Promise<number> {
+  const tenant = await tx.tenants.getTenant(tenantId);
+  return (tenant?.approvalWindowMinutes ?? DEFAULT_APPROVAL_WINDOW_MINUTES) * MINUTE_MS;
+}
+
 /**
- * A hold that now waits for a person is kept for the tenant's approval window (the engine's expiry
- * moves, the booking's version does not: the intent stays the one asked about). Returns when the
- * hold now lapses.
+ * A person looked at a pending approval (its page, its card in the console) or decided it: now
+ * the hold it would confirm — each occurrence of a series or change set — is kept for their
+ * window, and the approval lasts as long (the engine's expiry moves, the booking's version does
+ * not: the intent stays the one asked about). Never before: an agent asking alone keeps nothing.
  */
-async function keepHoldForPerson(
-  deps: AppDeps,
-  tx: StoreTx,
-  booking: Booking,
-  windowMs: number,
-  now: Instant,
-): Promise<Instant | null> {
-  const until = holdKeptFor(booking, windowMs, now);
-  if (until === null) return booking.expiresAt;
-  if (!(await tx.bookings.keepHold(booking.tenantId, booking.id, booking.version, until, now)))
-    return booking.expiresAt;
-  // Cached free time was computed with the old expiry: after it, the time would look free.
-  tx.afterCommit(() => deps.slotCache.invalidate(booking.tenantId, booking.calendarIds));
-  return until;
+export async function keepForPerson(deps: AppDeps, tx: StoreTx, approval: Approval): Promise<void> {
+  if (approval.action !== 'confirm_booking' || approval.holdFixed) return;
+  const now = deps.clock.now();
+  const windowMs = approval.windowMs ?? (await tenantWindowMs(tx, approval.tenantId));
+  const intent = approval.intent;
+  const holds =
+    intent.action === 'confirm_booking' && (intent.series || intent.changeSet)
+      ? await heldOccurrences(tx, approval.tenantId, intent)
+      : [await loadBooking(tx, approval.tenantId, approval.bookingId)];
+  let approvalUntil: Instant | null = null;
+  for (const hold of holds) {
+    if (hold.status !== 'HELD') continue;
+    const kept = keptForPerson(approval, hold, windowMs, now);
+    if (!kept) continue;
+    if (!(await tx.bookings.keepHold(hold.tenantId, hold.id, hold.version, kept.holdUntil, now))) continue;
+    // Cached free time was computed with the old expiry: after it, the time would look free.
+    tx.afterCommit(() => deps.slotCache.invalidate(hold.tenantId, hold.calendarIds));
+    approvalUntil = approvalUntil === null ? kept.approvalUntil : Math.min(approvalUntil, kept.approvalUntil);
+  }
+  if (approvalUntil !== null) await tx.approvals.extendExpiry(approval.tenantId, approval.id, approvalUntil);
 }
 
 /** What the agent is told of a pending approval. */
@@ -364,6 +391,8 @@ export async function requestApproval(
   principal: Principal,
   input: { bookingId: string; action: GatedAction; idempotencyKey: string },
   call: WriteCall = {},
+  /** A contract's own window or fixed hold (see ApprovalTerms). */
+  terms: ApprovalTerms = {},
 ): Promise<Outcome<PendingApproval>> {
   requireWriter(principal, 'draft');
   const record = {
@@ -376,7 +405,15 @@ export async function requestApproval(
   };
   return deps.store.write((tx) =>
     idempotent(deps, tx, record, async () =>
-      openApproval(deps, tx, principal, input.action, await loadOwnBooking(tx, principal, input.bookingId)),
+      openApproval(
+        deps,
+        tx,
+        principal,
+        input.action,
+        await loadOwnBooking(tx, principal, input.bookingId),
+        undefined,
+        terms,
+      ),
     ),
   );
 }
@@ -442,6 +479,7 @@ async function decideAsPerson(
   if (!(await tx.approvals.update(next, 'PENDING')))
     throw new DomainError('INVALID_STATE', 'The approval changed meanwhile.');
   await tx.approvals.spendPageToken(approval.tenantId, approval.id);
+  if (decision === 'APPROVE') await keepForPerson(deps, tx, next);
   await call.audit?.recordIn(tx);
   return next;
 }
@@ -483,16 +521,33 @@ async function viewOf(deps: AppDeps, tx: StoreTx, approval: Approval) {
 
 export type ApprovalView = Awaited<ReturnType<typeof viewOf>>;
 
-/** Reads what the page shows a signed-in person of the approval's tenant, without deciding. */
+/**
+ * What the page shows a signed-in person of the approval's tenant, without deciding. A person who
+ * may decide it has now looked: its hold is kept for their window (keepForPerson).
+ */
 export async function approvalForPage(
   deps: AppDeps,
   token: string,
   person: Person,
 ): Promise<ApprovalView | null> {
-  return deps.store.read(async (tx) => {
-    const approval = await tx.approvals.getByPageToken(deps.digest.ofJson(token));
-    return approval && approval.tenantId === person.tenantId ? viewOf(deps, tx, approval) : null;
+  return deps.store.write(async (tx) => {
+    const found = await tx.approvals.getByPageToken(deps.digest.ofJson(token));
+    if (!found || found.tenantId !== person.tenantId) return null;
+    return viewOf(deps, tx, await seenBy(deps, tx, found, person));
   });
+}
+
+/** The approval after `person` looked at it: kept for them if they may decide it (and it waits). */
+export async function seenBy(
+  deps: AppDeps,
+  tx: StoreTx,
+  approval: Approval,
+  person: Person,
+): Promise<Approval> {
+  if (!mayApprove(person) || effectiveApprovalStatus(approval, deps.clock.now()) !== 'PENDING')
+    return approval;
+  await keepForPerson(deps, tx, approval);
+  return (await tx.approvals.get(approval.tenantId, approval.id)) ?? approval;
 }
 
 /** A signed-in person deciding, and how they proved who they are. */
@@ -535,6 +590,7 @@ export async function decideById(
     if (!(await tx.approvals.update(next, 'PENDING')))
       throw new DomainError('INVALID_STATE', 'The approval changed meanwhile.');
     await tx.approvals.spendPageToken(approval.tenantId, approval.id);
+    if (decision === 'APPROVE') await keepForPerson(deps, tx, next);
     await call.audit?.recordIn(tx);
     return next;
   });

@@ -112,3 +112,97 @@ function bookingIdOf(id: string, field: string): string {
     throw invalidArgument(field, `must be a customer id (${CUSTOMER_PREFIX}…)`);
   return id.slice(CUSTOMER_PREFIX.length);
 }
+
+/** A customer with the number the tenant gave them (bookings-mcp names customers 1, 2, 3 …). */
+export interface NumberedCustomer extends CustomerSummary {
+  readonly number: number;
+}
+
+/** The tenant's customers in the order of their numbers (at most `limit`); contact masked without `sensitive`. */
+export async function numberedCustomers(
+  deps: AppDeps,
+  principal: Principal,
+  limit: number,
+): Promise<NumberedCustomer[]> {
+  requireScope(principal, 'read');
+  return deps.store.read(async (tx) => {
+    const all: { key: string; firstBookingId: string }[] = [];
+    for (let after: string | null = null; ;) {
+      const page = await tx.customers.customerPage(principal.tenantId, after, 200);
+      all.push(...page);
+      if (page.length < 200 || all.length >= 5_000) break;
+      after = page.at(-1)!.key;
+    }
+    const numbers = await tx.customers.numbersOf(
+      principal.tenantId,
+      all.map((c) => c.key),
+    );
+    const shown = all
+      .filter((c) => numbers.has(c.key))
+      .sort((a, b) => numbers.get(a.key)! - numbers.get(b.key)!)
+      .slice(0, limit);
+    const bookings = await tx.customers.bookingsOfCustomers(
+      principal.tenantId,
+      shown.map((c) => c.key),
+    );
+    const now = deps.clock.now();
+    return shown.map((c) => ({
+      ...summaryOf(
+        principal,
+        c.firstBookingId,
+        bookings.filter((b) => b.key === c.key).map((b) => b.booking),
+        now,
+      ),
+      number: numbers.get(c.key)!,
+    }));
+  });
+}
+
+/**
+ * One customer by number, with their bookings (contact masked without `sensitive`), and their
+ * details as their latest booking gave them — unmasked, for a booking made for them, never shown.
+ */
+export async function customerByNumber(
+  deps: AppDeps,
+  principal: Principal,
+  number: number,
+): Promise<CustomerDetail & { number: number; details: Customer }> {
+  requireScope(principal, 'read');
+  return deps.store.read(async (tx) => {
+    const key = await tx.customers.keyOfNumber(principal.tenantId, number);
+    const first = key === null ? null : await tx.customers.firstBookingOf(principal.tenantId, key);
+    if (key === null || first === null)
+      throw new DomainError('NOT_FOUND', `No customer ${number}.`, { field: 'customerId' });
+    const history = (await tx.customers.bookingsOfCustomers(principal.tenantId, [key])).map((b) => b.booking);
+    const latest = [...history].sort((a, b) => b.updatedAt - a.updatedAt)[0]!;
+    return {
+      ...summaryOf(principal, first, history, deps.clock.now()),
+      history: history.map((b) => shown(principal, b)),
+      number,
+      details: latest.customer ?? {},
+    };
+  });
+}
+
+/** The number of the customer each of these bookings names (a booking naming nobody is left out). */
+export async function customerNumbersOf(
+  deps: AppDeps,
+  principal: Principal,
+  bookingIds: readonly string[],
+): Promise<Map<string, number>> {
+  requireScope(principal, 'read');
+  return deps.store.read(async (tx) => {
+    const keys = new Map<string, string>();
+    for (const id of bookingIds) {
+      const key = await tx.customers.customerKeyOf(principal.tenantId, id);
+      if (key !== null) keys.set(id, key);
+    }
+    const numbers = await tx.customers.numbersOf(principal.tenantId, [...new Set(keys.values())]);
+    const byBooking = new Map<string, number>();
+    for (const [id, key] of keys) {
+      const number = numbers.get(key);
+      if (number !== undefined) byBooking.set(id, number);
+    }
+    return byBooking;
+  });
+}

@@ -4,7 +4,7 @@ import { maskContact } from '../../domain/booking/contact-mask.js';
 import type { StoreTx } from '../../ports/store/index.js';
 import type { ApprovalView } from '../approvals/approvals.js';
 import type { AppDeps } from '../deps.js';
-import { describeIntent } from '../approvals/approvals.js';
+import { describeIntent, seenBy } from '../approvals/approvals.js';
 import { loadBooking } from '../booking/snapshot.js';
 import { effectiveApprovalStatus } from '../../domain/approval/approval.js';
 import type { Approval } from '../../domain/approval/approval.js';
@@ -131,8 +131,9 @@ export async function consoleApproval(
   person: Person,
   approvalId: string,
 ): Promise<ApprovalCard | null> {
-  return deps.store.read(async (tx) => {
+  // Opening an approval's card is a person looking at it: its hold is kept for them.
+  return deps.store.write(async (tx) => {
     const approval = await tx.approvals.get(person.tenantId, approvalId);
-    return approval && cardOf(deps, tx, approval, person);
+    return approval && cardOf(deps, tx, await seenBy(deps, tx, approval, person), person);
   });
 }

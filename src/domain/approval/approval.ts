@@ -24,6 +24,13 @@ export interface Approval {
   readonly burnedReason: string | null;
   /** The standing rule that approved it at once, when a person's rule (not the person) decided. */
   readonly standingRuleId?: string | null;
+  /**
+   * How long the person has to decide once they look (a contract's own window: bookings-mcp's 10
+   * minutes); absent: the tenant's window at that moment.
+   */
+  readonly windowMs?: number | null;
+  /** The hold keeps the TTL it was placed with, even while a person decides (expert-booking's 5 minutes). */
+  readonly holdFixed?: boolean;
 }
 
 /** The approval window of a tenant that never set one (`holdfast tenants set --approval-window`). */
@@ -48,6 +55,26 @@ export function holdKeptFor(
 export function approvalExpiry(now: Instant, windowMs: number, holdExpiresAt: Instant | null): Instant {
   const ttl = now + windowMs;
   return holdExpiresAt === null ? ttl : Math.min(ttl, holdExpiresAt);
+}
+
+/**
+ * When a person looks at a pending approval (opens its page or card) or decides it, the hold it
+ * would confirm is kept for their window — never before: an agent asking alone keeps nothing
+ * longer than the hold's own TTL. The approval then lasts as long as that, still never past the
+ * window from when it was asked twice over (holdKeptFor caps the hold). Null: nothing to keep.
+ */
+export function keptForPerson(
+  approval: Approval,
+  hold: { readonly createdAt: Instant; readonly expiresAt: Instant | null },
+  windowMs: number,
+  now: Instant,
+): { holdUntil: Instant; approvalUntil: Instant } | null {
+  if (approval.holdFixed || approval.action !== 'confirm_booking') return null;
+  if (effectiveApprovalStatus(approval, now) === 'EXPIRED') return null;
+  const holdUntil = holdKeptFor(hold, windowMs, now);
+  if (holdUntil === null) return null;
+  const approvalUntil = Math.max(approval.expiresAt, approvalExpiry(now, windowMs, holdUntil));
+  return { holdUntil, approvalUntil };
 }
 
 export function effectiveApprovalStatus(approval: Approval, now: Instant): ApprovalStatus {

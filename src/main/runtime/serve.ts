@@ -66,7 +66,7 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
   await runtime.audit.flush();
   if (config.seed) {
     const { seedIfEmpty } = await import('./seed.js');
-    const created = await seedIfEmpty(deps, config.tenantId);
+    const created = await seedIfEmpty(deps, config.tenantId, config.profile);
     if (created > 0) logger.info('seeded demo calendars', { tenantId: config.tenantId, created });
   }
   if (!isLoopbackAddress(config.host) && !(await hasPeople(deps, config.tenantId))) {

@@ -76,7 +76,7 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   const { deps } = runtime;
   await runtime.audit.flush();
   await sealLegacyCustomers(deps);
-  if (config.seed) await (await import('./seed.js')).seedIfEmpty(deps, config.tenantId);
+  if (config.seed) await (await import('./seed.js')).seedIfEmpty(deps, config.tenantId, config.profile);
   const principal = await stdioPrincipal(runtime, config, logger).catch(async (error: unknown) => {
     await pages.close();
     await runtime.close();

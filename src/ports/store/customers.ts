@@ -19,6 +19,13 @@ export interface CustomerStore {
   customerCount(tenantId: string): Promise<number>;
   /** The id of the customer's earliest booking (by creation, then id); null when none. */
   firstBookingOf(tenantId: string, key: string): Promise<string | null>;
+  /**
+   * The number each of these customers has in the tenant (1, 2, 3 … in the order they first
+   * booked; never given twice, not even after an erasure). A key without one is left out.
+   */
+  numbersOf(tenantId: string, keys: readonly string[]): Promise<Map<string, number>>;
+  /** The key of the customer with this number; null when none has it (or they were erased). */
+  keyOfNumber(tenantId: string, number: number): Promise<string | null>;
   /** The customer key of one of the tenant's bookings; null when none or it names no customer. */
   customerKeyOf(tenantId: string, bookingId: string): Promise<string | null>;
   /** The tenant's bookings of these customers with the key of each one's customer, newest start first (at most 200 per customer page). */

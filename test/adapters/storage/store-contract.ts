@@ -394,6 +394,52 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect(await ids('name')).toEqual([]);
     });
 
+    it('numbers customers per tenant in the order they first booked, for good: an erased number is never given again', async () => {
+      await store.write((tx) =>
+        tx.tenants.putTenant({
+          id: 't1',
+          name: 'T one',
+          limits: defaultTenantLimits,
+          defaultWritePolicy: 'draft',
+          toolProfile: 'bookings',
+          toolMode: 'inherit',
+          approvalWindowMinutes: 30,
+          disabledTools: [],
+          createdAt: T0,
+        }),
+      );
+      const booked = (email: string | null, at: number) =>
+        hold(['cal_a'], at, at + H / 2, { customer: email ? { name: email, email } : { name: 'nobody' } });
+      const [ada, bob, again, anon] = [
+        booked('ada@example.com', T0 + H),
+        booked('bob@example.com', T0 + 2 * H),
+        booked('ADA@example.com', T0 + 3 * H),
+        booked(null, T0 + 4 * H),
+      ];
+      for (const b of [ada, bob, again, anon]) await store.write((tx) => insertHold(tx, b));
+      const keyOf = (id: string) => store.read((tx) => tx.customers.customerKeyOf('t1', id));
+      const [adaKey, bobKey] = [(await keyOf(ada.id))!, (await keyOf(bob.id))!];
+      expect(await keyOf(again.id)).toBe(adaKey);
+      expect(await keyOf(anon.id)).toBeNull();
+      const numbers = await store.read((tx) => tx.customers.numbersOf('t1', [adaKey, bobKey, 'c1:unknown']));
+      expect([...numbers.entries()].sort()).toEqual(
+        [
+          ...new Map([
+            [adaKey, 1],
+            [bobKey, 2],
+          ]).entries(),
+        ].sort(),
+      );
+      expect(await store.read((tx) => tx.customers.keyOfNumber('t1', 2))).toBe(bobKey);
+      expect(await store.read((tx) => tx.customers.keyOfNumber('t2', 2))).toBeNull();
+      await store.write((tx) => tx.customers.erase('t1', 'email:bob@example.com'));
+      expect(await store.read((tx) => tx.customers.keyOfNumber('t1', 2))).toBeNull();
+      const carol = booked('carol@example.com', T0 + 5 * H);
+      await store.write((tx) => insertHold(tx, carol));
+      const carolKey = (await keyOf(carol.id))!;
+      expect((await store.read((tx) => tx.customers.numbersOf('t1', [carolKey]))).get(carolKey)).toBe(3);
+    });
+
     it('keeps everything across a restart', async () => {
       const b = hold(['cal_a'], T0 + H, T0 + 2 * H);
       await store.write((tx) => insertHold(tx, b));
@@ -746,6 +792,50 @@ export function storeContract(name: string, make: () => Promise<StoreHarness>): 
       expect((await store.read((tx) => tx.approvals.list(null, 'APPROVED'))).map((a) => a.id)).toEqual([
         'a1',
       ]);
+    });
+
+    it('approvals: keep their own window and fixed hold; an expiry moves only later', async () => {
+      const own = { ...approval('ap_w', 'PENDING', T0 + H), windowMs: 600_000, holdFixed: true };
+      await store.write((tx) => tx.approvals.insert(own, null));
+      expect(await store.read((tx) => tx.approvals.get('t1', 'ap_w'))).toMatchObject({
+        windowMs: 600_000,
+        holdFixed: true,
+      });
+      expect(await store.write((tx) => tx.approvals.extendExpiry('t1', 'ap_w', T0 + 2 * H))).toBe(true);
+      expect(await store.write((tx) => tx.approvals.extendExpiry('t1', 'ap_w', T0 + H))).toBe(false);
+      expect(await store.write((tx) => tx.approvals.extendExpiry('t2', 'ap_w', T0 + 3 * H))).toBe(false);
+      expect((await store.read((tx) => tx.approvals.get('t1', 'ap_w')))!.expiresAt).toBe(T0 + 2 * H);
+      const plain = approval('ap_p', 'PENDING', T0 + H);
+      await store.write((tx) => tx.approvals.insert(plain, null));
+      const read = (await store.read((tx) => tx.approvals.get('t1', 'ap_p')))!;
+      expect(read.windowMs).toBeUndefined();
+      expect(read.holdFixed).toBeUndefined();
+    });
+
+    it('approval tokens: spent once in one step, the first use sees it unspent, every later one spent', async () => {
+      const token = {
+        tenantId: 't1',
+        tokenHash: 'sha256:tok',
+        approvalId: 'ap_t',
+        tool: 'create_booking',
+        argumentsHash: 'sha256:args',
+        createdAt: T0,
+        expiresAt: T0 + 600_000,
+        usedAt: null,
+        usedBy: null,
+      };
+      await store.write((tx) => tx.approvals.insertToken(token));
+      const uses = await Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          store.write((tx) => tx.approvals.spendToken('sha256:tok', T0 + i, `use ${i}`)),
+        ),
+      );
+      const firsts = uses.filter((u) => u?.usedAt === null);
+      expect(firsts).toHaveLength(1);
+      expect(firsts[0]).toEqual(token);
+      for (const later of uses.filter((u) => u?.usedAt !== null))
+        expect(later).toMatchObject({ tokenHash: 'sha256:tok' });
+      expect(await store.write((tx) => tx.approvals.spendToken('sha256:nope', T0, 'x'))).toBeNull();
     });
 
     it('remembers host attestations once per tenant: a second use is a replay', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApprovalDetail } from '../../../src/adapters/http/console/approval-views.js';
-import { decideInConsole } from '../../../src/app/approvals/approvals.js';
+import { decideById, decideInConsole } from '../../../src/app/approvals/approvals.js';
 import { createCalendar } from '../../../src/app/calendars/calendars.js';
 import { consoleApproval, approvalQueue } from '../../../src/app/console/approvals.js';
 import { gatedBookingChange } from '../../../src/app/booking/gated-booking.js';
@@ -15,8 +15,9 @@ import type { DomainError } from '../../../src/domain/errors.js';
 import type { Person } from '../../../src/domain/identity/identity.js';
 import { appHarnessOn, operator } from '../../support/app-harness.js';
 
-// A hold that waits for a person is kept for the tenant's approval window (default 30 minutes),
-// not the agent's 5-minute TTL; a plain hold keeps its TTL; an approval nobody decided says so.
+// A hold is kept for the tenant's approval window (default 30 minutes) once a person looks at the
+// approval (its page or card) or decides it — never before: an agent asking alone keeps nothing
+// past the hold's own 5-minute TTL, and its approval lapses with it. An approval nobody decided says so.
 
 const T0 = Date.UTC(2030, 0, 7, 8); // Mon 7 Jan 2030, 16:00 in Shanghai
 const MIN = 60_000;
@@ -84,22 +85,49 @@ describe.each(['sqlite', 'postgres'] as const)('the approval window on %s', (eng
     return html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
   };
 
-  it('keeps a hold that waits for a person past the 5-minute TTL, and confirms it when approved at minute 25', async () => {
+  it('an agent asking alone keeps nothing longer: the approval lasts as long as the hold, and lapses with it', async () => {
     const room = await setUp();
     const held = await hold(room);
-    expect(held.expiresAt).toBe(T0 + 5 * MIN);
     h.clock.advance(MIN);
     const asked = await ask(held.id);
-    expect(asked.expiresAt).toBe(T0 + 31 * MIN);
+    expect(asked.expiresAt).toBe(T0 + 5 * MIN);
+    expect((await getBooking(h.deps, agent, held.id)).booking.expiresAt).toBe(T0 + 5 * MIN);
+    // Asking again (the agent alone) keeps nothing either.
+    const again = await ask(held.id);
+    expect(again.expiresAt).toBe(T0 + 5 * MIN);
+    h.clock.advance(4 * MIN);
+    expect((await sweep(h.deps)).expired).toBe(1);
+    await expect(
+      decideInConsole(h.deps, asked.approvalId, 'APPROVE', { person: approver, method: 'passkey' }),
+    ).rejects.toMatchObject({ code: 'INVALID_STATE' });
+  });
+
+  it('once a person looks, the hold is kept for their window past the 5-minute TTL, and confirmed when approved at minute 25', async () => {
+    const room = await setUp();
+    const held = await hold(room);
+    h.clock.advance(MIN);
+    const asked = await ask(held.id);
+    h.clock.advance(MIN);
+    await pageText(asked.approvalId); // the approver opens it at minute 2
     // The engine's expiry moved; the booking's version did not (the intent asked about stays the same).
     const kept = (await getBooking(h.deps, agent, held.id)).booking;
-    expect(kept).toMatchObject({ status: 'HELD', version: 1, expiresAt: T0 + 31 * MIN });
-
-    h.clock.advance(24 * MIN); // minute 25: the agent's TTL is long gone
+    expect(kept).toMatchObject({ status: 'HELD', version: 1, expiresAt: T0 + 32 * MIN });
+    h.clock.advance(23 * MIN); // minute 25: the agent's TTL is long gone
     expect((await sweep(h.deps)).expired).toBe(0);
     await decideInConsole(h.deps, asked.approvalId, 'APPROVE', { person: approver, method: 'passkey' });
     const done = await confirm(held.id, asked.approvalId);
     expect(done.value.booking.status).toBe('CONFIRMED');
+  });
+
+  it('a decision keeps the hold too (the operator on the command line never opened a page)', async () => {
+    const room = await setUp();
+    const held = await hold(room);
+    const asked = await ask(held.id);
+    h.clock.advance(4 * MIN);
+    await decideById(h.deps, operator.tenantId, asked.approvalId, 'APPROVE', 'operator');
+    expect((await getBooking(h.deps, agent, held.id)).booking.expiresAt).toBe(T0 + 34 * MIN);
+    h.clock.advance(20 * MIN);
+    expect((await confirm(held.id, asked.approvalId)).value.booking.status).toBe('CONFIRMED');
   });
 
   it('an agent’s plain hold keeps its 5-minute TTL', async () => {
@@ -114,6 +142,7 @@ describe.each(['sqlite', 'postgres'] as const)('the approval window on %s', (eng
     const room = await setUp();
     const held = await hold(room);
     const asked = await ask(held.id);
+    await pageText(asked.approvalId); // looked at once, at minute 0
     h.clock.advance(30 * MIN);
     expect((await sweep(h.deps)).expired).toBe(1);
     const text = await pageText(asked.approvalId);
@@ -128,16 +157,16 @@ describe.each(['sqlite', 'postgres'] as const)('the approval window on %s', (eng
     ).rejects.toMatchObject({ code: 'INVALID_STATE' });
   });
 
-  it('follows the tenant’s own window, and asking again never keeps time past two windows', async () => {
+  it('follows the tenant’s own window, and looking again never keeps time past two windows', async () => {
     const room = await setUp();
     await setTenant(h.deps, operator.tenantId, { approvalWindowMinutes: 10 });
     const held = await hold(room);
-    const first = await ask(held.id);
-    expect(first.expiresAt).toBe(T0 + 10 * MIN);
+    const asked = await ask(held.id);
+    await pageText(asked.approvalId);
+    expect((await getBooking(h.deps, agent, held.id)).booking.expiresAt).toBe(T0 + 10 * MIN);
     h.clock.advance(9 * MIN);
-    const second = await ask(held.id);
-    // Two windows from when it was held, not ten minutes from the second ask.
-    expect(second.expiresAt).toBe(T0 + 19 * MIN);
+    await pageText(asked.approvalId);
+    // Two windows from when it was held, not ten minutes from the second look.
     expect((await getBooking(h.deps, agent, held.id)).booking.expiresAt).toBe(T0 + 19 * MIN);
     h.clock.advance(10 * MIN);
     expect((await sweep(h.deps)).expired).toBe(1);
@@ -147,6 +176,15 @@ describe.each(['sqlite', 'postgres'] as const)('the approval window on %s', (eng
       code: 'INVALID_ARGUMENTS',
       details: { field: 'approvalWindowMinutes' },
     });
+  });
+
+  it('a viewer (who may not decide) looking keeps nothing', async () => {
+    const room = await setUp();
+    const held = await hold(room);
+    const asked = await ask(held.id);
+    const viewer: Person = { ...approver, id: 'usr_vic', email: 'vic@example.com', role: 'viewer' };
+    await consoleApproval(h.deps, viewer, asked.approvalId);
+    expect((await getBooking(h.deps, agent, held.id)).booking.expiresAt).toBe(T0 + 5 * MIN);
   });
 
   it('a stale approval says what changed, and is listed apart from the waiting ones', async () => {

@@ -1046,4 +1046,36 @@ CREATE INDEX caldav_overlaps_connection ON caldav_overlaps (connection_id);`,
   CHECK (profile IN ('inherit', 'standard', 'hotel-ops', 'expert-booking', 'bookings', 'deltat', 'agent-access'));
 UPDATE tenants SET profile = tool_profile;`,
   },
+  {
+    version: 34,
+    name: 'bookings-mcp: customers numbered per tenant, approval tokens bound to a tool and its exact arguments; an approval keeps a hold only once a person looks',
+    sql: `-- A customer's number is theirs for good: the tenant counts them, so an erased customer's
+-- number is never given to anyone else.
+ALTER TABLE customer_keys ADD COLUMN number integer;
+ALTER TABLE tenants ADD COLUMN customer_numbers integer NOT NULL DEFAULT 0;
+UPDATE customer_keys c SET number = n.number FROM (
+  SELECT tenant_id, handle, row_number() OVER (PARTITION BY tenant_id ORDER BY created_at, handle) AS number
+  FROM customer_keys WHERE handle LIKE 'c1:%') n
+WHERE c.tenant_id = n.tenant_id AND c.handle = n.handle;
+UPDATE tenants SET customer_numbers = coalesce(
+  (SELECT max(number) FROM customer_keys k WHERE k.tenant_id = tenants.id), 0);
+CREATE UNIQUE INDEX customer_keys_number ON customer_keys (tenant_id, number) WHERE number IS NOT NULL;
+-- A token an agent carries to a write: bound to one tool and the digest of its exact arguments,
+-- usable once (even a failed use spends it), and only after a person approved its approval.
+CREATE TABLE approval_tokens (
+  tenant_id text NOT NULL,
+  token_hash text PRIMARY KEY,
+  approval_id text NOT NULL,
+  tool text NOT NULL,
+  arguments_hash text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  used_at bigint,
+  used_by text
+);
+CREATE INDEX approval_tokens_approval ON approval_tokens (tenant_id, approval_id);
+-- An approval's own decision window (a contract's), and whether its hold keeps its own TTL.
+ALTER TABLE approvals ADD COLUMN window_ms bigint;
+ALTER TABLE approvals ADD COLUMN hold_fixed integer NOT NULL DEFAULT 0;`,
+  },
 ];

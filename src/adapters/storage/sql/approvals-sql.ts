@@ -1,4 +1,5 @@
 import type { Approval, ApprovalStatus } from '../../../domain/approval/approval.js';
+import type { BoundToken } from '../../../domain/approval/bound-token.js';
 import type { Instant } from '../../../domain/time/instant.js';
 import type { ApprovalStore } from '../../../ports/store/index.js';
 import type { ApprovalRow } from '../rows.js';
@@ -12,8 +13,9 @@ export class ApprovalsSql implements ApprovalStore {
     const r = approvalToRow(approval);
     await this.db.run(
       `INSERT INTO approvals (tenant_id, id, subject, client_id, action, booking_id, intent, intent_hash, status,
-         created_at, expires_at, decided_at, decided_by, burned_reason, page_token_hash, standing_rule_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         created_at, expires_at, decided_at, decided_by, burned_reason, page_token_hash, standing_rule_id,
+         window_ms, hold_fixed)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         r.tenant_id,
         r.id,
@@ -31,8 +33,39 @@ export class ApprovalsSql implements ApprovalStore {
         r.burned_reason,
         pageTokenHash,
         r.standing_rule_id,
+        r.window_ms,
+        r.hold_fixed,
       ],
     );
+  }
+
+  async insertToken(t: BoundToken): Promise<void> {
+    await this.db.run(
+      `INSERT INTO approval_tokens (tenant_id, token_hash, approval_id, tool, arguments_hash, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [t.tenantId, t.tokenHash, t.approvalId, t.tool, t.argumentsHash, t.createdAt, t.expiresAt],
+    );
+  }
+
+  async spendToken(tokenHash: string, now: Instant, by: string): Promise<BoundToken | null> {
+    const [spent] = await this.db.all<TokenRow>(
+      `UPDATE approval_tokens SET used_at = ?, used_by = ? WHERE token_hash = ? AND used_at IS NULL
+       RETURNING tenant_id, token_hash, approval_id, tool, arguments_hash, created_at, expires_at`,
+      [now, by, tokenHash],
+    );
+    if (spent) return tokenOf({ ...spent, used_at: null, used_by: null });
+    const [before] = await this.db.all<TokenRow>('SELECT * FROM approval_tokens WHERE token_hash = ?', [
+      tokenHash,
+    ]);
+    return before ? tokenOf(before) : null;
+  }
+
+  async extendExpiry(tenantId: string, id: string, until: Instant): Promise<boolean> {
+    const changed = await this.db.run(
+      'UPDATE approvals SET expires_at = ? WHERE tenant_id = ? AND id = ? AND expires_at < ?',
+      [until, tenantId, id, until],
+    );
+    return changed === 1;
   }
 
   async get(tenantId: string, id: string): Promise<Approval | null> {
@@ -129,3 +162,27 @@ export class ApprovalsSql implements ApprovalStore {
     return rows.length > 0;
   }
 }
+
+interface TokenRow {
+  tenant_id: string;
+  token_hash: string;
+  approval_id: string;
+  tool: string;
+  arguments_hash: string;
+  created_at: number | string;
+  expires_at: number | string;
+  used_at: number | string | null;
+  used_by: string | null;
+}
+
+const tokenOf = (r: TokenRow): BoundToken => ({
+  tenantId: r.tenant_id,
+  tokenHash: r.token_hash,
+  approvalId: r.approval_id,
+  tool: r.tool,
+  argumentsHash: r.arguments_hash,
+  createdAt: Number(r.created_at),
+  expiresAt: Number(r.expires_at),
+  usedAt: r.used_at === null ? null : Number(r.used_at),
+  usedBy: r.used_by,
+});

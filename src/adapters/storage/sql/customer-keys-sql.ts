@@ -14,6 +14,9 @@ import type { BookingRow } from '../rows.js';
 import { bookingFromRow, bookingToRow } from '../rows.js';
 import type { SqlRunner } from './sql-runner.js';
 
+/** Customers' handles begin so (customer-vault.ts); a booking naming nobody has a handle of its own. */
+const CUSTOMER_HANDLE = 'c1:';
+
 interface KeyRow {
   key_id: string;
   secret: string;
@@ -30,10 +33,24 @@ async function keyFor(db: SqlRunner, tenantId: string, handle: string, now: numb
   const [found] = await db.all<KeyRow>(select, [tenantId, handle]);
   if (found) return asKey(found);
   const fresh = newCustomerKey();
+  // A customer (not a booking that names nobody) gets the tenant's next number, theirs for good.
+  const [counted] = handle.startsWith(CUSTOMER_HANDLE)
+    ? await db.all<{ customer_numbers: number | string }>(
+        'UPDATE tenants SET customer_numbers = customer_numbers + 1 WHERE id = ? RETURNING customer_numbers',
+        [tenantId],
+      )
+    : [];
   const [made] = await db.all<KeyRow>(
-    `INSERT INTO customer_keys (tenant_id, handle, key_id, secret, created_at) VALUES (?, ?, ?, ?, ?)
+    `INSERT INTO customer_keys (tenant_id, handle, key_id, secret, created_at, number) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (tenant_id, handle) DO NOTHING RETURNING key_id, secret`,
-    [tenantId, handle, fresh.keyId, fresh.secret.toString('base64url'), now],
+    [
+      tenantId,
+      handle,
+      fresh.keyId,
+      fresh.secret.toString('base64url'),
+      now,
+      counted ? Number(counted.customer_numbers) : null,
+    ],
   );
   if (made) return asKey(made);
   // Another writer's key won the race (use it), or an erasure removed it meanwhile (use ours: a

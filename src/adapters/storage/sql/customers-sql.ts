@@ -43,6 +43,28 @@ export class CustomersSql implements CustomerStore {
     return row?.id ?? null;
   }
 
+  async numbersOf(tenantId: string, keys: readonly string[]): Promise<Map<string, number>> {
+    const numbers = new Map<string, number>();
+    for (let i = 0; i < keys.length; i += 500) {
+      const chunk = keys.slice(i, i + 500);
+      const rows = await this.db.all<{ handle: string; number: number | string }>(
+        `SELECT handle, number FROM customer_keys WHERE tenant_id = ? AND number IS NOT NULL
+           AND handle IN (${chunk.map(() => '?').join(', ')})`,
+        [tenantId, ...chunk],
+      );
+      for (const row of rows) numbers.set(row.handle, Number(row.number));
+    }
+    return numbers;
+  }
+
+  async keyOfNumber(tenantId: string, number: number): Promise<string | null> {
+    const [row] = await this.db.all<{ handle: string }>(
+      'SELECT handle FROM customer_keys WHERE tenant_id = ? AND number = ?',
+      [tenantId, number],
+    );
+    return row?.handle ?? null;
+  }
+
   async customerKeyOf(tenantId: string, bookingId: string): Promise<string | null> {
     const [row] = await this.db.all<{ customer_key: string | null }>(
       'SELECT customer_key FROM bookings WHERE tenant_id = ? AND id = ?',

@@ -906,6 +906,38 @@ CREATE INDEX caldav_overlaps_connection ON caldav_overlaps (connection_id);`,
   CHECK (profile IN ('inherit', 'standard', 'hotel-ops', 'expert-booking', 'bookings', 'deltat', 'agent-access'));
 UPDATE tenants SET profile = tool_profile;`,
   },
+  {
+    version: 34,
+    name: 'bookings-mcp: customers numbered per tenant, approval tokens bound to a tool and its exact arguments; an approval keeps a hold only once a person looks',
+    sql: `-- A customer's number is theirs for good: the tenant counts them, so an erased customer's
+-- number is never given to anyone else.
+ALTER TABLE customer_keys ADD COLUMN number INTEGER;
+ALTER TABLE tenants ADD COLUMN customer_numbers INTEGER NOT NULL DEFAULT 0;
+UPDATE customer_keys SET number = (
+  SELECT count(*) FROM customer_keys k WHERE k.tenant_id = customer_keys.tenant_id AND k.handle LIKE 'c1:%'
+    AND (k.created_at < customer_keys.created_at OR (k.created_at = customer_keys.created_at AND k.handle <= customer_keys.handle)))
+WHERE handle LIKE 'c1:%';
+UPDATE tenants SET customer_numbers = coalesce(
+  (SELECT max(number) FROM customer_keys k WHERE k.tenant_id = tenants.id), 0);
+CREATE UNIQUE INDEX customer_keys_number ON customer_keys (tenant_id, number) WHERE number IS NOT NULL;
+-- A token an agent carries to a write: bound to one tool and the digest of its exact arguments,
+-- usable once (even a failed use spends it), and only after a person approved its approval.
+CREATE TABLE approval_tokens (
+  tenant_id TEXT NOT NULL,
+  token_hash TEXT PRIMARY KEY,
+  approval_id TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  arguments_hash TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at INTEGER,
+  used_by TEXT
+);
+CREATE INDEX approval_tokens_approval ON approval_tokens (tenant_id, approval_id);
+-- An approval's own decision window (a contract's), and whether its hold keeps its own TTL.
+ALTER TABLE approvals ADD COLUMN window_ms INTEGER;
+ALTER TABLE approvals ADD COLUMN hold_fixed INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /**
