@@ -118,7 +118,7 @@ describe('traces and logs', () => {
     expect(line).toMatchObject({
       span_id: tool.spanId,
       operation_id: held.meta.operationId,
-      tool: 'hold_slot',
+      action: 'hold_slot',
       // Who called and from where, on every tool-call line.
       caller: { person: expect.any(String), connection: expect.any(String), tenant: 'local' },
       source: { transport: 'http', client: expect.any(String) },

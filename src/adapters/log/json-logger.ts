@@ -30,7 +30,7 @@ function stderrLines(): (line: string, urgent: boolean) => void {
 }
 
 /**
- * pino, writing JSON lines `{"level","time","message",...}` through the batching writer above
+ * pino, writing JSON lines `{"level","timestamp","message",...}` through the batching writer above
  * (or `write`, for tests); `pretty` turns each into one readable line for a terminal. Every line
  * written inside a span carries its `trace_id` and `span_id` (W3C: 32 and 16 hex), so logs join
  * the traces.
@@ -44,7 +44,8 @@ export function jsonLogger(write?: (line: string) => void, format: 'json' | 'pre
     {
       base: undefined,
       messageKey: 'message',
-      timestamp: pino.stdTimeFunctions.isoTime,
+      // RFC 3339 under `timestamp` (OpenTelemetry's name for it).
+      timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
       formatters: { level: (label) => ({ level: label }) },
       mixin: () => {
         const ids = activeIds();

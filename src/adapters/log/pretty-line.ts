@@ -10,8 +10,8 @@ export function prettyLine(json: string): string {
   } catch {
     return json;
   }
-  const { level, time, message, ...fields } = event;
-  const at = typeof time === 'string' ? `${time.slice(11, 19)}Z` : '';
+  const { level, timestamp, message, ...fields } = event;
+  const at = typeof timestamp === 'string' ? `${timestamp.slice(11, 19)}Z` : '';
   const label = level === 'info' ? '' : ` ${String(level).toUpperCase()}`;
   const rest = Object.entries(fields).map(([key, value]) => `${key}=${shown(value)}`);
   return `${at}${label} ${oneLine(String(message ?? ''))}${rest.length ? `  ${rest.join(' ')}` : ''}\n`;

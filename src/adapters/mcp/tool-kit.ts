@@ -387,7 +387,7 @@ export function toolHandler<I, D>(
     // Every line of the call names who called (person and connection) and from where (transport
     // and the client as it declared itself: untrusted, printable).
     const log = {
-      tool: tool.name,
+      action: tool.name,
       operation_id: meta.operationId,
       transport: ctx.transport,
       caller: { person: principal.subject, connection: principal.connectionId, tenant: principal.tenantId },
@@ -443,7 +443,7 @@ export function toolHandler<I, D>(
         ...log,
         outcome: 'ok',
         replayed: !!result.replayed,
-        ms: elapsed(started),
+        durationMs: elapsed(started),
       });
       if (tool.stable) {
         const answer = { ok: true, data: result.data };
@@ -469,7 +469,12 @@ export function toolHandler<I, D>(
         });
       }
       await finish(error.code, { outcome: 'error', code: error.code, message: error.message });
-      ctx.logger.info('tool call', { ...log, outcome: 'error', code: error.code, ms: elapsed(started) });
+      ctx.logger.info('tool call', {
+        ...log,
+        outcome: 'error',
+        code: error.code,
+        durationMs: elapsed(started),
+      });
       return (tool.shape ?? ENVELOPE).error({ tool: tool.name, error, meta: { ...meta, ...created() } });
     }
   }

@@ -6,19 +6,19 @@ describe('logs for people', () => {
   it('one readable line per event: time with its zone, level when not info, message, then the fields', () => {
     expect(
       prettyLine(
-        '{"level":"info","time":"2026-12-03T09:05:01.123Z","url":"http://127.0.0.1:3000/mcp","created":3,"message":"holdfast listening"}',
+        '{"level":"info","timestamp":"2026-12-03T09:05:01.123Z","url":"http://127.0.0.1:3000/mcp","created":3,"message":"holdfast listening"}',
       ),
     ).toBe('09:05:01Z holdfast listening  url=http://127.0.0.1:3000/mcp created=3\n');
     expect(
       prettyLine(
-        '{"level":"warn","time":"2026-12-03T09:05:01.123Z","hint":"keep a copy","message":"created audit key"}',
+        '{"level":"warn","timestamp":"2026-12-03T09:05:01.123Z","hint":"keep a copy","message":"created audit key"}',
       ),
     ).toBe('09:05:01Z WARN created audit key  hint="keep a copy"\n');
     // Text from outside (a client's declared name, an upstream's error) cannot start a line of its own.
     const forged = prettyLine(
       JSON.stringify({
         level: 'info',
-        time: '2026-12-03T09:05:01.123Z',
+        timestamp: '2026-12-03T09:05:01.123Z',
         client: 'x\n09:05:02Z admin approved',
         message: 'call\rdone\nfake',
       }),

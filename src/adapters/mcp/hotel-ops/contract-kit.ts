@@ -181,7 +181,12 @@ export function registerContractTool<I>(
         await audit
           .finish()
           .catch((e: unknown) => ctx.logger.error('audit append failed', { error: String(e) }));
-        ctx.logger.info('tool call', { tool: tool.name, traceId, outcome: 'ok', ms: elapsed(started) });
+        ctx.logger.info('tool call', {
+          action: tool.name,
+          traceId,
+          outcome: 'ok',
+          durationMs: elapsed(started),
+        });
         ctx.metrics.callFinished(tool.name, 'ok', (performance.now() - started) / 1000);
         return answer(
           {
@@ -199,14 +204,20 @@ export function registerContractTool<I>(
         const error = toContractError(thrown);
         if (error.code === 'MCP_INTERNAL_ERROR')
           ctx.logger.error('tool failed', {
-            tool: tool.name,
+            action: tool.name,
             traceId,
             error: thrown instanceof Error ? thrown.stack : String(thrown),
           });
         await audit
           .finish({ outcome: 'error', code: error.code, message: error.message })
           .catch((e: unknown) => ctx.logger.error('audit append failed', { error: String(e) }));
-        ctx.logger.info('tool call', { tool: tool.name, traceId, outcome: 'error', code: error.code });
+        ctx.logger.info('tool call', {
+          action: tool.name,
+          traceId,
+          outcome: 'error',
+          code: error.code,
+          durationMs: elapsed(started),
+        });
         ctx.metrics.callFinished(tool.name, error.code, (performance.now() - started) / 1000);
         return answer(
           { success: false, request_id: requestId, trace_id: traceId, data: null, warnings: [], error },
