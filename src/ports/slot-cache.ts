@@ -2,8 +2,8 @@ import type { Instant } from '../domain/time/instant.js';
 
 /**
  * Remembers computed slot starts for a query. Entries are dropped when a write
- * touches one of their calendars and never served past the cache's age bound
- * (holds lapse as time passes without any write).
+ * touches one of their calendars, never served past the cache's age bound, nor past the moment
+ * a hold they counted lapses (its time frees up without any write).
  */
 export interface SlotCache {
   /** A token to take before reading, so a result computed from older data is never stored after an invalidation. */
@@ -24,6 +24,8 @@ export interface SlotCache {
     starts: Instant[];
     now: Instant;
     generation: number;
+    /** A hold they counted lapses then: never served from that moment on (null/absent: none). */
+    until?: Instant | null;
   }): void;
   /** Forget every entry of the tenant that involves any of these calendars (all of the tenant's when omitted). */
   invalidate(tenantId: string, calendarIds?: readonly string[]): void;

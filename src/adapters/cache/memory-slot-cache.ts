@@ -5,11 +5,14 @@ interface Entry {
   readonly calendarIds: readonly string[];
   readonly starts: Instant[];
   readonly storedAt: Instant;
+  /** The moment a hold it counted lapses; served only before it. */
+  readonly until: Instant | null;
 }
 
 /**
  * One process's slot cache: bounded (oldest entries go first), each entry at
- * most `maxAgeMs` old, dropped by any write to one of its calendars.
+ * most `maxAgeMs` old and never past the expiry of a hold it counted, dropped by any write to
+ * one of its calendars.
  */
 export class MemorySlotCache implements SlotCache {
   private readonly entries = new Map<string, Entry>();
@@ -32,7 +35,8 @@ export class MemorySlotCache implements SlotCache {
     const id = `${tenantId}\u0000${key}`;
     const entry = this.entries.get(id);
     if (!entry) return undefined;
-    if (now - entry.storedAt >= this.maxAgeMs || now < entry.storedAt) {
+    const lapsed = entry.until !== null && now >= entry.until;
+    if (now - entry.storedAt >= this.maxAgeMs || now < entry.storedAt || lapsed) {
       this.entries.delete(id);
       return undefined;
     }
@@ -46,6 +50,7 @@ export class MemorySlotCache implements SlotCache {
       calendarIds: entry.calendarIds,
       starts: entry.starts,
       storedAt: entry.now,
+      until: entry.until ?? null,
     });
   }
 

@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../page-cursor.js';
 import type { CalendarRef } from './snapshot.js';
 import { calendarRef, loadCalendars } from './snapshot.js';
 import type { SlotQuery } from './slot-search.js';
-import { searchSlotStarts, servable } from './slot-search.js';
+import { searchSlotStartsUntil, servable } from './slot-search.js';
 import type { StoreTx } from '../../ports/store/index.js';
 import type { Calendar } from '../../domain/calendar.js';
 import { rulesOf } from '../../domain/calendar.js';
@@ -113,8 +113,8 @@ export async function cachedSlotStarts(
   ]);
   const cached = deps.slotCache.get(tenantId, key, now);
   if (cached) return { starts: cached, cache: 'HIT' };
-  const starts = await searchSlotStarts(tx, tenantId, search, now);
-  deps.slotCache.set({ tenantId, key, calendarIds, starts, now, generation });
+  const { starts, until } = await searchSlotStartsUntil(tx, tenantId, search, now);
+  deps.slotCache.set({ tenantId, key, calendarIds, starts, now, generation, until });
   return { starts, cache: 'MISS' };
 }
 

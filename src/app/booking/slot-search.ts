@@ -33,8 +33,22 @@ export async function searchSlotStarts(
   query: SlotQuery,
   now: Instant,
 ): Promise<Instant[]> {
+  return (await searchSlotStartsUntil(tx, tenantId, query, now)).starts;
+}
+
+/**
+ * The starts, and until when they hold without any write: the earliest expiry of a hold they
+ * counted as busy (null: none). A cached copy is never served past it, so a lapsed hold's time
+ * shows as free the moment it lapses.
+ */
+export async function searchSlotStartsUntil(
+  tx: StoreTx,
+  tenantId: string,
+  query: SlotQuery,
+  now: Instant,
+): Promise<{ starts: Instant[]; until: Instant | null }> {
   const range = query.range;
-  if (range.end <= range.start) return [];
+  if (range.end <= range.start) return { starts: [], until: null };
   const ids = query.calendars.map((c) => c.id);
   const busy = await tx.bookings.busyIntervals(tenantId, ids, range, now);
   const limited = query.calendars.filter(hasLimits).map((c) => c.id);
@@ -54,7 +68,12 @@ export async function searchSlotStarts(
     occupied: busy.get(calendar.id) ?? [],
     bookedStarts: starts.get(calendar.id) ?? [],
   }));
-  return ruledSlotStarts(calendars, query);
+  let until: Instant | null = null;
+  for (const list of busy.values())
+    for (const occupied of list)
+      if (occupied.lapsesAt !== undefined && (until === null || occupied.lapsesAt < until))
+        until = occupied.lapsesAt;
+  return { starts: ruledSlotStarts(calendars, query), until };
 }
 
 /** The starts that may be booked at `now`: not past, and within every calendar's notice and horizon. */

@@ -20,6 +20,8 @@ const MINUTE_MS = 60_000;
 /** Taken time in one seat lane, or in all of them (`lane: null`, e.g. external busy time). */
 export interface Occupied extends Interval {
   readonly lane: number | null;
+  /** A hold's expiry: from then on this time is free again, without any write (absent: stays). */
+  readonly lapsesAt?: Instant;
 }
 
 /** One calendar as slot search sees it. */

@@ -530,7 +530,8 @@ export function readConfig(
       whole(values['headers-timeout'] ?? env.HOLDFAST_HEADERS_TIMEOUT, 'headers-timeout', 10, [1, 600]) *
       1000,
     sweepIntervalMs: 15_000,
-    slotCacheMaxAgeMs: 2_000,
+    // expert-booking's free times are cached 5 s; Holdfast's own 2 s (every write drops them either way).
+    slotCacheMaxAgeMs: expert ? 5_000 : 2_000,
     writePolicy,
     payments,
     paymentQueryBaseUrl,

@@ -57,20 +57,26 @@ describe('find_slots cache', () => {
     expect((await findSlots(h.deps, operator, query())).total).toBe(5);
   });
 
-  it('never serves past its age bound (a lapsed hold frees time without any write)', async () => {
+  it('never serves an answer past the first lapse of a hold in it: a lapsed hold frees its time without any write', async () => {
     await holdSlot(h.deps, operator, {
       calendarIds: [room],
       start: '2030-01-07T09:00:00Z',
       end: '2030-01-07T10:00:00Z',
       idempotencyKey: randomUUID(),
     });
-    h.clock.advance(5 * 60_000 - 1);
+    h.clock.advance(5 * 60_000 - 1_000);
     expect((await findSlots(h.deps, operator, query())).total).toBe(1);
-    h.clock.advance(1);
-    // Lapsed now, but the cached answer is younger than 2 s.
-    expect((await findSlots(h.deps, operator, query())).total).toBe(1);
-    h.clock.advance(2_000);
+    // Younger than the 2 s age bound, but the hold in it has lapsed: computed again.
+    h.clock.advance(1_000);
     expect((await findSlots(h.deps, operator, query())).total).toBe(5);
+  });
+
+  it('never serves past its age bound', async () => {
+    const cache = new MemorySlotCache(2_000);
+    const generation = cache.generation('t');
+    cache.set({ tenantId: 't', key: 'k', calendarIds: ['a'], starts: [1], now: 0, generation });
+    expect(cache.get('t', 'k', 1_999)).toEqual([1]);
+    expect(cache.get('t', 'k', 2_000)).toBeUndefined();
   });
 
   it('drops a result computed before an invalidation instead of storing it', () => {

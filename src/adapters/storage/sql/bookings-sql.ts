@@ -411,8 +411,10 @@ export class BookingsSql implements BookingStore {
       start_at: number | string;
       end_at: number | string;
       lane: number | string | null;
+      lapses_at?: number | string | null;
     }>(
-      `SELECT a.calendar_id, a.start_at, a.end_at, a.lane FROM allocations a
+      `SELECT a.calendar_id, a.start_at, a.end_at, a.lane,
+              CASE WHEN b.status = 'HELD' THEN b.expires_at END AS lapses_at FROM allocations a
        JOIN bookings b ON b.tenant_id = a.tenant_id AND b.id = a.booking_id
        WHERE a.tenant_id = ? AND a.active = ${this.dialect.TRUE} AND a.calendar_id IN (${placeholders(calendarIds.length)})
          AND a.start_at < ? AND a.start_at > ? AND a.end_at > ?
@@ -429,6 +431,7 @@ export class BookingsSql implements BookingStore {
         start: Number(row.start_at),
         end: Number(row.end_at),
         lane: row.lane === null ? null : Number(row.lane),
+        ...(row.lapses_at != null ? { lapsesAt: Number(row.lapses_at) } : {}),
       });
       busy.set(row.calendar_id, list);
     }
