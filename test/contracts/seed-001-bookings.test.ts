@@ -239,15 +239,18 @@ describe('§1 Key features', () => {
     expect(retried.error?.code).toBe('APPROVAL_USED');
   });
 
-  it('1-4b different: an approval lasts the tenant’s approval window, 30 minutes by default, not 10', async () => {
+  it('1-4b different: an approval the agent asks for alone lasts as long as its hold; once a person decides, the hold is kept for the tenant’s approval window, 30 minutes by default, not 10', async () => {
     const held = await hold();
-    const before = Date.now();
     const asked = await ok(agent, 'request_approval', {
       bookingId: held.id,
       action: 'confirm_booking',
       idempotencyKey: randomUUID(),
     });
-    const ttl = Date.parse(asked.expiresAt) - before;
+    expect(Date.parse(asked.expiresAt)).toBe(Date.parse(held.expiresAt));
+    const before = Date.now();
+    await approve(asked.approvalId);
+    const kept = await ok(agent, 'get_booking', { bookingId: held.id });
+    const ttl = Date.parse(kept.booking.expiresAt) - before;
     expect(ttl).toBeGreaterThan(29 * 60_000);
     expect(ttl).toBeLessThanOrEqual(30 * 60_000 + 5_000);
   });
@@ -841,18 +844,20 @@ describe('§8 Security model', () => {
     }
   });
 
-  it('8-4 different: approvals expire after the tenant’s approval window (default 30 min); set to 10 it is the contract’s 10 minutes', async () => {
+  it('8-4 different: a decided approval keeps its hold for the tenant’s approval window (default 30 min); set to 10 it is the contract’s 10 minutes', async () => {
     const set = await runCli(['tenants', 'set', 'local', '--approval-window', '10', '--db', server.dbPath]);
     expect(set.status, set.stderr).toBe(0);
     try {
       const held = await hold();
-      const before = Date.now();
       const asked = await ok(agent, 'request_approval', {
         bookingId: held.id,
         action: 'confirm_booking',
         idempotencyKey: randomUUID(),
       });
-      const ttl = Date.parse(asked.expiresAt) - before;
+      const before = Date.now();
+      await approve(asked.approvalId);
+      const kept = await ok(agent, 'get_booking', { bookingId: held.id });
+      const ttl = Date.parse(kept.booking.expiresAt) - before;
       expect(ttl).toBeGreaterThan(9 * 60_000);
       expect(ttl).toBeLessThanOrEqual(10 * 60_000 + 5_000);
     } finally {

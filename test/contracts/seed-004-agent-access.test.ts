@@ -866,7 +866,7 @@ describe('§4 写入、权限和一致性 (writes, permissions and consistency)'
     }
   });
 
-  it('4-4 different: an approval (the contract’s draft) is kept with the person, connection, exact intent and state it was asked for, and lasts 30 minutes by default, not 10', async () => {
+  it('4-4 different: an approval (the contract’s draft) is kept with the person, connection, exact intent and state it was asked for, and, once a person decides, keeps its hold 30 minutes by default, not 10', async () => {
     const held = await hold();
     const before = Date.now();
     const asked = await ok(agent, 'request_approval', {
@@ -878,7 +878,11 @@ describe('§4 写入、权限和一致性 (writes, permissions and consistency)'
     const stored = rows('SELECT subject, client_id FROM approvals WHERE id = ?', asked.approvalId)[0]!;
     expect(stored.subject).toBe(rows('SELECT id FROM people WHERE email = ?', server.agent.email)[0]!.id);
     expect(stored.client_id).toContain('tok_');
-    expect(Date.parse(asked.expiresAt) - before).toBeGreaterThan(29 * 60_000);
+    // Asked by the agent alone it lasts as its hold does; a person's decision keeps it 30 minutes.
+    expect(Date.parse(asked.expiresAt)).toBe(Date.parse(held.expiresAt));
+    expect((await runCli(['approvals', 'approve', asked.approvalId, '--db', server.dbPath])).status).toBe(0);
+    const kept = await ok(agent, 'get_booking', { bookingId: held.id });
+    expect(Date.parse(kept.booking.expiresAt) - before).toBeGreaterThan(29 * 60_000);
   });
 
   it('4-5 using an approval re-checks the connection, its scope and who owns it', async () => {
@@ -1165,7 +1169,7 @@ describe('§6 服务和代理 (service and proxy)', () => {
     await signIn(server.url, server.agent.email, server.agent.password);
     await untilSealed(server.dbPath);
     const logs = server.logs.join('');
-    expect(logs).toContain('"tool":"hold_slot"');
+    expect(logs).toContain('"action":"hold_slot"');
     for (const secret of [
       'li.lei.secret@example.com',
       'Li Lei',
