@@ -10,7 +10,8 @@ describe('docs/contracts.md: the conformance counts', () => {
         /^\| (\d{3}) [^|]*\| `(test\/contracts\/[^`]+)` *\| *(\d+) \| *(\d+) \| *(\d+) \| *(\d+) \|$/gm,
       ),
     ];
-    expect(rows.map((r) => r[1])).toEqual(['000', '001', '002', '003', '004']);
+    // 000 is inventoried row by row instead (contract-inventory.test.ts).
+    expect(rows.map((r) => r[1])).toEqual(['001', '002', '003', '004']);
     for (const [, , file, total, met, different, missing] of rows) {
       const titles = [...readFileSync(file!, 'utf8').matchAll(/^\s+it\(\s*['`"](.*)/gm)].map((m) => m[1]!);
       const differing = titles.filter((t) => /^[\w.-]+ different:/.test(t)).length;
