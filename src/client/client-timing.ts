@@ -36,3 +36,6 @@ export function withClientTiming(inner: typeof fetch = fetch): typeof fetch {
     return inner(input, { ...init, headers, body });
   };
 }
+
+/** expert-booking-mcp's name for the same helper (its src/temporal-http.ts). */
+export const createTemporalClientFetch = withClientTiming;

@@ -202,8 +202,8 @@ export interface ErrorDetailsByCode {
     readonly expiresAt?: Instant;
   };
   APPROVAL_DENIED: { readonly approvalId?: string; readonly status?: StatusText };
-  APPROVAL_EXPIRED: { readonly approvalId?: string; readonly status?: StatusText };
-  APPROVAL_MISMATCH: { readonly approvalId?: string };
+  APPROVAL_EXPIRED: { readonly approvalId?: string; readonly status?: StatusText } & ContractRefusal;
+  APPROVAL_MISMATCH: { readonly approvalId?: string } & ContractRefusal;
   APPROVAL_USED: { readonly approvalId?: string; readonly status?: StatusText };
   PAYMENT_PENDING: { readonly bookingId: string; readonly holdExpiresAt: Instant | null };
   PAYMENT_FAILED: { readonly bookingId: string; readonly status: StatusText };
@@ -238,6 +238,18 @@ export interface ErrorDetailsByCode {
   /** The database is unreachable (restarting, failing over, cut off): nothing can be read or written now. */
   UNAVAILABLE: { readonly retryAfterMs: number };
   INTERNAL: { readonly retryAfterMs?: number };
+}
+
+/**
+ * A contract profile's own check refused (expert-booking's approval binding): the code that
+ * contract answers with, and what it names. Holdfast's code is what the audit records.
+ */
+interface ContractRefusal {
+  readonly contractCode?: string;
+  readonly bookingId?: string;
+  readonly field?: string;
+  readonly fields?: readonly string[];
+  readonly confirmationIntent?: unknown;
 }
 
 export type ErrorDetails<C extends ErrorCode = ErrorCode> = ErrorDetailsByCode[C];

@@ -8,7 +8,8 @@ import { posix } from 'node:path';
  * index.ts, its door (where heavy parts load on demand). `client` is the small library agents' code imports
  * (holdfast/client-timing): it stands apart and imports nothing of the server. `demo` is the
  * scripted agent session of `npm run demo`: it drives the built CLI and the official SDK client
- * from outside, as a user would, and imports nothing of the server either.
+ * from outside, as a user would, with the client library a user's code imports (`client`), and
+ * nothing of the server either.
  */
 
 export interface Violation {
@@ -26,7 +27,7 @@ const allowedLayers: Record<Layer, readonly Layer[]> = {
   adapters: ['domain', 'ports', 'app', 'adapters'],
   main: ['domain', 'ports', 'app', 'adapters', 'main'],
   client: ['client'],
-  demo: ['demo'],
+  demo: ['demo', 'client'],
 };
 
 /** Packages the core may import; adapters and main may import any. */

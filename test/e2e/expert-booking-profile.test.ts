@@ -80,7 +80,7 @@ describe('holdfast serve --profile expert-booking', () => {
       server.dbPath,
     ]);
     expect(set.status, set.stderr).toBe(0);
-    expect(set.stdout).toContain('tools standard, catalog');
+    expect(set.stdout).toContain('tools expert-booking');
     const clash = await runCli([
       'tenants',
       'set',

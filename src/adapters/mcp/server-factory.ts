@@ -31,7 +31,7 @@ import {
 import { submitTaskResultsTool } from './hotel-ops/submit-tool.js';
 import type { ContractProfile } from '../../domain/identity/identity.js';
 import type { Principal } from '../../domain/identity/principal.js';
-import { agentAccess, bookings, deltat, expertBooking } from './profiles/index.js';
+import { bookings, deltat, expertBooking } from './profiles/index.js';
 import type { ProfileSurface } from './profile-surface.js';
 
 const instructions = `Holdfast books time on calendars in two steps and never double-books.
@@ -121,7 +121,9 @@ export const PROFILES: Record<ContractProfile, ProfileSurface> = {
   'expert-booking': expertBooking,
   bookings,
   deltat,
-  'agent-access': agentAccess,
+  // Seed 004's own surface (state_get, operations a person confirms) is not built yet: until it
+  // is, its tenants get Holdfast's own tools, which that contract's checks were written against.
+  'agent-access': standard,
 };
 
 /** One factory for every transport: stdio builds one per connection, HTTP one per request. */
@@ -133,7 +135,11 @@ export function createHoldfastServer(
 ): McpServer {
   const served = PROFILES[profile];
   const server = new McpServer(
-    { name: SERVER_NAME, version: SERVER_VERSION },
+    {
+      name: served.serverInfo?.name ?? SERVER_NAME,
+      version: SERVER_VERSION,
+      ...(served.serverInfo ? { title: served.serverInfo.title } : {}),
+    },
     {
       // The tool list never changes while a server runs: say so.
       // Resources can be listened to (subscriptions/listen): a waitlist entry is updated when it is offered.

@@ -53,7 +53,7 @@ function confirmationIntentOf(
 }
 
 /** Contact data is shown whole only to a connection with the `sensitive` scope. */
-function customerFor(customer: Customer | null, principal: Principal | undefined): Customer | null {
+export function customerFor(customer: Customer | null, principal: Principal | undefined): Customer | null {
   if (customer === null || principal?.scopes.includes('sensitive')) return customer;
   return maskContact(customer);
 }

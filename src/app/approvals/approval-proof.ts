@@ -14,7 +14,7 @@ import type { Principal } from '../../domain/identity/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import { parseInstant } from '../../domain/time/instant.js';
 import type { StoreTx } from '../../ports/store/index.js';
-import type { PendingApproval } from './approvals.js';
+import type { ApprovalTerms, PendingApproval } from './approvals.js';
 import { openApproval, ownApproval } from './approvals.js';
 import type { CallContext } from '../call-context.js';
 import { candidateOf, standingRulesFor, useStandingRule } from './standing-rules.js';
@@ -38,6 +38,18 @@ export interface ProofRequest {
    * in its place): bookings-mcp's writes, each of which carries its own approved token.
    */
   readonly personRequired?: boolean;
+  /**
+   * A contract whose approvals come with its own intent (expert-booking's v1): the hash of that
+   * intent, already checked by the contract to describe this very booking. A host signs it in
+   * place of Holdfast's intent hash.
+   */
+  readonly contractIntentHash?: string;
+  /** A decision (a person's, or a host's attested one) counts this long after it was made (expert-booking: 120 s + 5 s). */
+  readonly decidedWithinMs?: number;
+  /** An approval id that names no approval of this person opens one to ask, instead of NOT_FOUND. */
+  readonly unknownApprovalAsks?: boolean;
+  /** The terms of an approval opened to ask (its window, a hold that keeps its TTL). */
+  readonly terms?: ApprovalTerms;
 }
 
 /** Thrown to ask the transport to put the pending approval to the user and call again with the answer. */
@@ -88,6 +100,24 @@ async function recordUserAnswer(
   });
   if (refusal) throw refusal.error;
   return decided;
+}
+
+/** A decision older than the contract allows is spent: the person must be asked again. */
+function staleDecision(
+  approval: Approval,
+  withinMs: number | undefined,
+  now: number,
+): { error: DomainError; burn: boolean } | null {
+  if (withinMs === undefined || approval.decidedAt === null || approval.decidedAt >= now - withinMs)
+    return null;
+  return {
+    error: new DomainError(
+      'APPROVAL_EXPIRED',
+      `The person approved ${Math.round((now - approval.decidedAt) / 1000)} s ago; an approval counts for ${Math.round(withinMs / 1000)} s. Ask them again.`,
+      { approvalId: approval.id },
+    ),
+    burn: true,
+  };
 }
 
 /** The use an approval must match: this principal, this action, this booking, this intent, now. */
@@ -192,12 +222,16 @@ export async function authorize(
   if (input.approval) {
     const approvalId = input.approval.approvalId;
     const approval = await deps.store.read((tx) => ownApproval(tx, principal, approvalId));
+    if (!approval && input.unknownApprovalAsks)
+      return requirePerson(deps, principal, action, booking, input, call, undefined, current.intent);
     if (!approval)
       throw new DomainError('NOT_FOUND', `No approval ${approvalId}.`, {
         field: 'approval.approvalId',
         approvalId,
       });
-    const refusal = refusalOf(approval, useBy(principal, action, booking, current, now));
+    const refusal =
+      refusalOf(approval, useBy(principal, action, booking, current, now)) ??
+      staleDecision(approval, input.decidedWithinMs, now);
     if (refusal) {
       if (refusal.burn)
         await deps.store.write(async (tx) => {
@@ -213,7 +247,8 @@ export async function authorize(
     const attestation = input.humanApproval;
     await requireHostSignature(deps, principal, attestation);
     const approvedAt = parseInstant(attestation.approvedAt, 'humanApproval.approvedAt');
-    const refusal = attestationRefusal(attestation, current, approvedAt, now);
+    const signed = { intentHash: input.contractIntentHash ?? current.intentHash };
+    const refusal = attestationRefusal(attestation, signed, approvedAt, now, input.decidedWithinMs);
     if (refusal) throw refusal;
     if (
       await deps.store.read((tx) => tx.approvals.attestationSeen(principal.tenantId, attestation.approvalId))
@@ -286,7 +321,7 @@ export async function requirePerson(
       pending,
     );
   const pending = await deps.store.write(async (tx) => {
-    const opened = await openApproval(deps, tx, principal, action, booking, intent);
+    const opened = await openApproval(deps, tx, principal, action, booking, intent, input.terms);
     await call.audit?.recordIn(
       tx,
       elicit

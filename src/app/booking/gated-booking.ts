@@ -60,6 +60,7 @@ export async function gatedBookingChange(
     tool: toolOf[action],
     key: input.idempotencyKey,
     args: input,
+    ...(call.argumentsDigest ? { argumentsDigest: call.argumentsDigest } : {}),
     audit: call.audit,
     endOf: endOfCommit,
     storage: commitStorage,
@@ -97,6 +98,7 @@ export async function gatedBookingChange(
     }
     throw error;
   }
+  call.contractCheck?.(booking, deps.clock.now());
   const intent = intentOf(action, booking, moved);
   const intentHash = deps.digest.ofJson(intent);
   const authorization = await authorize(

@@ -200,6 +200,8 @@ export function attestationRefusal(
   current: { readonly intentHash: string },
   approvedAt: Instant,
   now: Instant,
+  /** A contract's own window (expert-booking: 120 s and its 5 s of skew). */
+  maxAgeMs: number = ATTESTATION_MAX_AGE_MS,
 ): DomainError | null {
   const details = { approvalId: attestation.approvalId };
   if (approvedAt > now + ATTESTATION_MAX_SKEW_MS) {
@@ -209,8 +211,12 @@ export function attestationRefusal(
       details,
     );
   }
-  if (approvedAt < now - ATTESTATION_MAX_AGE_MS) {
-    return new DomainError('APPROVAL_EXPIRED', 'The attested approval is older than 120 seconds.', details);
+  if (approvedAt < now - maxAgeMs) {
+    return new DomainError(
+      'APPROVAL_EXPIRED',
+      `The attested approval is older than ${Math.round(maxAgeMs / 1000)} seconds.`,
+      details,
+    );
   }
   if (attestation.intentHash !== current.intentHash) {
     return new DomainError(

@@ -119,7 +119,7 @@ export const optionDocs: Record<string, string> = {
   debug: '--debug                 print the stack of an unexpected error',
   token: '--token T               probe: the bearer token to call with (a short-lived, read-only one)',
   profile:
-    '--profile P             hotel-ops: also the reservation-operations contract tools; expert-booking: the catalog, the timing contract, 2026-07-28 clients only (--tools, --legacy still win); default standard. tokens create: hotel-ops scopes',
+    '--profile P             standard (default); hotel-ops: also the reservation-operations contract tools; a source system as itself: expert-booking (its catalog of four tools, the timing contract, 2026-07-28 clients only), bookings, deltat, agent-access (docs/profiles.md). tokens create: hotel-ops scopes',
   'disable-tool': '--disable-tool NAME     switch a contract tool off (MCP_TOOL_DISABLED); repeatable',
   'max-body-mb':
     '--max-body-mb N         largest request in MB (default 10 with --profile hotel-ops, else 0.25)',
@@ -143,7 +143,7 @@ export const optionDocs: Record<string, string> = {
   'counter-offers':
     '--counter-offers on|off  whether a refused time names other free times (alternatives); off for the whole tenant (default on)',
   'tool-profile':
-    "--tool-profile P        inherit (the server's --profile), hotel-ops, standard, or expert-booking (standard tools through the catalog)",
+    "--tool-profile P        inherit (the server's --profile), standard, hotel-ops, expert-booking, bookings, deltat or agent-access: the contract this tenant's agents are served",
   'body-timeout':
     '--body-timeout S        a request body must arrive within S seconds, else 408 and the connection closes (default 30)',
   'headers-timeout':

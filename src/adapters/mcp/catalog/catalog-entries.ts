@@ -65,6 +65,7 @@ export function forReading(schema: unknown): unknown {
 }
 
 function entryOf(tool: ToolDefinition<unknown, unknown>): CatalogEntry {
+  const output = tool.shape ? tool.shape.output?.(tool.data) : envelopeOf(tool.data);
   const document = {
     name: tool.name,
     location: `${LOCATION_PREFIX}${tool.name}`,
@@ -73,7 +74,10 @@ function entryOf(tool: ToolDefinition<unknown, unknown>): CatalogEntry {
     scope: tool.scope,
     annotations: tool.annotations,
     inputSchema: forReading(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' })),
-    outputSchema: forReading(z.toJSONSchema(envelopeOf(tool.data), { io: 'output', unrepresentable: 'any' })),
+    // The answer as the tool's shape writes it (a contract profile's own envelope), else Holdfast's.
+    ...(output
+      ? { outputSchema: forReading(z.toJSONSchema(output, { io: 'output', unrepresentable: 'any' })) }
+      : {}),
   };
   return {
     name: tool.name,

@@ -1,5 +1,4 @@
 // The five source systems as themselves, each a thin surface over the same use cases (docs/contracts.md).
-export { agentAccess } from './agent-access/surface.js';
 export { bookings } from './bookings/surface.js';
 export { deltat } from './deltat/surface.js';
 export { expertBooking } from './expert-booking/surface.js';

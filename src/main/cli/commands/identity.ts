@@ -126,17 +126,14 @@ export async function tenants(runtime: Runtime, config: ServerConfig, print: Pri
   }
   if ((verb === 'add' || verb === 'set') && id) {
     checkTenantId(id);
-    // expert-booking for one tenant: Holdfast's own tools, through the catalog. (The timing
-    // contract and 2026-07-28-only are the transport's: the server's --profile expert-booking.)
-    const expert = config.options.toolProfile === 'expert-booking';
-    if (expert && config.options.tools !== undefined && config.options.tools !== 'catalog')
-      throw new UsageError('--tool-profile expert-booking serves the catalog; leave out --tools');
-    const profile = expert ? 'standard' : config.options.toolProfile;
+    // A contract profile serves its own surface (expert-booking: the catalog of its four tools);
+    // the timing contract and 2026-07-28-only are the transport's: the server's --profile.
+    const profile = config.options.toolProfile;
     if (profile !== undefined && !(TOOL_PROFILES as readonly string[]).includes(profile))
-      throw new UsageError(
-        `--tool-profile must be one of ${[...TOOL_PROFILES, 'expert-booking'].join(', ')}`,
-      );
-    const mode = expert ? 'catalog' : config.options.tools;
+      throw new UsageError(`--tool-profile must be one of ${TOOL_PROFILES.join(', ')}`);
+    const mode = config.options.tools;
+    if (profile === 'expert-booking' && mode !== undefined)
+      throw new UsageError('--tool-profile expert-booking is served as its own catalog; leave out --tools');
     if (mode !== undefined && !(TOOL_MODES as readonly string[]).includes(mode))
       throw new UsageError(`--tools must be one of ${TOOL_MODES.join(', ')}`);
     const tenant = await setTenant(deps, id, {
