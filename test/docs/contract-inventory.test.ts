@@ -11,8 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const DIR = 'docs/contracts';
 const TESTS = 'test/contracts';
-/** The seeds inventoried so far; the others are still counted by test/docs/contract-counts.test.ts. */
-const SEEDS = ['000'];
+const ALL_SEEDS = ['000', '001', '002', '003', '004'];
 const REASONS = ['person only', 'double-book', 'lose'];
 
 interface Row {
@@ -33,6 +32,15 @@ function inventoryFiles(): string[] {
     .filter((f) => /^\d{3}-[\w-]+\.md$/.test(f))
     .sort();
 }
+
+/** The seeds inventoried so far; the others are still counted by test/docs/contract-counts.test.ts. */
+const SEEDS = inventoryFiles().map((f) => f.slice(0, 3));
+
+/** The seeds docs/contracts.md still counts by their test files. */
+const counted = () =>
+  [...readFileSync('docs/contracts.md', 'utf8').matchAll(/^\| (\d{3}) [^|]*\| `test\/contracts\/[^`]+` *\|/gm)].map(
+    (m) => m[1]!,
+  );
 
 function rowsOf(file: string): Row[] {
   const text = readFileSync(join(DIR, file), 'utf8');
@@ -80,8 +88,9 @@ describe('docs/contracts: the inventory of each seed', () => {
   const rows = files.flatMap(rowsOf);
   const tests = contractTests();
 
-  it('has one inventory per seed, each row id unique and of its seed', () => {
-    expect(files.map((f) => f.slice(0, 3))).toEqual(SEEDS);
+  it('has one inventory per seed not counted by its test file any more, each row id unique and of its seed', () => {
+    expect(new Set(SEEDS).size).toBe(SEEDS.length);
+    expect([...SEEDS, ...counted()].sort()).toEqual(ALL_SEEDS);
     const ids = rows.map((r) => r.id);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
     for (const row of rows) expect(row.id.slice(0, 3), row.id).toBe(row.file.slice(0, 3));
