@@ -11,8 +11,12 @@ describe('docs/contracts.md: the conformance counts', () => {
       ),
     ];
     // The seeds inventoried row by row (docs/contracts/NNN-*.md) are checked by contract-inventory.test.ts.
-    const inventoried = readdirSync('docs/contracts').filter((f) => /^\d{3}-/.test(f)).map((f) => f.slice(0, 3));
-    expect(rows.map((r) => r[1])).toEqual(['001', '002', '003', '004'].filter((s) => !inventoried.includes(s)));
+    const inventoried = readdirSync('docs/contracts')
+      .filter((f) => /^\d{3}-/.test(f))
+      .map((f) => f.slice(0, 3));
+    expect(rows.map((r) => r[1])).toEqual(
+      ['001', '002', '003', '004'].filter((s) => !inventoried.includes(s)),
+    );
     for (const [, , file, total, met, different, missing] of rows) {
       const titles = [...readFileSync(file!, 'utf8').matchAll(/^\s+it\(\s*['`"](.*)/gm)].map((m) => m[1]!);
       const differing = titles.filter((t) => /^[\w.-]+ different:/.test(t)).length;

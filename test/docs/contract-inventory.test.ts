@@ -38,9 +38,11 @@ const SEEDS = inventoryFiles().map((f) => f.slice(0, 3));
 
 /** The seeds docs/contracts.md still counts by their test files. */
 const counted = () =>
-  [...readFileSync('docs/contracts.md', 'utf8').matchAll(/^\| (\d{3}) [^|]*\| `test\/contracts\/[^`]+` *\|/gm)].map(
-    (m) => m[1]!,
-  );
+  [
+    ...readFileSync('docs/contracts.md', 'utf8').matchAll(
+      /^\| (\d{3}) [^|]*\| `test\/contracts\/[^`]+` *\|/gm,
+    ),
+  ].map((m) => m[1]!);
 
 function rowsOf(file: string): Row[] {
   const text = readFileSync(join(DIR, file), 'utf8');
