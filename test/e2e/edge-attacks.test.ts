@@ -417,6 +417,54 @@ describe('an attacker who never stops sending', () => {
   });
 });
 
+/**
+ * A client that asked for `Connection: close` sends a chunked body a MiB every 5 ms for 200 ms
+ * without reading (as a client busy writing does), then reads: what came back.
+ */
+function busyClient(path: string, headers = ''): Promise<{ status: string; error: string | null }> {
+  return new Promise((resolve) => {
+    const socket = connect(server.port, '127.0.0.1');
+    let got = '';
+    let error: string | null = null;
+    socket.on('data', (chunk: Buffer) => (got += chunk.toString('latin1', 0, 64)));
+    socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+    socket.on('close', () => resolve({ status: got.slice(9, 12), error }));
+    socket.pause();
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\n${headers}` +
+        'Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n',
+    );
+    const chunk = `100000\r\n${'x'.repeat(MiB)}\r\n`;
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (socket.destroyed) return clearInterval(timer);
+      if (sent++ < 40) return void socket.write(chunk);
+      clearInterval(timer);
+      socket.resume();
+    }, 5);
+  });
+}
+
+describe('a lingering close', () => {
+  it('a client still sending when it is answered reads the answer, not a reset, on every route', async () => {
+    const routes: [string, string, string][] = [
+      ['/mcp', '', '401'],
+      ['/oauth/register', '', '400'],
+      ['/api/inbox/messages', '', '401'],
+      ['/mcp', `Authorization: Bearer ${server.agent.token}\r\n`, '413'],
+    ];
+    let cut = 0;
+    for (const [path, headers, status] of routes)
+      for (let i = 0; i < 3; i++) {
+        const answer = await busyClient(path, headers);
+        if (answer.status !== status) cut++;
+        expect([status, '']).toContain(answer.status);
+      }
+    expect(cut).toBe(0);
+    await normalCallAnswers();
+  });
+});
+
 describe('stdio, a line past its limit', () => {
   it('a 64 MB line is answered too large and dropped as it arrives; the process stays small and serves on', async () => {
     const db = tempDbPath();

@@ -21,10 +21,10 @@ const HEAD_BYTES = 512;
 /**
  * Every read of a request body: once, as a stream, counting bytes as they arrive. Past the limit
  * the read stops — nothing past it is buffered — and past the deadline it is given up. The rest
- * of an abandoned body is the server's to discard after the answer: @hono/node-server reads and
- * drops it for at most half a second (or 64 MB) and then closes the connection — a lingering
- * close (RFC 9112 §9.6), so that the client reads the answer instead of a reset — while a client
- * that stopped sending keeps its connection, its framing intact.
+ * of an abandoned body is the server's to discard after the answer: it is read and dropped for at
+ * most half a second (or 64 MB) and then the connection is closed — a lingering close (RFC 9112
+ * §9.6; @hono/node-server's drain on a kept-alive connection, lingering-close.ts on one the client
+ * closes), so that the client reads the answer instead of a reset.
  */
 export async function readBody(request: Request, limits: BodyLimits): Promise<BodyRead> {
   const declared = Number(request.headers.get('content-length') ?? NaN);

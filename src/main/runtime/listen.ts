@@ -2,6 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import { serve as serveNode } from '@hono/node-server';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { lingerBeforeClosing } from '../../adapters/http/lingering-close.js';
 
 /**
  * Idle keep-alive connections stay open this long (announced as `Keep-Alive: timeout=65`). Node's
@@ -66,6 +67,7 @@ export async function listen(
   // serveNode makes a plain node:http server (no createServer option is passed).
   const http = server as HttpServer;
   http.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  lingerBeforeClosing(http);
   const address = server.address() as AddressInfo;
   const name = address.address.includes(':') ? `[${address.address}]` : address.address;
   return {
