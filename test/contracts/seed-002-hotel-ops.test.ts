@@ -270,7 +270,7 @@ describe('§2 通用约定 (common conventions)', () => {
     expect(bad.request_id).not.toBe(good.request_id);
   });
 
-  it('2-6 different: trace_id is the W3C trace id of the request’s traceparent header, not a free string (which is not echoed)', async () => {
+  it('2-6 without a trace_id of the caller’s own, trace_id is the W3C trace id of the request’s traceparent (a free string there is not a trace id)', async () => {
     let traceparent = '';
     const traced = await connectHttp(server.url, 'modern', {
       fetch: (input, init) => {
@@ -302,6 +302,27 @@ describe('§2 通用约定 (common conventions)', () => {
       },
     );
     expect(viaMeta.trace_id).toBe(metaTrace);
+  });
+
+  it('2-6b the caller’s own trace_id (the call’s _meta.trace_id) is echoed as sent; one that is not printable ASCII of at most 128 characters is not', async () => {
+    const own = await contract(
+      agent,
+      'th_hotel_query_case_context',
+      { group_code: 'GRP-A' },
+      { trace_id: 'trace-from-superagent' },
+    );
+    expect(own.trace_id).toBe('trace-from-superagent');
+    const failed = await contract(agent, 'th_hotel_query_case_context', {}, { trace_id: 'trace-001' });
+    expect([failed.success, failed.trace_id]).toEqual([false, 'trace-001']);
+    for (const hostile of ['line\nbreak', 'x'.repeat(129), '', 'träce']) {
+      const answer = await contract(
+        agent,
+        'th_hotel_query_case_context',
+        { group_code: 'GRP-A' },
+        { trace_id: hostile },
+      );
+      expect(answer.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    }
   });
 
   it('2-7 read tools keep the query answer inside the envelope', async () => {
@@ -1271,5 +1292,40 @@ describe('§8 错误处理约定 (error handling)', () => {
       details: {},
     });
     expect(JSON.stringify(mapped)).not.toMatch(/SQLITE|\/srv/);
+  });
+
+  it('8-10b MCP_INTERNAL_ERROR through /mcp: a table gone from under the running server is that code in the envelope, no stack, and the server answers again once it is back', async () => {
+    const broken = await spawnServer(['--profile', 'hotel-ops', '--no-seed']);
+    const client = await connectHttp(broken.url, 'modern');
+    const rename = (from: string, to: string) => {
+      const db = new Database(broken.dbPath);
+      try {
+        db.exec(`ALTER TABLE ${from} RENAME TO ${to}`);
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      expect((await contract(client, 'th_hotel_query_case_context', { group_code: 'GRP-A' })).success).toBe(
+        true,
+      );
+      rename('inbox_tasks', 'inbox_tasks_away');
+      const failed = await contract(client, 'th_hotel_query_case_context', { group_code: 'GRP-A' });
+      expect(failed.error).toEqual({
+        code: 'MCP_INTERNAL_ERROR',
+        message: 'MCP endpoint 内部异常。',
+        message_en: expect.any(String),
+        details: {},
+      });
+      expect(JSON.stringify(failed)).not.toMatch(/inbox_tasks|SQLITE|no such table|\s+at\s/i);
+      expect(failed.content.map((c) => c.text).join('')).not.toMatch(/inbox_tasks|SQLITE|\s+at\s/i);
+      rename('inbox_tasks_away', 'inbox_tasks');
+      expect((await contract(client, 'th_hotel_query_case_context', { group_code: 'GRP-A' })).success).toBe(
+        true,
+      );
+    } finally {
+      await client.close();
+      await broken.stop();
+    }
   });
 });

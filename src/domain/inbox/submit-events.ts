@@ -63,7 +63,6 @@ export const SUPPORTED_EVENT_TYPES: readonly string[] = [
   'information',
 ];
 export const RESULT_TYPES: readonly ResultType[] = ['normal_task', 'manual_review', 'informational_message'];
-export const MAX_SUMMARY = 2_000;
 
 const EVENT_FIELDS = new Set([
   'event_id',
@@ -180,8 +179,6 @@ function parseEvent(value: Json, position: number, seen: Map<string, number>): P
   if (seen.has(eventId)) reject(childPath(path, 'event_id'), `duplicate id ${quote(eventId)}`);
   seen.set(eventId, position);
   const summary = optString(raw, 'summary', path);
-  if (summary !== null && summary.length > MAX_SUMMARY)
-    reject(childPath(path, 'summary'), `longer than ${MAX_SUMMARY} characters`);
   // Checked for type only: they reach the business layer in the payload, as given.
   for (const key of ['evidence', 'current_or_history']) optString(raw, key, path);
   return {

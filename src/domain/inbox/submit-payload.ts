@@ -16,11 +16,12 @@
  *
  * A missing source message id is not refused here: sourceMessageId is null (also for a missing,
  * null or empty `source_message`/`source_message_id`) and the business layer answers
- * MISSING_SOURCE_MESSAGE_ID. The other `source_message` fields may be missing (null, cc empty);
- * when present they must have their JSON types.
+ * MISSING_SOURCE_MESSAGE_ID. With an id, the schema's other required `source_message` fields
+ * (subject, from, cc, received_at, source_channel) must be present, each of its JSON type (null
+ * where the type allows).
  *
- * Bounds: at most 200 items in any array (so 200 events, 200 task results), 200 fields in any
- * object, 10,000 characters in any string, 32 levels of nesting. The function never throws.
+ * No size is refused here: the request's limits bound the payload before it arrives (see
+ * submit-read.ts). The function never throws.
  */
 import { mapMessageEvents } from './submit-events.js';
 import type { JsonObject } from './submit-read.js';

@@ -1,27 +1,22 @@
 /**
  * Reading an agent's submit payload as JSON, for the submit adapter. The payload is first copied
- * into a bounded JSON tree ({@link snapshot}): plain objects, arrays, strings, finite numbers,
- * booleans and null only, nested at most {@link MAX_DEPTH} levels, no string over
- * {@link MAX_STRING} characters, no array over {@link MAX_ITEMS} items. Everything after that
- * reads the copy, never the caller's objects: no getter runs twice, nothing the caller holds is
- * shared with the result, and a `__proto__` key is an own property like any other (copies are
- * made with defineProperty, so no prototype is ever set).
+ * into a JSON tree ({@link snapshot}): plain objects, arrays, strings, finite numbers, booleans and
+ * null only. Everything after that reads the copy, never the caller's objects: no getter runs
+ * twice, nothing the caller holds is shared with the result, and a `__proto__` key is an own
+ * property like any other (copies are made with defineProperty, so no prototype is ever set).
+ *
+ * The contract lets the adapter stop only what the transport needs (unknown fields, missing or
+ * duplicate event ids, dangling relations): sizes are the request's to bound (the body limit, 10 MB
+ * by default, and the request's own nesting bound, answered MCP_REQUEST_BODY_TOO_LARGE or
+ * MCP_REQUEST_INVALID before the adapter runs). The one bound here, {@link MAX_DEPTH}, keeps an
+ * in-process caller's cycle or runaway nesting from overflowing the stack.
  *
  * A transport-level problem ends the reading with a {@link PayloadRejection}; the adapter turns it
  * into its result. Field paths name array items by zero-based position (`message_events[2]`) and
  * keys that are not identifiers in brackets (`["a b"]`).
  */
 
-export const MAX_STRING = 10_000;
-/**
- * Fields that quote mail as evidence may be as long as the contract's request (10 MB by default;
- * the edge bounds the whole request by the configured limit first).
- */
-export const QUOTING_FIELDS: ReadonlySet<string> = new Set(['evidence', 'current_or_history']);
-export const MAX_QUOTE = 10 * 1024 * 1024;
-export const MAX_ITEMS = 200;
-export const MAX_KEYS = 200;
-export const MAX_DEPTH = 32;
+export const MAX_DEPTH = 256;
 
 export type Json = string | number | boolean | null | readonly Json[] | JsonObject;
 export interface JsonObject {
@@ -82,14 +77,11 @@ function defineOwn(target: Record<string, unknown>, key: string, value: unknown)
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** A bounded JSON copy of `value`, or a rejection naming where it is not JSON or too large. */
-export function snapshot(value: unknown, path = '', depth = 0, key = ''): Json {
+/** A JSON copy of `value`, or a rejection naming where it is not JSON or nested past MAX_DEPTH. */
+export function snapshot(value: unknown, path = '', depth = 0): Json {
   switch (typeof value) {
-    case 'string': {
-      const max = QUOTING_FIELDS.has(key) ? MAX_QUOTE : MAX_STRING;
-      if (value.length > max) reject(path, `longer than ${max} characters`);
+    case 'string':
       return value;
-    }
     case 'number':
       if (!Number.isFinite(value)) reject(path, `${value} is not a JSON number`);
       return value;
@@ -103,7 +95,6 @@ export function snapshot(value: unknown, path = '', depth = 0, key = ''): Json {
   if (value === null) return null;
   if (depth >= MAX_DEPTH) reject(path, `nested deeper than ${MAX_DEPTH} levels`);
   if (Array.isArray(value)) {
-    if (value.length > MAX_ITEMS) reject(path, `more than ${MAX_ITEMS} items`);
     const items: Json[] = [];
     for (let i = 0; i < value.length; i++) {
       const at = itemPath(path, i);
@@ -113,12 +104,10 @@ export function snapshot(value: unknown, path = '', depth = 0, key = ''): Json {
   }
   if (!isPlainObject(value)) reject(path, 'expected a plain JSON object');
   const keys = Object.keys(value);
-  if (keys.length > MAX_KEYS) reject(path, `more than ${MAX_KEYS} fields`);
   const copy: Record<string, Json> = {};
   for (const key of keys) {
     const at = childPath(path, key);
-    if (key.length > MAX_STRING) reject(at, `field name longer than ${MAX_STRING} characters`);
-    defineOwn(copy, key, snapshot(ownValue(value, key, at), at, depth + 1, key));
+    defineOwn(copy, key, snapshot(ownValue(value, key, at), at, depth + 1));
   }
   return copy;
 }

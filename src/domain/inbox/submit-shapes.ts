@@ -37,6 +37,8 @@ import {
   typeName,
 } from './submit-read.js';
 
+/** The published schema's required fields of source_message, beside its id. */
+const REQUIRED_SOURCE_FIELDS = ['subject', 'from', 'cc', 'received_at', 'source_channel'];
 const SOURCE_MESSAGE_FIELDS = new Set([
   'source_message_id',
   'subject',
@@ -71,6 +73,9 @@ export function sourceMessageOf(root: JsonObject): { id: string | null; message:
   if (object === null) return { id: null, message: null };
   onlyKeys(object, SOURCE_MESSAGE_FIELDS, path);
   const id = optString(object, 'source_message_id', path);
+  // Without its id the business layer answers MISSING_SOURCE_MESSAGE_ID; with it, the schema's
+  // other required fields must be there (null where their type allows).
+  if (id !== null && id !== '') for (const key of REQUIRED_SOURCE_FIELDS) required(object, key, path);
   const channel = optString(object, 'source_channel', path);
   if (channel !== null && channel !== 'Email')
     reject(childPath(path, 'source_channel'), `must be "Email"; got ${quote(channel)}`);

@@ -24,7 +24,14 @@ const event = (id: string, groupCode: string) => ({
 
 function adapted(events: unknown[]): SubmitAdapted {
   const result = adaptSubmitPayload({
-    source_message: { source_message_id: 'm-1', subject: 'Group block', from: 'sales@acme.example', cc: [] },
+    source_message: {
+      source_message_id: 'm-1',
+      subject: 'Group block',
+      from: 'sales@acme.example',
+      cc: [],
+      received_at: '2026-06-01T09:00:00Z',
+      source_channel: 'Email',
+    },
     message_events: events,
     case_candidates: [],
     extraction_warnings: [],

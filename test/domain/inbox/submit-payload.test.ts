@@ -342,13 +342,17 @@ describe('adaptSubmitPayload: V3 business root', () => {
     const empty = accepted(edited(fitCreate(), (p) => (p.source_message.source_message_id = '')));
     expect(empty.sourceMessageId).toBeNull();
     expect(accepted(edited(fitCreate(), (p) => (p.source_message = null))).sourceMessageId).toBeNull();
-    const bare = accepted(edited(fitCreate(), (p) => (p.source_message = { source_message_id: 'm1' })));
+    // With its id, the schema's required fields are there; null where their type allows.
+    const nulls = { subject: null, from: null, cc: [], received_at: null, source_channel: 'Email' };
+    const bare = accepted(
+      edited(fitCreate(), (p) => (p.source_message = { source_message_id: 'm1', ...nulls })),
+    );
     expect(bare.sourceMessage).toEqual({
       subject: null,
       from: null,
       cc: [],
       receivedAt: null,
-      channel: null,
+      channel: 'Email',
     });
   });
 
@@ -661,7 +665,6 @@ describe('adaptSubmitPayload: transport rejections name the field', () => {
       event((e) => (e.result_type = 'urgent')),
       'message_events[0].result_type',
     ],
-    ['summary too long', event((e) => (e.summary = 'x'.repeat(2001))), 'message_events[0].summary', /2000/],
     [
       'booking.start a number',
       event((e) => (e.booking.start = 1_786_000_000)),
@@ -673,28 +676,15 @@ describe('adaptSubmitPayload: transport rejections name the field', () => {
       event((e) => (e.target_object_id = {})),
       'message_events[0].target_object_id',
     ],
-    [
-      'a string of 10,001 characters',
-      event((e) => (e.catalog_code = 'x'.repeat(10_001))),
-      'message_events[0].catalog_code',
-    ],
-    [
-      // Quoted mail may be long (the contract's 10 MB), not longer.
-      'an evidence quote over 10 MB',
-      event((e) => (e.evidence = 'x'.repeat(10 * 1024 * 1024 + 1))),
-      'message_events[0].evidence',
-    ],
-    [
-      '201 events',
-      edited(fitCreate(), (p) => {
-        p.message_events = Array.from({ length: 201 }, (_, i) => ({
-          event_id: `E${i}`,
-          event_type: 'information',
-        }));
-      }),
-      'message_events',
-      /more than 200/,
-    ],
+    ...(['subject', 'from', 'cc', 'received_at', 'source_channel'] as const).map(
+      (key) =>
+        [
+          `source_message without its required ${key}`,
+          edited(fitCreate(), (p) => delete p.source_message[key]),
+          `source_message.${key}`,
+          /required/,
+        ] as [string, unknown, string, RegExp],
+    ),
     ['payload null', null, '$'],
     ['payload an array', [groupBlock()], '$'],
     ['payload a string', JSON.stringify(groupBlock()), '$'],
@@ -786,19 +776,6 @@ describe('adaptSubmitPayload: transport rejections name the field', () => {
     ],
     ['item not an object', (p) => (p.ai_task_results[0] = 3), 'ai_task_results[0]'],
     ['ai_task_results missing', (p) => delete p.ai_task_results, 'ai_task_results'],
-    [
-      '201 results',
-      (p) => {
-        p.ai_task_results = Array.from({ length: 201 }, (_, i) => ({
-          source_event_index: i + 1,
-          catalog_code: 'INFO',
-          skill_id: 'info',
-          result_type: 'informational_message',
-          task_type: 'note',
-        }));
-      },
-      'ai_task_results',
-    ],
   ])('V2: %s', (_name, edit, field, reason) => {
     const result = refused(edited(v2(), edit));
     expect(result.details.field).toBe(field);
@@ -1101,5 +1078,38 @@ describe('adaptSubmitPayload: fuzzed input', () => {
       }),
       { seed: 9, numRuns: 500 },
     );
+  });
+});
+
+describe('adaptSubmitPayload: no sizes of its own (the request bounds them)', () => {
+  it('takes 500 events, a 20,000-character catalog code, a 5,000-character summary and a 12 MB quote', () => {
+    const events = Array.from({ length: 500 }, (_, i) => ({ event_id: `E${i}`, event_type: 'information' }));
+    expect(accepted(edited(fitCreate(), (p) => (p.message_events = events))).transitions).toHaveLength(500);
+    const long = accepted(
+      edited(fitCreate(), (p) => {
+        const e = p.message_events[0];
+        e.catalog_code = 'x'.repeat(20_000);
+        e.summary = 's'.repeat(5_000);
+        e.evidence = 'q'.repeat(12 * 1024 * 1024);
+      }),
+    );
+    expect(long.transitions[0]!.catalogCode).toHaveLength(20_000);
+    expect(long.transitions[0]!.summary).toHaveLength(5_000);
+  });
+
+  it('takes 300 task results in a V2 payload', () => {
+    const results = Array.from({ length: 300 }, (_, i) => ({
+      source_event_index: i + 1,
+      catalog_code: 'INFO',
+      skill_id: 'info',
+      result_type: 'informational_message',
+      task_type: 'note',
+    }));
+    expect(accepted(edited(v2(), (p) => (p.ai_task_results = results))).transitions).toHaveLength(300);
+  });
+
+  it('takes a source_message without its id (the business layer answers MISSING_SOURCE_MESSAGE_ID)', () => {
+    const adapted = accepted(edited(fitCreate(), (p) => (p.source_message = { subject: 'no id' })));
+    expect(adapted.sourceMessageId).toBeNull();
   });
 });

@@ -124,6 +124,8 @@ export function registerContractTool<I>(
     async (args: unknown, request: ServerContext) => {
       const started = performance.now();
       const traceId = traceIdOf(request);
+      // The envelope's trace_id is the caller's own when it sent one; Holdfast's spans keep the W3C id.
+      const answeredTrace = callerTraceId(request) ?? traceId;
       const requestId = ctx.deps.ids.newUuid();
       const caller = ctx.principalOf(request);
       const principal: Principal = caller
@@ -184,6 +186,7 @@ export function registerContractTool<I>(
         ctx.logger.info('tool call', {
           action: tool.name,
           traceId,
+          ...(answeredTrace !== traceId ? { callerTraceId: answeredTrace } : {}),
           outcome: 'ok',
           durationMs: elapsed(started),
         });
@@ -192,7 +195,7 @@ export function registerContractTool<I>(
           {
             success: true,
             request_id: requestId,
-            trace_id: traceId,
+            trace_id: answeredTrace,
             data: result.data,
             warnings: result.warnings ?? [],
             error: null,
@@ -214,19 +217,29 @@ export function registerContractTool<I>(
         ctx.logger.info('tool call', {
           action: tool.name,
           traceId,
+          ...(answeredTrace !== traceId ? { callerTraceId: answeredTrace } : {}),
           outcome: 'error',
           code: error.code,
           durationMs: elapsed(started),
         });
         ctx.metrics.callFinished(tool.name, error.code, (performance.now() - started) / 1000);
         return answer(
-          { success: false, request_id: requestId, trace_id: traceId, data: null, warnings: [], error },
+          { success: false, request_id: requestId, trace_id: answeredTrace, data: null, warnings: [], error },
           true,
           `失败：${error.code}，${error.message}（请求 ${requestId}）`,
         );
       }
     },
   );
+}
+
+/**
+ * SuperAgent's own trace id (`_meta.trace_id` of the call), echoed as sent when it is printable
+ * ASCII of at most 128 characters; anything else is ignored (never echoed into a log or answer).
+ */
+function callerTraceId(request: ServerContext): string | null {
+  const sent = (request.mcpReq._meta as Record<string, unknown> | undefined)?.trace_id;
+  return typeof sent === 'string' && /^[\x21-\x7e]{1,128}$/.test(sent) ? sent : null;
 }
 
 /** Off on this server, for this tenant, or the tenant does not take this contract at all. */
