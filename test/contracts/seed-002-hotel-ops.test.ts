@@ -9,6 +9,7 @@ import { personByEmail } from '../../src/app/identity/people.js';
 import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { connectHttp, ok } from '../support/mcp-clients.js';
 import { bearerToolCall } from '../support/net.js';
+import { signIn } from '../support/person.js';
 import { addAgent, identityDeps } from '../support/provision.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { ingestSecretFor, runCli, spawnServer } from '../support/spawn-server.js';
@@ -801,6 +802,45 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
         .map((r) => r.transition_id)
         .sort(),
     ).toEqual([...transitions].sort());
+  });
+
+  it('7.1-3 the task cards: every task written is a card a person of the hotel confirms on, saying the room, the time with its zone and what confirming does', async () => {
+    await ingest(mail('card-1', 30));
+    const start = futureHour(6);
+    const answer = await contract(
+      agent,
+      'th_hotel_submit_task_results',
+      v3('card-1', [
+        {
+          event_id: 'E1',
+          event_type: 'reservation.create',
+          summary: 'Ms Rivera, harbour room, one night',
+          case_keys: { group_code: 'GRP-CARD' },
+          booking: { calendar_id: room, start, end: futureHour(6, 1) },
+        },
+        information('E2'),
+      ]),
+    );
+    const taskIds = answer.data!.items.map((i: { task_id: string }) => i.task_id as string);
+    const conversation = rows(
+      'SELECT conversation_id FROM inbox_messages WHERE external_id = ?',
+      'card-1',
+    )[0]!.conversation_id as string;
+    const cookie = await signIn(new URL(server.url).origin, server.agent.email, server.agent.password);
+    const page = await fetch(new URL(`/console/inbox/${conversation}`, server.url), { headers: { cookie } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    for (const id of taskIds) expect(html).toContain(`data-task="${id}" data-status="PENDING_CONFIRMATION"`);
+    expect(html).toContain('Harbour room');
+    expect(html).toContain('(UTC)');
+    expect(html).toContain('Confirming holds this time as you and asks for an approval');
+    expect(html).toContain('Confirming records that a person has seen to it; nothing else changes.');
+    // The agent's own token is no way onto the cards.
+    const asAgent = await fetch(new URL(`/console/inbox/${conversation}`, server.url), {
+      headers: { authorization: `Bearer ${server.agent.token}` },
+      redirect: 'manual',
+    });
+    expect(asAgent.status).not.toBe(200);
   });
 
   it('7.1-2 different: no order is written at submission — order_id stays null (pending_confirmation) until a person confirms', async () => {
