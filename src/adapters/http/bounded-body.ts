@@ -23,7 +23,7 @@ const HEAD_BYTES = 512;
  * the read stops — nothing past it is buffered — and past the deadline it is given up. The rest
  * of an abandoned body is the server's to discard after the answer: it is read and dropped for at
  * most half a second (or 64 MB) and then the connection is closed — a lingering close (RFC 9112
- * §9.6; @hono/node-server's drain on a kept-alive connection, lingering-close.ts on one the client
+ * §9.6; @hono/node-server's drain on a kept-alive connection, main/runtime/lingering-close.ts on one the client
  * closes), so that the client reads the answer instead of a reset.
  */
 export async function readBody(request: Request, limits: BodyLimits): Promise<BodyRead> {

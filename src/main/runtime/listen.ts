@@ -2,7 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import { serve as serveNode } from '@hono/node-server';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lingerBeforeClosing } from '../../adapters/http/lingering-close.js';
+import { lingerBeforeClosing } from './lingering-close.js';
 
 /**
  * Idle keep-alive connections stay open this long (announced as `Keep-Alive: timeout=65`). Node's
