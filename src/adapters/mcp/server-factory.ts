@@ -31,7 +31,7 @@ import {
 import { submitTaskResultsTool } from './hotel-ops/submit-tool.js';
 import type { ContractProfile } from '../../domain/identity/identity.js';
 import type { Principal } from '../../domain/identity/principal.js';
-import { bookings, deltat, expertBooking } from './profiles/index.js';
+import { agentAccess, bookings, deltat, expertBooking } from './profiles/index.js';
 import type { ProfileSurface } from './profile-surface.js';
 
 const instructions = `Holdfast books time on calendars in two steps and never double-books.
@@ -121,9 +121,7 @@ export const PROFILES: Record<ContractProfile, ProfileSurface> = {
   'expert-booking': expertBooking,
   bookings,
   deltat,
-  // Seed 004's own surface (state_get, operations a person confirms) is not built yet: until it
-  // is, its tenants get Holdfast's own tools, which that contract's checks were written against.
-  'agent-access': standard,
+  'agent-access': agentAccess,
 };
 
 /** One factory for every transport: stdio builds one per connection, HTTP one per request. */

@@ -184,6 +184,8 @@ export interface ApprovalRow {
   standing_rule_id?: string | null;
   window_ms?: number | string | null;
   hold_fixed?: number | boolean | null;
+  executes?: number | boolean | null;
+  last_failure?: string | null;
 }
 
 export function approvalFromRow(row: ApprovalRow): Approval {
@@ -205,6 +207,8 @@ export function approvalFromRow(row: ApprovalRow): Approval {
     ...(row.standing_rule_id ? { standingRuleId: row.standing_rule_id } : {}),
     ...(row.window_ms !== null && row.window_ms !== undefined ? { windowMs: num(row.window_ms) } : {}),
     ...(row.hold_fixed ? { holdFixed: true } : {}),
+    ...(row.executes ? { executes: true } : {}),
+    ...(row.last_failure ? { lastFailure: row.last_failure } : {}),
   };
 }
 
@@ -227,6 +231,8 @@ export function approvalToRow(a: Approval): ApprovalRow {
     standing_rule_id: a.standingRuleId ?? null,
     window_ms: a.windowMs ?? null,
     hold_fixed: a.holdFixed ? 1 : 0,
+    executes: a.executes ? 1 : 0,
+    last_failure: a.lastFailure ?? null,
   };
 }
 

@@ -229,6 +229,8 @@ export interface PendingApproval {
 export interface ApprovalTerms {
   readonly windowMs?: number;
   readonly holdFixed?: boolean;
+  /** The person's yes runs the write (agent-access's pending operation). */
+  readonly executes?: boolean;
 }
 
 /**
@@ -278,6 +280,7 @@ export async function openApproval(
     burnedReason: null,
     ...(terms.windowMs !== undefined ? { windowMs: terms.windowMs } : {}),
     ...(terms.holdFixed ? { holdFixed: true } : {}),
+    ...(terms.executes ? { executes: true } : {}),
   };
   // Check and insert under one tenant-wide lock, so racing requests cannot overshoot the cap.
   await tx.serialize(`approvals:${principal.tenantId}`);
@@ -356,7 +359,7 @@ function pendingOf(approval: Approval, summary: IntentSummary): PendingApproval 
  * but their booking (sealed, erasable): a replay reads them from it again. Records kept by
  * releases that stored the link and the expiry as text (at most a day old) still replay.
  */
-const pendingStorage = (tenantId: string): ResultStorage<PendingApproval> => ({
+export const pendingStorage = (tenantId: string): ResultStorage<PendingApproval> => ({
   // The summary names the customer (its consequence in words too): it is described again on replay.
   persist: (pending) => ({ approvalId: pending.approvalId }),
   revive: async (stored, tx) => {

@@ -31,6 +31,13 @@ export interface Approval {
   readonly windowMs?: number | null;
   /** The hold keeps the TTL it was placed with, even while a person decides (expert-booking's 5 minutes). */
   readonly holdFixed?: boolean;
+  /**
+   * The person's yes runs the write itself (agent-access's pending operation): the agent needs
+   * only `draft`, and asks operation_get how it ended.
+   */
+  readonly executes?: boolean;
+  /** Why the last run of such a write failed (a payment not cleared yet): kept for a retry. */
+  readonly lastFailure?: string | null;
 }
 
 /** The approval window of a tenant that never set one (`holdfast tenants set --approval-window`). */

@@ -12,6 +12,8 @@ export interface ApprovalStore {
   getByPageToken(pageTokenHash: string): Promise<Approval | null>;
   /** Writes `next` only if the stored status is still `expected`; false when it moved. */
   update(next: Approval, expected: ApprovalStatus): Promise<boolean>;
+  /** Keeps why the last run of an executing approval's write failed (null: it did not). */
+  recordFailure(tenantId: string, id: string, reason: string | null): Promise<void>;
   /** Moves an approval's expiry later (never earlier); false when it already lasted as long. */
   extendExpiry(tenantId: string, id: string, until: Instant): Promise<boolean>;
   /** Spends a page token so the URL cannot be used again. */

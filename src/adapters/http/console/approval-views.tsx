@@ -1,3 +1,4 @@
+import { isRetryable } from '../../../domain/approval/operation.js';
 import type { ApprovalCard, ApprovalQueue } from '../../../app/console/approvals.js';
 import type { Customer } from '../../../domain/booking/booking.js';
 import type { Person } from '../../../domain/identity/identity.js';
@@ -197,8 +198,24 @@ export function ApprovalDetail(props: {
       ) : (
         ''
       )}
+      {approval.executes && isRetryable(approval, props.now) ? (
+        <p class="notice" id="operation-failed" role="status">
+          <strong>Approved, but it could not be done:</strong> {approval.lastFailure?.replace(/\.+$/, '')}.
+          Nothing changed. Try again once that is resolved, or cancel it — the agent reads how it ended.
+        </p>
+      ) : (
+        ''
+      )}
       <section class="card" aria-labelledby="what">
         <h2 id="what">What will happen if you approve</h2>
+        {approval.executes ? (
+          <p id="operation-note">
+            The agent asked for this as a pending operation: your approval does it at once, as you — the agent
+            cannot do it without you.
+          </p>
+        ) : (
+          ''
+        )}
         <Consequences summary={summary} />
         <dl class="facts">
           {summary.movedFrom ? (
@@ -307,7 +324,7 @@ export function ApprovalDetail(props: {
           <dt>Through</dt>
           <dd id="asker">{requester.asker}</dd>
 
-          <dt>{status === 'PENDING' ? 'Expires' : 'Expired'}</dt>
+          <dt>{status === 'PENDING' || status === 'APPROVED' ? 'Expires' : 'Expired'}</dt>
           <dd>
             <time datetime={new Date(approval.expiresAt).toISOString()} data-countdown={status === 'PENDING'}>
               at {zonedDateTime(approval.expiresAt, zone)}
@@ -368,6 +385,16 @@ export function ApprovalDetail(props: {
           )}
           <button class="danger" name="decision" value="deny" type="submit">
             Deny
+          </button>
+        </form>
+      ) : approval.executes && isRetryable(approval, props.now) && mayApprove(props.viewer) ? (
+        <form method="post" action={`/console/approvals/${approval.id}`} class="actions">
+          <input type="hidden" name="csrf" value={props.csrf} />
+          <button class="primary" name="decision" value="retry" type="submit">
+            Try again
+          </button>
+          <button class="danger" name="decision" value="cancel" type="submit">
+            Cancel it
           </button>
         </form>
       ) : status === 'PENDING' && !mayApprove(props.viewer) ? (

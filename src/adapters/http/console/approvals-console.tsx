@@ -6,6 +6,7 @@ import type { ApprovalCard } from '../../../app/console/approvals.js';
 import { approvalQueue, consoleApproval } from '../../../app/console/approvals.js';
 import type { SignedIn } from '../../../app/identity/sessions.js';
 import { completeTask } from '../../../app/inbox/tasks.js';
+import { cancelOperation, retryOperation, runOperation } from '../../../app/approvals/operations.js';
 import { isDomainError } from '../../../domain/errors.js';
 import type { PageApp } from '../page-app.js';
 import { csrfToken } from '../human-session.js';
@@ -18,6 +19,14 @@ const purpose = (id: string) => `console-approval:${id}`;
 /** What a decision set in motion, said after the redirect: the approval's own consequence when approved. */
 function decidedMessage(decision: string, card: ApprovalCard): string {
   if (decision === 'denied') return 'Denied: nothing happens; the agent’s retry is refused.';
+  if (decision === 'cancelled')
+    return 'Cancelled: nothing happens; the agent reads the operation as cancelled.';
+  // The page's own notice says why, with Try again and Cancel.
+  if (decision === 'failed') return '';
+  if (decision === 'done') {
+    const { time, money } = card.summary.consequence;
+    return `Approved and done. ${time} ${money}`;
+  }
   const { time, money } = card.summary.consequence;
   return `Approved. When the agent retries with this approval: ${time} ${money}`;
 }
@@ -28,10 +37,11 @@ function decidedMessage(decision: string, card: ApprovalCard): string {
  * finish now (the payment has not cleared), the approval stands and the task keeps its
  * "Complete booking" button.
  */
-async function decide(ctx: ConsoleContext, id: string, decision: Decision, signed: SignedIn) {
+async function decide(ctx: ConsoleContext, id: string, decision: PageDecision, signed: SignedIn) {
   const { deps } = ctx;
   const call = ctx.audit('console_approval', signed, { approvalId: id, decision }, 'approval');
-  await audited(call, () =>
+  if (decision === 'RETRY' || decision === 'CANCEL') return settleOperation(ctx, id, decision, signed);
+  const approval = await audited(call, () =>
     decideInConsole(
       deps,
       id,
@@ -42,6 +52,19 @@ async function decide(ctx: ConsoleContext, id: string, decision: Decision, signe
   );
   const decided = `/console/approvals/${id}?decided=${decision === 'APPROVE' ? 'approved' : 'denied'}`;
   if (decision !== 'APPROVE') return decided;
+  // agent-access: the yes runs the write the agent drafted.
+  if (approval.executes) {
+    const run = ctx.audit(
+      'console_operation',
+      signed,
+      { approvalId: id, action: approval.action },
+      'approval',
+    );
+    const outcome = await audited(run, () =>
+      runOperation(deps, approval, { audit: run, traceId: deps.ids.newId('op') }),
+    );
+    return `/console/approvals/${id}?decided=${outcome.ok ? 'done' : 'failed'}`;
+  }
   const task = await deps.store.read((tx) => tx.inbox.taskAwaitingApproval(signed.person.tenantId, id));
   if (!task) return decided;
   const completion = ctx.audit(
@@ -62,6 +85,33 @@ async function decide(ctx: ConsoleContext, id: string, decision: Decision, signe
     if (!isDomainError(error)) throw error;
     return decided;
   }
+}
+
+type PageDecision = Decision | 'RETRY' | 'CANCEL';
+const PAGE_DECISIONS = new Map<string, PageDecision>([
+  ['approve', 'APPROVE'],
+  ['deny', 'DENY'],
+  ['retry', 'RETRY'],
+  ['cancel', 'CANCEL'],
+]);
+
+/** A failed operation tried again, or given up. */
+async function settleOperation(
+  ctx: ConsoleContext,
+  id: string,
+  decision: 'RETRY' | 'CANCEL',
+  signed: SignedIn,
+) {
+  const { deps } = ctx;
+  const call = ctx.audit('console_operation', signed, { approvalId: id, decision }, 'approval');
+  if (decision === 'CANCEL') {
+    await audited(call, () => cancelOperation(deps, signed.person, id));
+    return `/console/approvals/${id}?decided=cancelled`;
+  }
+  const outcome = await audited(call, () =>
+    retryOperation(deps, signed.person, id, { audit: call, traceId: deps.ids.newId('op') }),
+  );
+  return `/console/approvals/${id}?decided=${outcome.ok ? 'done' : 'failed'}`;
 }
 
 /** The approvals queue (live), one approval in words, and deciding it. */
@@ -107,7 +157,10 @@ export function approvalsConsole(ctx: ConsoleContext): PageApp {
     if (!card) return page.notFound(c, signed);
     const agrees =
       (claimed === 'approved' && (card.status === 'APPROVED' || card.status === 'USED')) ||
-      (claimed === 'denied' && card.status === 'DENIED');
+      (claimed === 'denied' && card.status === 'DENIED') ||
+      (claimed === 'cancelled' && card.status === 'DENIED' && card.approval.executes === true) ||
+      (claimed === 'done' && card.status === 'USED' && card.approval.executes === true) ||
+      (claimed === 'failed' && card.status === 'APPROVED' && Boolean(card.approval.lastFailure));
     const message = given || (agrees ? decidedMessage(claimed, card) : '');
     return c.html(
       <Shell
@@ -150,8 +203,7 @@ export function approvalsConsole(ctx: ConsoleContext): PageApp {
     itemPost(page, {
       purpose,
       refused: refusedPost(ctx, 'console_approval', { decision: 'refused' }),
-      read: (form): Decision | null =>
-        form.decision === 'approve' ? 'APPROVE' : form.decision === 'deny' ? 'DENY' : null,
+      read: (form): PageDecision | null => PAGE_DECISIONS.get(String(form.decision)) ?? null,
       act: (id, decision, signed) => decide(ctx, id, decision, signed),
       rerender: showDetail,
     }),

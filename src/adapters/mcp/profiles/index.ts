@@ -2,3 +2,4 @@
 export { bookings } from './bookings/surface.js';
 export { deltat } from './deltat/surface.js';
 export { expertBooking } from './expert-booking/surface.js';
+export { agentAccess } from './agent-access/surface.js';

@@ -1078,4 +1078,10 @@ CREATE INDEX approval_tokens_approval ON approval_tokens (tenant_id, approval_id
 ALTER TABLE approvals ADD COLUMN window_ms bigint;
 ALTER TABLE approvals ADD COLUMN hold_fixed integer NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 35,
+    name: 'agent-access: an approval whose yes runs the write (a pending operation), and why its last run failed',
+    sql: `ALTER TABLE approvals ADD COLUMN executes integer NOT NULL DEFAULT 0;
+ALTER TABLE approvals ADD COLUMN last_failure text;`,
+  },
 ];

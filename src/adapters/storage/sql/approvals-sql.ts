@@ -14,8 +14,8 @@ export class ApprovalsSql implements ApprovalStore {
     await this.db.run(
       `INSERT INTO approvals (tenant_id, id, subject, client_id, action, booking_id, intent, intent_hash, status,
          created_at, expires_at, decided_at, decided_by, burned_reason, page_token_hash, standing_rule_id,
-         window_ms, hold_fixed)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         window_ms, hold_fixed, executes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         r.tenant_id,
         r.id,
@@ -35,6 +35,7 @@ export class ApprovalsSql implements ApprovalStore {
         r.standing_rule_id,
         r.window_ms,
         r.hold_fixed,
+        r.executes,
       ],
     );
   }
@@ -107,6 +108,14 @@ export class ApprovalsSql implements ApprovalStore {
       [r.status, r.decided_at, r.decided_by, r.burned_reason, r.tenant_id, r.id, expected],
     );
     return changed === 1;
+  }
+
+  async recordFailure(tenantId: string, id: string, reason: string | null): Promise<void> {
+    await this.db.run('UPDATE approvals SET last_failure = ? WHERE tenant_id = ? AND id = ?', [
+      reason,
+      tenantId,
+      id,
+    ]);
   }
 
   async spendPageToken(tenantId: string, approvalId: string): Promise<void> {
