@@ -76,12 +76,13 @@ export async function runStdioServer(config: ServerConfig, logger: Logger): Prom
   const { deps } = runtime;
   await runtime.audit.flush();
   await sealLegacyCustomers(deps);
-  if (config.seed) await (await import('./seed.js')).seedIfEmpty(deps, config.tenantId, config.profile);
   const principal = await stdioPrincipal(runtime, config, logger).catch(async (error: unknown) => {
     await pages.close();
     await runtime.close();
     throw error;
   });
+  // After the person is known: `--as` may have just made the owner a seeded store's bookings belong to.
+  if (config.seed) await (await import('./seed.js')).seedIfEmpty(deps, config.tenantId, config.profile);
   const ctx = toolContext(runtime, logger, 'stdio', principal);
   // Oversize lines are answered with an error and skipped; the connection stays up.
   const input = process.stdin.pipe(
