@@ -692,7 +692,7 @@ describe('deltat’s configuration', () => {
     }
   });
 
-  it('[003-config-2 003-config-3 003-config-6] the host configuration as the seed writes it (DELTAT_HOST=localhost, DELTAT_PORT=5433, DELTAT_DATABASE=public, DELTAT_PASSWORD), with `npx -y holdfast stdio --profile deltat` for the command; with DELTAT_PASSWORD alone, the local database and its default tenant', async () => {
+  it('[003-config-2 003-config-3 003-config-6] the host configuration as the seed writes it (DELTAT_HOST=localhost, DELTAT_PORT=5433, DELTAT_DATABASE=public, DELTAT_PASSWORD), with `npx -y holdfast stdio --profile deltat` for the command, serves the default tenant, as DELTAT_PASSWORD alone does; a deltat elsewhere (another host or port) is refused at start, naming the variable', async () => {
     const home = mkdtempSync(join(tmpdir(), 'holdfast-deltat-'));
     const clients: Client[] = [];
     try {
@@ -707,7 +707,6 @@ describe('deltat’s configuration', () => {
       const file = join(home, 'data', 'holdfast.db');
       mkdirSync(join(home, 'data'));
       const local = await provision(file);
-      const pub = await provision(file, { tenant: 'public' });
       const start = async (variables: Record<string, string>) => {
         const client = new SdkClient({ name: 'claude-code', version: '1' });
         await client.connect(
@@ -726,7 +725,7 @@ describe('deltat’s configuration', () => {
         DELTAT_HOST: 'localhost',
         DELTAT_PORT: '5433',
         DELTAT_DATABASE: 'public',
-        DELTAT_PASSWORD: pub.password,
+        DELTAT_PASSWORD: local.password,
       });
       const passwordOnly = await start({ DELTAT_PASSWORD: local.password });
       const tenantOfHold = async (client: Client) => {
@@ -745,10 +744,24 @@ describe('deltat’s configuration', () => {
           read.close();
         }
       };
-      // Both served from the one local file; the seed's DELTAT_DATABASE names its tenant. Unset, it is
-      // Holdfast's default tenant, `local` (the seed's default name is `public`: docs/contracts/003-deltat.md).
-      expect(await tenantOfHold(asWritten)).toBe('public');
+      // Both served from the one local file and its default tenant: deltat's default database,
+      // `public`, is Holdfast's default tenant, `local`.
+      expect(await tenantOfHold(asWritten)).toBe('local');
       expect(await tenantOfHold(passwordOnly)).toBe('local');
+      // A deltat somewhere else is not this store: the server refuses to start rather than book here.
+      for (const [name, value] of [
+        ['DELTAT_HOST', 'deltat.example.com'],
+        ['DELTAT_PORT', '6543'],
+      ]) {
+        const run = await runProcess(process.execPath, [CLI, 'stdio', '--profile', 'deltat'], {
+          cwd: home,
+          env: { ...inherited, DELTAT_PASSWORD: local.password, [name!]: value! },
+          timeoutMs: 20_000,
+        });
+        expect(run.status, name).toBeTypeOf('number');
+        expect(run.status, name).not.toBe(0);
+        expect(run.stderr).toContain(`${name}=${value}`);
+      }
     } finally {
       await Promise.all(clients.map((c) => c.close()));
       rmSync(home, { recursive: true, force: true });

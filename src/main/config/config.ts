@@ -10,6 +10,7 @@ import type { LoginProviderConfig } from './login-provider-config.js';
 import { refusedUpstream } from './upstream-config.js';
 import { readLoginProvider } from './login-provider-config.js';
 import { UsageError } from './usage-error.js';
+import { deltatTenant } from './deltat-config.js';
 
 export interface ServerConfig {
   /** serve | stdio | db | approvals | … ; 'help' and 'version' print and exit. */
@@ -473,8 +474,8 @@ export function readConfig(
     legacy,
     logFormat,
     allowedHosts: values['allowed-host'] ?? [],
-    // deltat: each database name is a tenant of its own (DELTAT_DATABASE).
-    tenantId: values.tenant ?? (profile === 'deltat' ? env.DELTAT_DATABASE : undefined) ?? 'local',
+    // deltat: each database name is a tenant of its own (DELTAT_DATABASE; its default, public, is local).
+    tenantId: values.tenant ?? (profile === 'deltat' ? deltatTenant(env) : undefined) ?? 'local',
     as: values.as ?? env.HOLDFAST_AS ?? null,
     trustProxy: values['trust-proxy'] ?? false,
     oauthAccessTokenTtlSeconds: whole(
