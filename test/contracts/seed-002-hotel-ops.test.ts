@@ -143,15 +143,42 @@ async function rpc(body: string, headers: Record<string, string> = {}) {
   return { status: answer.status, headers: answer.headers, body: JSON.parse(json) as Record<string, any> };
 }
 
-/** The contract's REST twin of a tool is not served: no contract answer comes back. */
-async function notServed(path: string) {
+/** A POST to the contract's REST interface of a tool, with the owner's token unless told. */
+async function rest(path: string, body: unknown, token: string | null = server.agent.token) {
   const answer = await fetch(new URL(path, server.url), {
     method: 'POST',
-    headers: { authorization: `Bearer ${server.agent.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ group_code: 'GRP-A' }),
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  expect(answer.status, path).toBeGreaterThanOrEqual(400);
-  expect(await answer.text(), path).not.toContain('"success"');
+  return { status: answer.status, body: (await answer.json()) as ContractEnvelope & { code?: string } };
+}
+
+/**
+ * The REST interface answers what its tool answers: the same envelope, the same data, field by
+ * field (each call its own request id); no credential is 401 MCP_AUTH_INVALID, and a body that is
+ * not JSON is the envelope's MCP_REQUEST_INVALID. Returns the REST answer.
+ */
+async function sameAsTool(path: string, tool: string, args: Record<string, unknown>) {
+  const byTool = await contract(agent, tool, args);
+  const byRest = await rest(path, args);
+  expect(byRest.status, path).toBe(200);
+  expect(Object.keys(byRest.body).sort()).toEqual(ENVELOPE_KEYS);
+  expect(byRest.body.request_id).not.toBe(byTool.request_id);
+  expect({ ...byRest.body, request_id: '', trace_id: '' }).toEqual({
+    success: byTool.success,
+    request_id: '',
+    trace_id: '',
+    data: byTool.data,
+    warnings: byTool.warnings,
+    error: byTool.error,
+  });
+  const anonymous = await rest(path, args, null);
+  expect(anonymous.status).toBe(401);
+  expect(anonymous.body.code).toBe('MCP_AUTH_INVALID');
+  const garbled = await rest(path, '{"object_id": ');
+  expect(garbled.body.success).toBe(false);
+  expect(garbled.body.error?.code).toBe('MCP_REQUEST_INVALID');
+  return byRest.body;
 }
 
 beforeAll(async () => {
@@ -455,8 +482,11 @@ describe('§3 Tool: th_hotel_query_case_context', () => {
     ).toBe(true);
   });
 
-  it('3.5-1 different: there is no REST twin (POST /api/ai-query/v1/case-context); the tool is the interface', async () => {
-    await notServed('/api/ai-query/v1/case-context');
+  it('3.5-1 POST /api/ai-query/v1/case-context answers what the tool answers, field by field', async () => {
+    const answer = await sameAsTool('/api/ai-query/v1/case-context', 'th_hotel_query_case_context', {
+      group_code: 'GRP-A',
+    });
+    expect(answer.data!.matched_order_records).toHaveLength(1);
   });
 
   it('3.5-2 answers matched_order_records[], pending_or_open_tasks[], target_object_validation (create, update, cancel, attach evidence) and warnings[]', async () => {
@@ -525,8 +555,11 @@ describe('§4 Tool: th_hotel_query_object_detail', () => {
     );
   });
 
-  it('4.4-1 different: there is no REST twin (POST /api/ai-query/v1/object-detail)', async () => {
-    await notServed('/api/ai-query/v1/object-detail');
+  it('4.4-1 POST /api/ai-query/v1/object-detail answers what the tool answers, field by field', async () => {
+    const answer = await sameAsTool('/api/ai-query/v1/object-detail', 'th_hotel_query_object_detail', {
+      object_id: `ORDER:${keyed.id}`,
+    });
+    expect(answer.data!.order_id).toBe(keyed.id);
   });
 
   it('4.4-2 answers object_id, order_id, group_code, confirmation_number, reservation_no, status, can_update, can_cancel, hard_validation_warnings[]', async () => {
@@ -652,8 +685,13 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
     expect(twice.error?.code).toBe('SOURCE_MESSAGE_AMBIGUOUS');
   });
 
-  it('5.4-1 different: there is no REST twin (POST /api/ai-query/v1/message-conversation/tasks)', async () => {
-    await notServed('/api/ai-query/v1/message-conversation/tasks');
+  it('5.4-1 POST /api/ai-query/v1/message-conversation/tasks answers what the tool answers, field by field', async () => {
+    const answer = await sameAsTool(
+      '/api/ai-query/v1/message-conversation/tasks',
+      'th_hotel_list_message_conversation_tasks',
+      { source_message_id: 'm-2' },
+    );
+    expect(answer.success).toBe(true);
   });
 
   it('5.4-2 ordered by mail received time, then task created time, then task id', async () => {
@@ -771,8 +809,13 @@ describe('§6 Tool: th_hotel_list_message_conversation_messages', () => {
     );
   });
 
-  it('6.5-1 different: there is no REST twin (POST /api/ai-query/v1/message-conversation/messages)', async () => {
-    await notServed('/api/ai-query/v1/message-conversation/messages');
+  it('6.5-1 POST /api/ai-query/v1/message-conversation/messages answers what the tool answers, field by field', async () => {
+    const answer = await sameAsTool(
+      '/api/ai-query/v1/message-conversation/messages',
+      'th_hotel_list_message_conversation_messages',
+      { source_message_id: 'm-2' },
+    );
+    expect(answer.data!.message_count).toBe(3);
   });
 
   it('6.5-2 answers message_count and, per mail, external_source_message_id, received_at, text_body, html_body_sanitized, html_render_mode', async () => {
@@ -1139,8 +1182,39 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     expect(inboxCounts()).toEqual(before);
   });
 
-  it('7.5-1 different: there is no REST twin (POST /api/integrations/superagent/task-results)', async () => {
-    await notServed('/api/integrations/superagent/task-results');
+  it('7.5-1 POST /api/integrations/superagent/task-results submits as the tool does: the same batch replayed by the tool, and no wider than the token (attack: a read-only token writes nothing through it)', async () => {
+    const path = '/api/integrations/superagent/task-results';
+    await ingest(mail('r-1', 29));
+    const payload = v3('r-1', [information()]);
+    const before = inboxCounts();
+    const made = await rest(path, payload);
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ success: true, data: { idempotent_replay: false, accepted_count: 1 } });
+    // The tool, given the same submission, replays the batch the REST call wrote.
+    const replay = await contract(agent, 'th_hotel_submit_task_results', payload);
+    expect(replay.data).toMatchObject({ idempotent_replay: true, batch_id: made.body.data!.batch_id });
+    const written = inboxCounts();
+    expect(written.inbox_batches).toBe(before.inbox_batches! + 1);
+    // A token without draft: every REST submission is refused in the envelope, nothing written.
+    const narrow = await runCli([
+      'tokens',
+      'create',
+      server.agent.email,
+      '--scopes',
+      'read',
+      '--db',
+      server.dbPath,
+      '--json',
+    ]);
+    const readOnly = (JSON.parse(narrow.stdout) as { token: string }).token;
+    let succeeded = 0;
+    for (const attempt of [v3('r-1', [information('E2')]), payload, { ...payload, hotel_id: 'local' }]) {
+      const refused = await rest(path, attempt, readOnly);
+      if (refused.body.success) succeeded++;
+      expect(refused.body.error?.code).toBe('MCP_AUTH_INVALID');
+    }
+    expect(succeeded).toBe(0);
+    expect(inboxCounts()).toEqual(written);
   });
 
   it('7.5-2 answers batch_id, idempotent_replay, accepted_count, items[] (ai_transition_id, order_id, task_id, task_status) and mapping_diagnostics only for the V3 root', async () => {

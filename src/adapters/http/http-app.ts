@@ -8,6 +8,7 @@ import type { Logger } from '../log/json-logger.js';
 import type { ServerNames } from './request-guards.js';
 import { FORM_DEADLINE_MS, formOnly, hostGuard } from './request-guards.js';
 import { withContractCodes } from './contract-codes.js';
+import { mountRestTwins } from './rest-twins.js';
 import type { Registry } from 'prom-client';
 import { mountMetrics } from './metrics-route.js';
 import type { McpGateOptions } from './mcp-gate.js';
@@ -142,6 +143,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         c.res = await withContractCodes(c.res);
       });
     app.post('/mcp', (c) => answer(c.req.raw, clientAddress(c, mount.trustProxy)));
+    // The contract's REST interfaces: each its tool, called through the same gate.
+    if (mount.contractCodes)
+      mountRestTwins(app, async (request, c) =>
+        withContractCodes(await answer(request, clientAddress(c, mount.trustProxy))),
+      );
     // Stateless server: no SSE stream to resume and no session to delete.
     app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/mcp', (c) =>
       c.json({ error: 'method_not_allowed', message: 'Use POST /mcp' }, 405, { Allow: 'POST' }),
