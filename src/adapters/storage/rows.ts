@@ -186,6 +186,7 @@ export interface ApprovalRow {
   hold_fixed?: number | boolean | null;
   executes?: number | boolean | null;
   last_failure?: string | null;
+  requester_note?: string | null;
 }
 
 export function approvalFromRow(row: ApprovalRow): Approval {
@@ -209,6 +210,7 @@ export function approvalFromRow(row: ApprovalRow): Approval {
     ...(row.hold_fixed ? { holdFixed: true } : {}),
     ...(row.executes ? { executes: true } : {}),
     ...(row.last_failure ? { lastFailure: row.last_failure } : {}),
+    ...(row.requester_note ? { requesterNote: row.requester_note } : {}),
   };
 }
 
@@ -233,6 +235,7 @@ export function approvalToRow(a: Approval): ApprovalRow {
     hold_fixed: a.holdFixed ? 1 : 0,
     executes: a.executes ? 1 : 0,
     last_failure: a.lastFailure ?? null,
+    requester_note: a.requesterNote ?? null,
   };
 }
 

@@ -231,6 +231,8 @@ export interface ApprovalTerms {
   readonly holdFixed?: boolean;
   /** The person's yes runs the write (agent-access's pending operation). */
   readonly executes?: boolean;
+  /** What the agent wrote for the person deciding (bookings-mcp's requester_note). */
+  readonly note?: string;
 }
 
 /**
@@ -281,6 +283,7 @@ export async function openApproval(
     ...(terms.windowMs !== undefined ? { windowMs: terms.windowMs } : {}),
     ...(terms.holdFixed ? { holdFixed: true } : {}),
     ...(terms.executes ? { executes: true } : {}),
+    ...(terms.note ? { requesterNote: terms.note } : {}),
   };
   // Check and insert under one tenant-wide lock, so racing requests cannot overshoot the cap.
   await tx.serialize(`approvals:${principal.tenantId}`);

@@ -38,6 +38,8 @@ export interface Approval {
   readonly executes?: boolean;
   /** Why the last run of such a write failed (a payment not cleared yet): kept for a retry. */
   readonly lastFailure?: string | null;
+  /** What the agent wrote for the person deciding (bookings-mcp's requester_note), shown as written. */
+  readonly requesterNote?: string | null;
 }
 
 /** The approval window of a tenant that never set one (`holdfast tenants set --approval-window`). */

@@ -323,6 +323,14 @@ export function ApprovalDetail(props: {
           <dd>{requester.email ?? approval.subject}</dd>
           <dt>Through</dt>
           <dd id="asker">{requester.asker}</dd>
+          {approval.requesterNote ? (
+            <>
+              <dt>The agent’s note (its own words, not checked)</dt>
+              <dd id="requester-note">{approval.requesterNote}</dd>
+            </>
+          ) : (
+            ''
+          )}
 
           <dt>{status === 'PENDING' || status === 'APPROVED' ? 'Expires' : 'Expired'}</dt>
           <dd>

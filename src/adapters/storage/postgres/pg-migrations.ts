@@ -1084,4 +1084,9 @@ ALTER TABLE approvals ADD COLUMN hold_fixed integer NOT NULL DEFAULT 0;`,
     sql: `ALTER TABLE approvals ADD COLUMN executes integer NOT NULL DEFAULT 0;
 ALTER TABLE approvals ADD COLUMN last_failure text;`,
   },
+  {
+    version: 36,
+    name: 'bookings-mcp: the note an agent writes for the person deciding an approval',
+    sql: `ALTER TABLE approvals ADD COLUMN requester_note text;`,
+  },
 ];

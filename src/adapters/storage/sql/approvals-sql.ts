@@ -14,8 +14,8 @@ export class ApprovalsSql implements ApprovalStore {
     await this.db.run(
       `INSERT INTO approvals (tenant_id, id, subject, client_id, action, booking_id, intent, intent_hash, status,
          created_at, expires_at, decided_at, decided_by, burned_reason, page_token_hash, standing_rule_id,
-         window_ms, hold_fixed, executes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         window_ms, hold_fixed, executes, requester_note)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         r.tenant_id,
         r.id,
@@ -36,6 +36,7 @@ export class ApprovalsSql implements ApprovalStore {
         r.window_ms,
         r.hold_fixed,
         r.executes,
+        r.requester_note,
       ],
     );
   }

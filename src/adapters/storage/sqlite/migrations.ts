@@ -944,6 +944,11 @@ ALTER TABLE approvals ADD COLUMN hold_fixed INTEGER NOT NULL DEFAULT 0;`,
     sql: `ALTER TABLE approvals ADD COLUMN executes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE approvals ADD COLUMN last_failure TEXT;`,
   },
+  {
+    version: 36,
+    name: 'bookings-mcp: the note an agent writes for the person deciding an approval',
+    sql: `ALTER TABLE approvals ADD COLUMN requester_note TEXT;`,
+  },
 ];
 
 /**

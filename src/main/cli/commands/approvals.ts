@@ -141,6 +141,9 @@ function describeApproval(
     ['Customer', customer],
     ['Label', summary.label === null ? '—' : terminalSafe(summary.label)],
     ['Asked by', `${terminalSafe(asker)}, ${relative(approval.createdAt, now)}`],
+    ...(approval.requesterNote
+      ? [['Agent’s note', terminalSafe(approval.requesterNote)] as [string, string]]
+      : []),
     ['Intent hash', approval.intentHash],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));

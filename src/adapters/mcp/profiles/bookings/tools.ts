@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { ApprovalTerms } from '../../../../app/approvals/approvals.js';
 import { requestApproval } from '../../../../app/approvals/approvals.js';
 import { burnApproval, mintBoundToken, spendBoundToken } from '../../../../app/approvals/bound-tokens.js';
 import { checkAvailability } from '../../../../app/booking/check-availability.js';
@@ -249,10 +250,12 @@ const requestApprovalTool = defineTool({
       const issue = args.error.issues[0]!;
       throw invalidArgument(['args', ...issue.path.map(String)].join('.'), issue.message);
     }
+    // The person deciding reads the agent's note beside the exact action.
+    const terms = { ...TERMS, ...(input.requester_note ? { note: input.requester_note } : {}) };
     const approval =
       input.tool === 'create_booking'
-        ? await askToCreate(ctx, call, args.data as z.infer<typeof createArgs>)
-        : await askToCancel(ctx, call, args.data as z.infer<typeof cancelArgs>);
+        ? await askToCreate(ctx, call, args.data as z.infer<typeof createArgs>, terms)
+        : await askToCancel(ctx, call, args.data as z.infer<typeof cancelArgs>, terms);
     const minted = await mintBoundToken(ctx.deps, ctx.principal, {
       approvalId: approval.approvalId,
       tool: input.tool,
@@ -273,10 +276,15 @@ const requestApprovalTool = defineTool({
 });
 
 /** The seed's 10-minute approval: a person who looks at it has that long (not the tenant's window). */
-const TERMS = { windowMs: BOUND_TOKEN_TTL_MS };
+const TERMS: ApprovalTerms = { windowMs: BOUND_TOKEN_TTL_MS };
 
 /** A create_booking to approve: its time held for the customer meanwhile, and a person asked to confirm it. */
-async function askToCreate(ctx: RunContext, call: ToolCall, args: z.infer<typeof createArgs>) {
+async function askToCreate(
+  ctx: RunContext,
+  call: ToolCall,
+  args: z.infer<typeof createArgs>,
+  terms: ApprovalTerms,
+) {
   const customer = await customerByNumber(ctx.deps, ctx.principal, args.customerId);
   const calendar = await storeCalendar(ctx);
   const [slot] = (
@@ -308,7 +316,7 @@ async function askToCreate(ctx: RunContext, call: ToolCall, args: z.infer<typeof
         ctx.principal,
         { bookingId: booking.id, action: 'confirm_booking', idempotencyKey: ctx.deps.ids.newUuid() },
         {},
-        TERMS,
+        terms,
       )
     ).value;
   } catch (error) {
@@ -321,13 +329,18 @@ async function askToCreate(ctx: RunContext, call: ToolCall, args: z.infer<typeof
   }
 }
 
-async function askToCancel(ctx: RunContext, _call: ToolCall, args: z.infer<typeof cancelArgs>) {
+async function askToCancel(
+  ctx: RunContext,
+  _call: ToolCall,
+  args: z.infer<typeof cancelArgs>,
+  terms: ApprovalTerms,
+) {
   const { value } = await requestApproval(
     ctx.deps,
     ctx.principal,
     { bookingId: args.bookingId, action: 'cancel_booking', idempotencyKey: ctx.deps.ids.newUuid() },
     {},
-    TERMS,
+    terms,
   );
   return value;
 }
