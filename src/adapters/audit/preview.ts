@@ -9,6 +9,8 @@ const ID = /^(cal|bk|op)_[A-Za-z0-9_-]{6,40}$/;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 const WORD = /^[A-Za-z_]{1,32}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const CLOCK = /^\d{2}:\d{2}$/;
 
 /**
  * Fields kept as given — but only when their value has the shape the field promises, so a
@@ -38,12 +40,19 @@ const SHAPES: Record<string, (value: unknown) => boolean> = {
   amount: (v) => typeof v === 'string' && /^\d{1,12}(\.\d{1,4})?$/.test(v),
   currency: (v) => typeof v === 'string' && /^[A-Z]{3}$/.test(v),
   verb: (v) => typeof v === 'string' && WORD.test(v),
+  // bookings-mcp's (seed 001) arguments: a customer's number, a date and its half-hour slots, a tool's name.
+  customerId: Number.isInteger,
+  id: Number.isInteger,
+  date: (v) => typeof v === 'string' && DATE.test(v),
+  time: (v) => typeof v === 'string' && CLOCK.test(v),
+  times: (v) => typeof v === 'string' && CLOCK.test(v),
+  tool: (v) => typeof v === 'string' && WORD.test(v),
 };
 // Looked up in a Map: a caller's key such as `valueOf` must not find Object.prototype's method.
 const PLAIN = new Map(Object.entries(SHAPES));
 
 /** Objects whose own fields go through the same allowlist. */
-const NESTED = new Set(['approval', 'humanApproval', 'price']);
+const NESTED = new Set(['approval', 'humanApproval', 'price', 'args']);
 
 /** Known customer fields: the preview says which were given, never their values. */
 const CUSTOMER_FIELDS = ['name', 'email', 'phone', 'notes', 'locale', 'extra'];
