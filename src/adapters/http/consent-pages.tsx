@@ -154,6 +154,13 @@ export function mountConsentPages(app: PageApp, options: ConsentPagesOptions): v
             </td>
           </tr>
           <tr>
+            <th>For</th>
+            <td>
+              <code id="resource">{pending.resource}</code>{' '}
+              <span class="muted">(this server’s MCP address)</span>
+            </td>
+          </tr>
+          <tr>
             <th>Acts for</th>
             <td>
               {signed.person.email} in {tenant}

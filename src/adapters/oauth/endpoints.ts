@@ -10,6 +10,8 @@ export interface PendingAuthorization {
   /** Set when the client id is a metadata document URL: the origin that served it. */
   readonly verifiedOrigin: string | null;
   readonly redirectUri: string;
+  /** The resource the access is for (RFC 8707): this server's /mcp, the only one accepted. */
+  readonly resource: string;
   readonly scopes: readonly string[];
   /** The person the authorization server's session already names, if any. */
   readonly accountId: string | null;
@@ -77,6 +79,7 @@ export function authorizationEndpoints(
         clientName: String(client.clientName ?? clientId).slice(0, 120),
         verifiedOrigin: fromDocument ? new URL(clientId).origin : null,
         redirectUri: String(params.redirect_uri ?? ''),
+        resource: String(params.resource ?? resource),
         scopes: String(params.scope ?? '')
           .split(' ')
           .filter(Boolean),

@@ -56,6 +56,9 @@ export async function bookingState(
   return { bookingId, state: stateOf(deps, booking), status, version };
 }
 
+/** The idempotency records of agent-access drafts, confirm and cancel alike (the action is an argument). */
+const DRAFTS = 'agent_access_draft';
+
 export interface OperationInput {
   readonly action: GatedAction;
   readonly bookingId: string;
@@ -66,7 +69,8 @@ export interface OperationInput {
 /**
  * Drafts the write: checks the state the agent saw is the booking's now and opens an approval
  * whose yes runs it, lasting 10 minutes (never past the hold). The key is the person's: the
- * same key with other arguments, or from another of their connections, is refused.
+ * same key with other arguments (another action included), or from another of their
+ * connections, is refused.
  */
 export async function draftOperation(
   deps: AppDeps,
@@ -77,7 +81,8 @@ export async function draftOperation(
   requireWriter(principal, 'draft');
   const record = {
     principal,
-    tool: input.action,
+    // One key space for both drafting writes: a key used to confirm is refused to cancel.
+    tool: DRAFTS,
     key: input.idempotencyKey,
     args: { ...input, connection: principal.connectionId },
     audit: call.audit,

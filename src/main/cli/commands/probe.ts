@@ -22,7 +22,8 @@ export async function probe(
   print: Print,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  const base = serverBase(config.rest[0]);
+  // The address as the argument, or else MCP_SERVER_URL (the server's origin or its /mcp).
+  const base = serverBase(config.rest[0] ?? (env.MCP_SERVER_URL || undefined));
   // From the environment, a token stays out of the process list other local users can read.
   const token = config.options.token ?? (env.MCP_ACCESS_TOKEN || undefined);
   const steps: Step[] = [
@@ -115,7 +116,7 @@ async function step(name: string, run: () => Promise<string[]>): Promise<Step> {
 function serverBase(given: string | undefined): URL {
   if (!given)
     throw new UsageError(
-      'holdfast probe needs the server URL, e.g. holdfast probe http://127.0.0.1:3000 --token hf_pat_…',
+      'holdfast probe needs the server URL (or MCP_SERVER_URL), e.g. holdfast probe http://127.0.0.1:3000 --token hf_pat_…',
     );
   let url: URL;
   try {
