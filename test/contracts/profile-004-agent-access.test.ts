@@ -3,17 +3,21 @@ import Database from 'better-sqlite3';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csrfFor } from '../support/console-attack.js';
+import { createOpenCalendar, futureHour } from '../support/fixtures.js';
 import { call, connectHttp, ok } from '../support/mcp-clients.js';
 import { startAgentAccess } from '../support/agent-access.js';
 import { signIn } from '../support/person.js';
 import type { RunningServer } from '../support/spawn-server.js';
-import { runCli } from '../support/spawn-server.js';
+import { runCli, spawnServer } from '../support/spawn-server.js';
 
-// agent-access (seed 004) on bookings, through the official client against `holdfast serve
-// --profile agent-access`: an agent with only `draft` reads a booking's state, drafts a write
-// with it, gets a pending operation and its confirmationUrl; the person's confirmation there
-// runs the write; operation_get says how it ended. The agent attacks the confirmation as it
-// would; none of it may move anything.
+// Seed 004 (agent access, docs/contracts/seeds/004_6ff0d81b7a9488c9.txt) served on bookings by
+// `holdfast serve --profile agent-access`, through the official client: an agent with only
+// `draft` reads a booking's state, drafts a write with it, gets a pending operation and its
+// confirmationUrl; the person's confirmation there runs the write; operation_get says how it
+// ended. The seed's own client code is replayed with the v1 SDK it names. Each `it` names the
+// inventory rows it proves (docs/contracts/004-agent-access.md); the difference of this file, a
+// draft ending with the hold it would confirm, is proven by its attack test, and the agent
+// attacks the confirmation as it would: none of it may move anything.
 
 let setup: Awaited<ReturnType<typeof startAgentAccess>>;
 let server: RunningServer;
@@ -43,16 +47,16 @@ const held = (calendar?: string) => setup.held(calendar);
 const draft = (tool: 'confirm_booking' | 'cancel_booking', bookingId: string) => setup.draft(tool, bookingId);
 
 /** The person, signed in, answers the operation's page as its form would. */
-async function personDecides(operationId: string, decision: string) {
-  const origin = new URL(server.url).origin;
-  const cookie = await signIn(origin, server.agent.email, server.agent.password);
+async function personDecides(operationId: string, decision: string, on: RunningServer = server) {
+  const origin = new URL(on.url).origin;
+  const cookie = await signIn(origin, on.agent.email, on.agent.password);
   const page = await fetch(new URL(`/console/approvals/${operationId}`, origin), { headers: { cookie } });
   const html = await page.text();
   const answer = await fetch(new URL(`/console/approvals/${operationId}`, origin), {
     method: 'POST',
     redirect: 'manual',
     headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf: csrfFor(server, cookie, `console-approval:${operationId}`), decision }),
+    body: new URLSearchParams({ csrf: csrfFor(on, cookie, `console-approval:${operationId}`), decision }),
   });
   return { html, status: answer.status, location: answer.headers.get('location') ?? '' };
 }
@@ -87,16 +91,17 @@ afterAll(async () => {
 });
 
 describe('agent-access: writes a person confirms, which their confirmation runs', () => {
-  it('serves the seed’s flow: state_get, the drafting writes and operation_get, no approval tools', async () => {
+  it('[004-start-17 004-files-2] serves the seed’s flow: state_get, the drafting writes and operation_get; no approval tools, and none that deletes, clears or imports', async () => {
     const names = (await agent.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(
       expect.arrayContaining(['state_get', 'confirm_booking', 'cancel_booking', 'operation_get']),
     );
     expect(names).not.toContain('request_approval');
     expect(names).not.toContain('get_approval');
+    expect(names.filter((n) => /delete|remove|clear|purge|wipe|import|upload|export/.test(n))).toEqual([]);
   });
 
-  it('a draft-scoped agent confirms a hold: pending with a confirmationUrl for 10 minutes; the person’s yes books it; operation_get says completed', async () => {
+  it('[004-start-14 004-start-17 004-start-20 004-start-21 004-start-22 004-env-3 004-writes-2 004-writes-9] a read,draft agent confirms a hold: pending with a confirmationUrl until the hold lapses; a retry is the same operation; the person’s yes books it; operation_get says completed', async () => {
     const booking = await held();
     const { state } = await ok(agent, 'state_get', { bookingId: booking.id });
     const key = randomUUID();
@@ -110,8 +115,11 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
     const hold = (await ok(agent, 'get_booking', { bookingId: booking.id })).booking;
     expect(Date.parse(pending.expiresAt) - Date.now()).toBeLessThanOrEqual(10 * 60_000);
     expect(Date.parse(pending.expiresAt)).toBe(Date.parse(hold.expiresAt));
-    // A network retry (same key, arguments and state) is the same operation.
-    expect((await ok(agent, 'confirm_booking', args)).operationId).toBe(pending.operationId);
+    // A network retry (same key, arguments and state) is the same operation, and no second one.
+    const retried = await call(agent, 'confirm_booking', args);
+    expect(retried.meta.idempotentReplay).toBe(true);
+    expect(retried.data?.operationId).toBe(pending.operationId);
+    expect(snapshot(booking.id).approvals).toHaveLength(1);
     expect(await ok(agent, 'operation_get', { operationId: pending.operationId })).toMatchObject({
       status: 'pending',
       lastFailure: null,
@@ -132,12 +140,16 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
     expect((await ok(agent, 'get_booking', { bookingId: booking.id })).booking.status).toBe('CONFIRMED');
   });
 
-  it('a cancellation likewise: pending until the person confirms it, then the booking is cancelled', async () => {
+  it('[004-start-21 004-start-22 004-writes-2 004-writes-4] a cancellation likewise: pending for 10 minutes until the person confirms it, then the booking is cancelled', async () => {
     const booking = await held();
     const confirmed = await draft('confirm_booking', booking.id);
     await personDecides(confirmed.operationId, 'approve');
     const pending = await draft('cancel_booking', booking.id);
     expect(pending.status).toBe('pending');
+    // No hold to end it sooner: the seed's 10 minutes.
+    const left = Date.parse(pending.expiresAt) - Date.now();
+    expect(left).toBeLessThanOrEqual(10 * 60_000);
+    expect(left).toBeGreaterThan(9 * 60_000);
     expect((await ok(agent, 'get_booking', { bookingId: booking.id })).booking.status).toBe('CONFIRMED');
     expect((await personDecides(pending.operationId, 'approve')).location).toContain('decided=done');
     expect(await ok(agent, 'operation_get', { operationId: pending.operationId })).toMatchObject({
@@ -146,7 +158,7 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
     });
   });
 
-  it('denied by the person: cancelled, and nothing was booked', async () => {
+  it('[004-start-21 004-start-22] denied by the person: cancelled, and nothing was booked', async () => {
     const booking = await held();
     const pending = await draft('confirm_booking', booking.id);
     expect((await personDecides(pending.operationId, 'deny')).location).toContain('decided=denied');
@@ -154,7 +166,7 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
     expect(snapshot(booking.id).booking).toMatchObject({ status: 'HELD' });
   });
 
-  it('a stale expectedState is VERSION_CONFLICT naming what to do; nothing is drafted', async () => {
+  it('[004-start-19 004-writes-11] a stale expectedState is VERSION_CONFLICT naming what to do; nothing is drafted; read again, the old key is refused and a new one drafts', async () => {
     const booking = await held();
     const { state } = await ok(agent, 'state_get', { bookingId: booking.id });
     const stale = await call(agent, 'confirm_booking', {
@@ -164,10 +176,33 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
     });
     expect(stale.error?.code).toBe('VERSION_CONFLICT');
     expect(JSON.stringify(stale.error)).toContain('state_get');
+    expect(JSON.stringify(stale.error)).toContain('new idempotencyKey');
     expect(snapshot(booking.id).approvals).toEqual([]);
+    // The state changes (the person confirms a draft): read it again, and use a new key with it.
+    const key = randomUUID();
+    const first = await ok(agent, 'confirm_booking', {
+      bookingId: booking.id,
+      expectedState: state,
+      idempotencyKey: key,
+    });
+    await personDecides(first.operationId, 'approve');
+    const now = (await ok(agent, 'state_get', { bookingId: booking.id })).state;
+    expect(now).not.toBe(state);
+    const oldKey = await call(agent, 'cancel_booking', {
+      bookingId: booking.id,
+      expectedState: now,
+      idempotencyKey: key,
+    });
+    expect(oldKey.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    const newKey = await ok(agent, 'cancel_booking', {
+      bookingId: booking.id,
+      expectedState: now,
+      idempotencyKey: randomUUID(),
+    });
+    expect(newKey.status).toBe('pending');
   });
 
-  it('the same key with other arguments, or from another connection of the same person, is refused', async () => {
+  it('[004-start-18 004-writes-10] the same key with other arguments, or from another connection of the same person, is refused', async () => {
     const booking = await held();
     const other = await held();
     const { state } = await ok(agent, 'state_get', { bookingId: booking.id });
@@ -189,7 +224,7 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
     expect(snapshot(other.id).approvals).toEqual([]);
   });
 
-  it('the run fails (payment not cleared): the operation stays pending with the reason; the person retries once paid, and it completes', async () => {
+  it('[004-start-23 004-writes-6] the run fails (payment not cleared): the operation stays pending with the reason; the person retries once paid, and it completes', async () => {
     const booking = await held(setup.paid);
     const pending = await draft('confirm_booking', booking.id);
     const first = await personDecides(pending.operationId, 'approve');
@@ -210,7 +245,7 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
     });
   });
 
-  it('a failed run the person cancels is cancelled; nothing is booked', async () => {
+  it('[004-start-23] a failed run the person cancels is cancelled; nothing is booked', async () => {
     const booking = await held(setup.paid);
     const pending = await draft('confirm_booking', booking.id);
     await personDecides(pending.operationId, 'approve');
@@ -220,8 +255,338 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
   });
 });
 
+describe('agent-access: the seed’s client, policies and records', () => {
+  it('[004-clients-1 004-clients-3 004-clients-4 004-clients-5 004-clients-6 004-service-2] the seed’s own SDK sample, replayed with the v1 SDK it names: it connects with the Bearer token, negotiates 2025-11-25, lists the profile’s tools and calls them', async () => {
+    const booking = await held();
+    process.env.MCP_ACCESS_TOKEN = agentToken;
+    try {
+      // The seed's code as written, with this server's /mcp for http://localhost:3100/mcp.
+      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+      const { StreamableHTTPClientTransport } =
+        await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+      const client = new Client({ name: 'WorthPath client', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { Authorization: 'Bearer ' + process.env.MCP_ACCESS_TOKEN } },
+      });
+      await client.connect(transport);
+      const listed = await client.listTools();
+      expect(transport.protocolVersion).toBe('2025-11-25');
+      const names = listed.tools.map((t) => t.name);
+      expect(names).toHaveLength(16);
+      expect(names).toEqual(
+        expect.arrayContaining(['state_get', 'confirm_booking', 'cancel_booking', 'operation_get']),
+      );
+      for (const tool of listed.tools) expect(tool.inputSchema.type, tool.name).toBe('object');
+      const read = (await client.callTool({ name: 'state_get', arguments: { bookingId: booking.id } })) as {
+        structuredContent?: { ok: boolean; data: { state: string } };
+      };
+      expect(read.structuredContent?.ok).toBe(true);
+      const drafted = (await client.callTool({
+        name: 'confirm_booking',
+        arguments: {
+          bookingId: booking.id,
+          expectedState: read.structuredContent!.data.state,
+          idempotencyKey: randomUUID(),
+        },
+      })) as { structuredContent?: { data: { status: string; confirmationUrl: string } } };
+      expect(drafted.structuredContent?.data.status).toBe('pending');
+      expect(drafted.structuredContent?.data.confirmationUrl).toMatch(/\/console\/approvals\//);
+      await client.close();
+    } finally {
+      delete process.env.MCP_ACCESS_TOKEN;
+    }
+  });
+
+  it('[004-writes-12] state_get answers the booking id, its status and version and the state as a digest, nothing of the customer or the payment', async () => {
+    const booking = (
+      await ok(setup.agent, 'hold_slot', {
+        calendarIds: [setup.paid],
+        start: futureHour(9, 1),
+        end: futureHour(9, 2),
+        customer: { name: 'Zhao Min', email: 'zhao.min@example.com', phone: '+86 21 5555 0199' },
+        idempotencyKey: randomUUID(),
+      })
+    ).booking as { id: string; version: number };
+    const answer = await ok(agent, 'state_get', { bookingId: booking.id });
+    expect(Object.keys(answer).sort()).toEqual(['bookingId', 'state', 'status', 'version']);
+    expect(answer).toMatchObject({ bookingId: booking.id, status: 'HELD', version: booking.version });
+    expect(answer.state).toMatch(/^st_[0-9a-f]{64}$/);
+    const text = JSON.stringify(answer);
+    for (const hidden of ['Zhao', 'zhao.min', '5555', '500.00', 'CNY', 'PENDING'])
+      expect(text).not.toContain(hidden);
+  });
+
+  it('[004-writes-1] a readonly connection is refused every write, with draft and with write', async () => {
+    const made = await runCli([
+      'tokens',
+      'create',
+      server.agent.email,
+      '--name',
+      'readonly',
+      '--scopes',
+      'read,draft,write',
+      '--write-policy',
+      'readonly',
+      '--json',
+      '--db',
+      server.dbPath,
+    ]);
+    expect(made.status, made.stderr).toBe(0);
+    const reader = await connectHttp(server.url, 'modern', {
+      token: (JSON.parse(made.stdout) as { token: string }).token,
+    });
+    try {
+      const booking = await held();
+      const { state } = await ok(reader, 'state_get', { bookingId: booking.id });
+      const writes: [string, Record<string, unknown>][] = [
+        [
+          'hold_slot',
+          {
+            calendarIds: [setup.room],
+            start: futureHour(10),
+            end: futureHour(10, 1),
+            idempotencyKey: randomUUID(),
+          },
+        ],
+        ['confirm_booking', { bookingId: booking.id, expectedState: state, idempotencyKey: randomUUID() }],
+        ['cancel_booking', { bookingId: booking.id, expectedState: state, idempotencyKey: randomUUID() }],
+      ];
+      for (const [tool, args] of writes)
+        expect((await call(reader, tool, args)).error, tool).toMatchObject({
+          code: 'FORBIDDEN',
+          details: { writePolicy: 'readonly' },
+        });
+      expect(snapshot(booking.id).approvals).toEqual([]);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('[004-writes-2 004-writes-3] draft with write, and direct with draft, save pending operations and change nothing', async () => {
+    for (const [scopes, policy] of [
+      ['read,draft,write', 'draft'],
+      ['read,draft', 'direct'],
+    ] as const) {
+      const made = await runCli([
+        'tokens',
+        'create',
+        server.agent.email,
+        '--name',
+        `${policy} ${scopes}`,
+        '--scopes',
+        scopes,
+        '--write-policy',
+        policy,
+        '--json',
+        '--db',
+        server.dbPath,
+      ]);
+      expect(made.status, made.stderr).toBe(0);
+      const writer = await connectHttp(server.url, 'modern', {
+        token: (JSON.parse(made.stdout) as { token: string }).token,
+      });
+      try {
+        const booking = await held();
+        const pending = await setup.draft('confirm_booking', booking.id, writer);
+        expect(pending.status, `${policy} ${scopes}`).toBe('pending');
+        expect(snapshot(booking.id).booking, `${policy} ${scopes}`).toMatchObject({ status: 'HELD' });
+      } finally {
+        await writer.close();
+      }
+    }
+  });
+
+  it('[004-writes-5] a draft is stored with the person, the connection, the exact intent, its digest and its status', async () => {
+    const made = await runCli([
+      'tokens',
+      'create',
+      server.agent.email,
+      '--name',
+      'recorded',
+      '--scopes',
+      'read,draft',
+      '--json',
+      '--db',
+      server.dbPath,
+    ]);
+    const { id: tokenId, token } = JSON.parse(made.stdout) as { id: string; token: string };
+    const writer = await connectHttp(server.url, 'modern', { token });
+    try {
+      const booking = await held();
+      const pending = await setup.draft('confirm_booking', booking.id, writer);
+      const db = new Database(server.dbPath, { readonly: true });
+      try {
+        const stored = db
+          .prepare(
+            'SELECT subject, client_id, action, booking_id, intent, intent_hash, status FROM approvals WHERE id = ?',
+          )
+          .get(pending.operationId) as Record<string, string>;
+        const person = db.prepare('SELECT id FROM people WHERE email = ?').get(server.agent.email) as {
+          id: string;
+        };
+        expect(stored).toMatchObject({
+          subject: person.id,
+          action: 'confirm_booking',
+          booking_id: booking.id,
+          status: 'PENDING',
+        });
+        expect(stored.client_id).toContain(tokenId);
+        expect(JSON.parse(stored.intent!)).toMatchObject({
+          bookingId: booking.id,
+          calendarIds: [setup.room],
+          version: booking.version,
+        });
+        expect(stored.intent_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it('[004-writes-8 004-writes-9] three simultaneous drafts with one key make one operation', async () => {
+    const booking = await held();
+    const { state } = await ok(agent, 'state_get', { bookingId: booking.id });
+    const args = { bookingId: booking.id, expectedState: state, idempotencyKey: randomUUID() };
+    const answers = await Promise.all([1, 2, 3].map(() => call(agent, 'confirm_booking', args)));
+    expect(answers.every((a) => a.ok)).toBe(true);
+    expect(new Set(answers.map((a) => a.data?.operationId)).size).toBe(1);
+    expect(snapshot(booking.id).approvals).toHaveLength(1);
+  });
+
+  it('[004-writes-11 004-writes-6] a change between the draft and the person’s confirmation fails the run: nothing is confirmed; release_hold names the version it read', async () => {
+    const booking = await held();
+    const pending = await draft('confirm_booking', booking.id);
+    const stale = await call(second, 'release_hold', {
+      bookingId: booking.id,
+      expectedVersion: booking.version + 1,
+      idempotencyKey: randomUUID(),
+    });
+    expect(stale.error?.code).toBe('VERSION_CONFLICT');
+    // Another connection of the person gives the hold back meanwhile.
+    expect(
+      (
+        await call(second, 'release_hold', {
+          bookingId: booking.id,
+          expectedVersion: booking.version,
+          idempotencyKey: randomUUID(),
+        })
+      ).ok,
+    ).toBe(true);
+    const decided = await personDecides(pending.operationId, 'approve');
+    expect(decided.location).not.toContain('decided=done');
+    const after = await ok(agent, 'operation_get', { operationId: pending.operationId });
+    expect(after.status).not.toBe('completed');
+    expect(snapshot(booking.id).booking).toMatchObject({ status: 'RELEASED' });
+  });
+
+  it('[004-start-3] a drafted operation is listed on the console’s Approvals page', async () => {
+    const pending = await draft('confirm_booking', (await held()).id);
+    const cookie = await signIn(new URL(server.url).origin, server.agent.email, server.agent.password);
+    const page = await fetch(new URL('/console/approvals', server.url), { headers: { cookie } });
+    expect(await page.text()).toContain(pending.operationId);
+  });
+
+  it('[004-service-6 004-writes-13] two tenants’ agents calling at once each act as themselves', async () => {
+    const [mine, theirs] = await Promise.all([
+      held(),
+      ok(stranger, 'list_calendars', { limit: 1 }).then(() => undefined),
+    ]);
+    const answers = await Promise.all([
+      call(agent, 'state_get', { bookingId: mine.id }),
+      call(stranger, 'state_get', { bookingId: mine.id }),
+      call(agent, 'get_booking', { bookingId: mine.id }),
+      call(stranger, 'get_booking', { bookingId: mine.id }),
+    ]);
+    expect(theirs).toBeUndefined();
+    expect(answers.map((a) => a.ok)).toEqual([true, false, true, false]);
+    expect(answers[1]!.error?.code).toBe('NOT_FOUND');
+    expect(answers[3]!.error?.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('agent-access: a draft ends with the hold it would confirm', () => {
+  it('[004-writes-4 004-start-22 004-writes-2 004-writes-6] attack: a draft used after its hold lapsed and the time went to another booker books nothing: 0 of the attacks succeed', async () => {
+    // Holds of 4 seconds: the draft of one ends with it.
+    const short = await spawnServer(['--no-seed', '--profile', 'agent-access', '--hold-ttl', '4']);
+    const owner = await connectHttp(short.url, 'modern');
+    try {
+      const calendar = { id: await createOpenCalendar(owner, 'Quick room') };
+      const time = { calendarIds: [calendar.id], start: futureHour(2), end: futureHour(2, 1) };
+      const first = (await ok(owner, 'hold_slot', { ...time, idempotencyKey: randomUUID() })).booking as {
+        id: string;
+        expiresAt: string;
+      };
+      const { state } = await ok(owner, 'state_get', { bookingId: first.id });
+      const pending = await ok(owner, 'confirm_booking', {
+        bookingId: first.id,
+        expectedState: state,
+        idempotencyKey: randomUUID(),
+      });
+      expect(Date.parse(pending.expiresAt)).toBe(Date.parse(first.expiresAt));
+      await new Promise((resolve) => setTimeout(resolve, Date.parse(first.expiresAt) - Date.now() + 500));
+      expect((await ok(owner, 'operation_get', { operationId: pending.operationId })).status).toBe('expired');
+      // The time is free again: another booker holds it.
+      const other = (await ok(owner, 'hold_slot', { ...time, idempotencyKey: randomUUID() })).booking as {
+        id: string;
+      };
+      const attacks: [string, () => Promise<boolean>][] = [
+        [
+          'the person approves the lapsed draft',
+          async () =>
+            (await personDecides(pending.operationId, 'approve', short)).location.includes('decided=done'),
+        ],
+        [
+          'retry it as if its run had failed',
+          async () =>
+            (await personDecides(pending.operationId, 'retry', short)).location.includes('decided=done'),
+        ],
+        [
+          'draft again with the state read before the lapse',
+          async () =>
+            (
+              await call(owner, 'confirm_booking', {
+                bookingId: first.id,
+                expectedState: state,
+                idempotencyKey: randomUUID(),
+              })
+            ).ok,
+        ],
+        [
+          'the operation reads completed',
+          async () =>
+            (await ok(owner, 'operation_get', { operationId: pending.operationId })).status === 'completed',
+        ],
+      ];
+      let succeeded = 0;
+      for (const [name, attack] of attacks)
+        if (await attack()) {
+          succeeded++;
+          console.log(`attack succeeded: ${name}`);
+        }
+      expect(succeeded).toBe(0);
+      const db = new Database(short.dbPath, { readonly: true });
+      try {
+        const active = db
+          .prepare('SELECT booking_id FROM allocations WHERE calendar_id = ? AND active = 1')
+          .all(calendar.id) as { booking_id: string }[];
+        expect(active.map((a) => a.booking_id)).toEqual([other.id]);
+        expect(
+          (db.prepare('SELECT status FROM bookings WHERE id = ?').get(first.id) as { status: string }).status,
+        ).not.toBe('CONFIRMED');
+      } finally {
+        db.close();
+      }
+    } finally {
+      await owner.close();
+      await short.stop();
+    }
+  }, 60_000);
+});
+
 describe('agent-access, attacked by the agent', () => {
-  it('the agent cannot confirm its own operation, vouch for the person, or read another’s: 0 of the attacks succeed', async () => {
+  it('[004-start-16 004-writes-7 004-service-6] attack: the agent cannot confirm its own operation, vouch for the person, or read another’s: 0 of the attacks succeed', async () => {
     const booking = await held();
     const pending = await draft('confirm_booking', booking.id);
     const id = pending.operationId as string;

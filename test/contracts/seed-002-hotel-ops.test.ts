@@ -229,25 +229,25 @@ afterAll(async () => {
 });
 
 describe('§1 文档信息 (document information)', () => {
-  it('1-1 Holdfast names the contract and the version it serves: "SuperAgent MCP Tools", draft 0.1', () => {
+  it('[002-1-1] Holdfast names the contract and the version it serves: "SuperAgent MCP Tools", draft 0.1', () => {
     expect(readFileSync('docs/hotel-ops.md', 'utf8')).toContain('("SuperAgent MCP Tools", draft 0.1)');
   });
 
-  it('1-2 scope: the MCP tools SuperAgent calls are offered under their exact names', async () => {
+  it('[002-1-2] scope: the MCP tools SuperAgent calls are offered under their exact names', async () => {
     const names = [...(await toolsByName()).keys()];
     expect(names.filter((n) => n.startsWith('th_hotel_')).sort()).toEqual([...TOOLS].sort());
   });
 });
 
 describe('§2 通用约定 (common conventions)', () => {
-  it('2-1 one embedded MCP endpoint exposes the tools beside the business’s own, in the same process', async () => {
+  it('[002-2-1] one embedded MCP endpoint exposes the tools beside the business’s own, in the same process', async () => {
     const names = [...(await toolsByName()).keys()];
     expect(names).toEqual(expect.arrayContaining([...TOOLS, 'hold_slot', 'get_booking']));
     const found = await contract(agent, 'th_hotel_query_case_context', { confirmation_number: 'CN-1001' });
     expect(found.data!.matched_order_records[0].order_id).toBe(keyed.id);
   });
 
-  it('2-2 hotel_id is resolved by the server: left out it works; given, it must be this hotel', async () => {
+  it('[002-2-2] hotel_id is resolved by the server: left out it works; given, it must be this hotel', async () => {
     expect((await contract(agent, 'th_hotel_query_case_context', { group_code: 'GRP-A' })).success).toBe(
       true,
     );
@@ -263,7 +263,7 @@ describe('§2 通用约定 (common conventions)', () => {
     expect(other.error).toMatchObject({ code: 'MCP_REQUEST_INVALID', details: { field: 'hotel_id' } });
   });
 
-  it('2-3 source_provider is usually left out; a query tool may isolate by it; the write tool does not need it', async () => {
+  it('[002-2-3] source_provider is usually left out; a query tool may isolate by it; the write tool does not need it', async () => {
     const byProvider = (provider: string) =>
       contract(agent, 'th_hotel_list_message_conversation_tasks', {
         source_message_id: 'm-1',
@@ -275,7 +275,7 @@ describe('§2 通用约定 (common conventions)', () => {
     expect(submitted.success, JSON.stringify(submitted.error)).toBe(true);
   });
 
-  it('2-4 source_channel likewise: a query may isolate by it; mail whose real channel is OUTLOOK is still found without it', async () => {
+  it('[002-2-4] source_channel likewise: a query may isolate by it; mail whose real channel is OUTLOOK is still found without it', async () => {
     const byChannel = (channel: string) =>
       contract(agent, 'th_hotel_list_message_conversation_tasks', {
         source_message_id: 'o-1',
@@ -289,7 +289,7 @@ describe('§2 通用约定 (common conventions)', () => {
     expect(plain.data!.source_channel).toBe('OUTLOOK');
   });
 
-  it('2-5 every answer is the envelope { success, request_id, trace_id, data, warnings, error }', async () => {
+  it('[002-2-5] every answer is the envelope { success, request_id, trace_id, data, warnings, error }', async () => {
     const good = await contract(agent, 'th_hotel_query_case_context', { group_code: 'GRP-A' });
     expect(good).toMatchObject({ success: true, error: null, warnings: expect.any(Array) });
     expect(good.request_id).toMatch(/^[0-9a-f-]{36}$/);
@@ -298,7 +298,7 @@ describe('§2 通用约定 (common conventions)', () => {
     expect(bad.request_id).not.toBe(good.request_id);
   });
 
-  it('2-6 without a trace_id of the caller’s own, trace_id is the W3C trace id of the request’s traceparent (a free string there is not a trace id)', async () => {
+  it('[002-2-6] without a trace_id of the caller’s own, trace_id is the W3C trace id of the request’s traceparent (a free string there is not a trace id)', async () => {
     let traceparent = '';
     const traced = await connectHttp(server.url, 'modern', {
       fetch: (input, init) => {
@@ -332,7 +332,7 @@ describe('§2 通用约定 (common conventions)', () => {
     expect(viaMeta.trace_id).toBe(metaTrace);
   });
 
-  it('2-6b the caller’s own trace_id (the call’s _meta.trace_id) is echoed as sent; one that is not printable ASCII of at most 128 characters is not', async () => {
+  it('[002-2-6] the caller’s own trace_id (the call’s _meta.trace_id) is echoed as sent; one that is not printable ASCII of at most 128 characters is not', async () => {
     const own = await contract(
       agent,
       'th_hotel_query_case_context',
@@ -353,13 +353,13 @@ describe('§2 通用约定 (common conventions)', () => {
     }
   });
 
-  it('2-7 read tools keep the query answer inside the envelope', async () => {
+  it('[002-2-7] read tools keep the query answer inside the envelope', async () => {
     const answer = await contract(agent, 'th_hotel_query_object_detail', { object_id: `ORDER:${keyed.id}` });
     expect(answer.success).toBe(true);
     expect(answer.data).toMatchObject({ object_id: `ORDER:${keyed.id}`, order_id: keyed.id });
   });
 
-  it('2-8 the write tool keeps the task result’s business fields', async () => {
+  it('[002-2-8] the write tool keeps the task result’s business fields', async () => {
     const answer = await contract(agent, 'th_hotel_submit_task_results', v3('s-2', [information()]));
     expect(Object.keys(answer.data!)).toEqual(
       expect.arrayContaining([
@@ -372,7 +372,7 @@ describe('§2 通用约定 (common conventions)', () => {
     );
   });
 
-  it('2-9 the result carries the machine-readable data and a short Chinese summary', async () => {
+  it('[002-2-9] the result carries the machine-readable data and a short Chinese summary', async () => {
     const answer = await contract(agent, 'th_hotel_query_case_context', { group_code: 'GRP-A' });
     const [json, summary] = answer.content.map((c) => c.text);
     const { content: _content, ...structured } = answer;
@@ -381,7 +381,7 @@ describe('§2 通用约定 (common conventions)', () => {
     expect(summary!.length).toBeLessThan(120);
   });
 
-  it('2-10 a controlled business error keeps its code and a Chinese message in the structured result', async () => {
+  it('[002-2-10] a controlled business error keeps its code and a Chinese message in the structured result', async () => {
     const refused = await contract(agent, 'th_hotel_query_object_detail', { object_id: 'ORDER:bk_nobody' });
     expect(refused.error).toMatchObject({ code: 'OBJECT_NOT_FOUND', message: '找不到该对象。' });
     expect(refused.content[1]!.text).toMatch(/^失败：OBJECT_NOT_FOUND，找不到该对象/);
@@ -389,7 +389,7 @@ describe('§2 通用约定 (common conventions)', () => {
 });
 
 describe('§3 Tool: th_hotel_query_case_context', () => {
-  it('3.1-1 tells whether a group, confirmation or reservation key exists, its open tasks, and whether a new task may be created', async () => {
+  it('[002-3.1-1] tells whether a group, confirmation or reservation key exists, its open tasks, and whether a new task may be created', async () => {
     const taken = await contract(agent, 'th_hotel_query_case_context', { confirmation_number: 'CN-1001' });
     expect(taken.data!.matched_order_records.map((o: { order_id: string }) => o.order_id)).toEqual([
       keyed.id,
@@ -401,13 +401,13 @@ describe('§3 Tool: th_hotel_query_case_context', () => {
     expect(free.data!.target_object_validation.can_create).toBe(true);
   });
 
-  it('3.2-1 when to use: the description tells the agent to use it with group_code, confirmation_number or reservation_no, to decide create, update or cancel', async () => {
+  it('[002-3.2-1 002-3.2-2] when to use: the description tells the agent to use it with group_code, confirmation_number or reservation_no, to decide create, update or cancel', async () => {
     const description = (await toolsByName()).get('th_hotel_query_case_context')!.description!;
     for (const word of ['group_code', 'confirmation_number', 'reservation_no', 'create, update, cancel'])
       expect(description, word).toContain(word);
   });
 
-  it('3.3-1 it is not a full-text search: only exact keys match', async () => {
+  it('[002-3.3-1] it is not a full-text search: only exact keys match', async () => {
     for (const partial of ['CN-100', 'cn-1001', 'GRP']) {
       const answer = await contract(agent, 'th_hotel_query_case_context', {
         confirmation_number: partial.startsWith('GRP') ? null : partial,
@@ -420,7 +420,7 @@ describe('§3 Tool: th_hotel_query_case_context', () => {
     );
   });
 
-  it('3.3-2 keys from earlier mail in the thread are evidence only: nothing may be created, updated or cancelled on them', async () => {
+  it('[002-3.3-2] keys from earlier mail in the thread are evidence only: nothing may be created, updated or cancelled on them', async () => {
     for (const marker of [
       { body_thread_used_only_as_evidence: true },
       { target_key_source: 'body_thread_evidence' },
@@ -438,7 +438,7 @@ describe('§3 Tool: th_hotel_query_case_context', () => {
     }
   });
 
-  it('3.4-1 the input schema is the contract’s: seven nullable fields and a boolean, no others, none required', async () => {
+  it('[002-3.4-1] the input schema is the contract’s: seven nullable fields and a boolean, no others, none required', async () => {
     const schema = (await toolsByName()).get('th_hotel_query_case_context')!.inputSchema as Record<
       string,
       any
@@ -468,7 +468,7 @@ describe('§3 Tool: th_hotel_query_case_context', () => {
     expect(extra.error).toMatchObject({ code: 'MCP_REQUEST_INVALID', details: { field: 'guess' } });
   });
 
-  it('3.4-2 at least one of group_code, confirmation_number, reservation_no must be non-empty', async () => {
+  it('[002-3.4-2] at least one of group_code, confirmation_number, reservation_no must be non-empty', async () => {
     for (const args of [
       {},
       { group_code: null, confirmation_number: null, reservation_no: null },
@@ -482,14 +482,14 @@ describe('§3 Tool: th_hotel_query_case_context', () => {
     ).toBe(true);
   });
 
-  it('3.5-1 POST /api/ai-query/v1/case-context answers what the tool answers, field by field', async () => {
+  it('[002-3.5-1] POST /api/ai-query/v1/case-context answers what the tool answers, field by field', async () => {
     const answer = await sameAsTool('/api/ai-query/v1/case-context', 'th_hotel_query_case_context', {
       group_code: 'GRP-A',
     });
     expect(answer.data!.matched_order_records).toHaveLength(1);
   });
 
-  it('3.5-2 answers matched_order_records[], pending_or_open_tasks[], target_object_validation (create, update, cancel, attach evidence) and warnings[]', async () => {
+  it('[002-3.5-2 002-3.5-3 002-3.5-4 002-3.5-5] answers matched_order_records[], pending_or_open_tasks[], target_object_validation (create, update, cancel, attach evidence) and warnings[]', async () => {
     const created = await contract(
       agent,
       'th_hotel_submit_task_results',
@@ -525,19 +525,19 @@ describe('§3 Tool: th_hotel_query_case_context', () => {
 });
 
 describe('§4 Tool: th_hotel_query_object_detail', () => {
-  it('4.1-1 reads an ORDER:{order_id} object', async () => {
+  it('[002-4.1-1] reads an ORDER:{order_id} object', async () => {
     const answer = await contract(agent, 'th_hotel_query_object_detail', { object_id: `ORDER:${keyed.id}` });
     expect(answer.data).toMatchObject({ object_type: 'ORDER', order_id: keyed.id });
   });
 
-  it('4.2-1 the object_id the case context gave reads the order’s status, keys and what may be done', async () => {
+  it('[002-4.2-1 002-4.2-2] the object_id the case context gave reads the order’s status, keys and what may be done', async () => {
     const context = await contract(agent, 'th_hotel_query_case_context', { confirmation_number: 'CN-1001' });
     const objectId = context.data!.target_object_validation.target_object_id as string;
     const detail = await contract(agent, 'th_hotel_query_object_detail', { object_id: objectId });
     expect(detail.data).toMatchObject({ status: 'HELD', confirmation_number: 'CN-1001', can_update: true });
   });
 
-  it('4.3-1 the input schema is the contract’s: object_id required, hotel_id and object_type nullable, no others', async () => {
+  it('[002-4.3-1] the input schema is the contract’s: object_id required, hotel_id and object_type nullable, no others', async () => {
     const schema = (await toolsByName()).get('th_hotel_query_object_detail')!.inputSchema as Record<
       string,
       any
@@ -555,14 +555,14 @@ describe('§4 Tool: th_hotel_query_object_detail', () => {
     );
   });
 
-  it('4.4-1 POST /api/ai-query/v1/object-detail answers what the tool answers, field by field', async () => {
+  it('[002-4.4-1] POST /api/ai-query/v1/object-detail answers what the tool answers, field by field', async () => {
     const answer = await sameAsTool('/api/ai-query/v1/object-detail', 'th_hotel_query_object_detail', {
       object_id: `ORDER:${keyed.id}`,
     });
     expect(answer.data!.order_id).toBe(keyed.id);
   });
 
-  it('4.4-2 answers object_id, order_id, group_code, confirmation_number, reservation_no, status, can_update, can_cancel, hard_validation_warnings[]', async () => {
+  it('[002-4.4-2 002-4.4-3 002-4.4-4 002-4.4-5 002-4.4-6 002-4.4-7] answers object_id, order_id, group_code, confirmation_number, reservation_no, status, can_update, can_cancel, hard_validation_warnings[]', async () => {
     const answer = await contract(agent, 'th_hotel_query_object_detail', { object_id: `ORDER:${keyed.id}` });
     expect(answer.data).toMatchObject({
       object_id: `ORDER:${keyed.id}`,
@@ -577,7 +577,7 @@ describe('§4 Tool: th_hotel_query_object_detail', () => {
     });
   });
 
-  it('4.4-3 different: no internal inbox id is ever returned; external_source_message_ids names the provider ids of the mail its tasks came from', async () => {
+  it('[002-4.4-8] no internal inbox id is ever returned; external_source_message_ids names the provider ids of the mail its tasks came from', async () => {
     const update = await contract(
       agent,
       'th_hotel_submit_task_results',
@@ -601,7 +601,7 @@ describe('§4 Tool: th_hotel_query_object_detail', () => {
 });
 
 describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
-  it('5.1-1 lists every task already made from a mail conversation', async () => {
+  it('[002-5.1-1 002-5.2-1] lists every task already made from a mail conversation', async () => {
     const first = await contract(
       agent,
       'th_hotel_submit_task_results',
@@ -616,13 +616,13 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
     expect(ids).toEqual(expect.arrayContaining(made));
   });
 
-  it('5.2-1 when to use: the description says to check it before splitting the same mail into tasks again', async () => {
+  it('[002-5.2-1 002-5.2-2 002-5.2-3] when to use: the description says to check it before splitting the same mail into tasks again', async () => {
     expect((await toolsByName()).get('th_hotel_list_message_conversation_tasks')!.description).toContain(
       'before splitting the same mail into tasks again',
     );
   });
 
-  it('5.3-1 the input schema is the contract’s: five nullable fields, no others, none required', async () => {
+  it('[002-5.3-1] the input schema is the contract’s: five nullable fields, no others, none required', async () => {
     const schema = (await toolsByName()).get('th_hotel_list_message_conversation_tasks')!
       .inputSchema as Record<string, any>;
     expect(schema).toMatchObject({ additionalProperties: false, required: [] });
@@ -639,14 +639,14 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
       expect(property.anyOf).toEqual([{ type: 'string' }, { type: 'null' }]);
   });
 
-  it('5.3-2 external_conversation_id or source_message_id must be given', async () => {
+  it('[002-5.3-2] external_conversation_id or source_message_id must be given', async () => {
     for (const args of [{}, { external_conversation_id: null, source_message_id: '' }]) {
       const answer = await contract(agent, 'th_hotel_list_message_conversation_tasks', args);
       expect(answer.error?.code, JSON.stringify(args)).toBe('CONVERSATION_KEY_REQUIRED');
     }
   });
 
-  it('5.3-3 with both, the conversation id wins', async () => {
+  it('[002-5.3-3] with both, the conversation id wins', async () => {
     const answer = await contract(agent, 'th_hotel_list_message_conversation_tasks', {
       external_conversation_id: 'conv-B',
       source_message_id: 'm-1',
@@ -654,7 +654,7 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
     expect(answer.data!.external_conversation_id).toBe('conv-B');
   });
 
-  it('5.3-4 isolated by the hotel, provider, channel and conversation: another hotel and another provider find nothing', async () => {
+  it('[002-5.3-4] isolated by the hotel, provider, channel and conversation: another hotel and another provider find nothing', async () => {
     const foreign = await contract(otherHotel, 'th_hotel_list_message_conversation_tasks', {
       external_conversation_id: 'conv-B',
     });
@@ -670,7 +670,7 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
     expect(otherProvider.error?.code).toBe('CONVERSATION_NOT_FOUND');
   });
 
-  it('5.3-5 different: source_provider and source_channel do not default to AGENTBUS and EMAIL — left out, any of the hotel’s; mail posted without them is AGENTBUS/EMAIL', async () => {
+  it('[002-5.3-5 002-5.3-6] source_provider and source_channel left out are any of the hotel’s (mail posted without them is AGENTBUS/EMAIL); attack: an OUTLOOK mail already split is seen before it is split again, and its resubmission adds 0 tasks', async () => {
     const outlook = await contract(agent, 'th_hotel_list_message_conversation_tasks', {
       source_message_id: 'o-1',
     });
@@ -683,9 +683,30 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
       source_message_id: 'dup',
     });
     expect(twice.error?.code).toBe('SOURCE_MESSAGE_AMBIGUOUS');
+    // The harm the seed's defaults would do: an OUTLOOK mail already split into tasks, checked
+    // before splitting it again without naming provider or channel. Here its task is seen; the
+    // agent's second submission of the same mail is a replay and adds no task.
+    await ingest(mail('o-2', 4, { provider: 'OUTLOOK', channel: 'OUTLOOK' }));
+    const split = v3('o-2', [
+      {
+        event_id: 'E1',
+        event_type: 'reservation.create',
+        case_keys: { group_code: 'GRP-O2' },
+        summary: '12 rooms',
+      },
+    ]);
+    expect((await contract(agent, 'th_hotel_submit_task_results', split)).success).toBe(true);
+    const seen = await contract(agent, 'th_hotel_list_message_conversation_tasks', {
+      source_message_id: 'o-2',
+    });
+    expect(seen.data!.task_count).toBe(1);
+    const tasks = count('inbox_tasks');
+    const again = await contract(agent, 'th_hotel_submit_task_results', split);
+    expect(again.data).toMatchObject({ idempotent_replay: true });
+    expect(count('inbox_tasks') - tasks).toBe(0);
   });
 
-  it('5.4-1 POST /api/ai-query/v1/message-conversation/tasks answers what the tool answers, field by field', async () => {
+  it('[002-5.4-1] POST /api/ai-query/v1/message-conversation/tasks answers what the tool answers, field by field', async () => {
     const answer = await sameAsTool(
       '/api/ai-query/v1/message-conversation/tasks',
       'th_hotel_list_message_conversation_tasks',
@@ -694,7 +715,7 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
     expect(answer.success).toBe(true);
   });
 
-  it('5.4-2 ordered by mail received time, then task created time, then task id', async () => {
+  it('[002-5.2-3 002-5.4-2 002-5.4-3 002-5.4-4] ordered by mail received time, then task created time, then task id', async () => {
     await contract(agent, 'th_hotel_submit_task_results', {
       source_message_id: 'm-3',
       ai_task_results: [
@@ -731,7 +752,7 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
     ).toEqual([2, 1]);
   });
 
-  it('5.4-3 answers task_count and, per task, external_source_message_id, task_id, task_status, system_task_type, task_created_at', async () => {
+  it('[002-5.4-5 002-5.4-6 002-5.4-7 002-5.4-8 002-5.4-9 002-5.4-10] answers task_count and, per task, external_source_message_id, task_id, task_status, system_task_type, task_created_at', async () => {
     const listed = await contract(agent, 'th_hotel_list_message_conversation_tasks', {
       source_message_id: 'm-3',
     });
@@ -752,7 +773,7 @@ describe('§6 Tool: th_hotel_list_message_conversation_messages', () => {
   const read = () =>
     contract(agent, 'th_hotel_list_message_conversation_messages', { source_message_id: 'm-2' });
 
-  it('6.1-1 reads every controlled body of the conversation', async () => {
+  it('[002-6.1-1 002-6.2-2 002-6.2-3] reads every controlled body of the conversation', async () => {
     const answer = await read();
     expect(answer.data!.message_count).toBe(3);
     expect(answer.data!.messages.map((m: { text_body: string }) => m.text_body)).toEqual(
@@ -760,7 +781,7 @@ describe('§6 Tool: th_hotel_list_message_conversation_messages', () => {
     );
   });
 
-  it('6.2-1 when to use: the description offers the history in received order', async () => {
+  it('[002-6.2-1 002-6.2-3] when to use: the description offers the history in received order', async () => {
     expect((await toolsByName()).get('th_hotel_list_message_conversation_messages')!.description).toContain(
       'in received order',
     );
@@ -769,47 +790,47 @@ describe('§6 Tool: th_hotel_list_message_conversation_messages', () => {
     expect(received).toEqual([...received].sort());
   });
 
-  it('6.3-1 no raw, unsanitized HTML', async () => {
+  it('[002-6.3-1] no raw, unsanitized HTML', async () => {
     const text = JSON.stringify((await read()).data);
     for (const raw of ['<script', 'onclick', 'alert(1)']) expect(text, raw).not.toContain(raw);
   });
 
-  it('6.3-2 no attachment URL', async () => {
+  it('[002-6.3-2] no attachment URL', async () => {
     expect(JSON.stringify((await read()).data)).not.toContain('files.example');
   });
 
-  it('6.3-3 no inline image URL', async () => {
+  it('[002-6.3-3] no inline image URL', async () => {
     const text = JSON.stringify((await read()).data);
     for (const image of ['tracker.example', 'cid:logo', '<img']) expect(text, image).not.toContain(image);
   });
 
-  it('6.3-4 no attachments, inline_images or external_url fields', async () => {
+  it('[002-6.3-4] no attachments, inline_images or external_url fields', async () => {
     for (const message of (await read()).data!.messages as Record<string, unknown>[])
       for (const field of ['attachments', 'inline_images', 'external_url'])
         expect(message).not.toHaveProperty(field);
   });
 
-  it('6.3-5 no href or src attributes in the HTML', async () => {
+  it('[002-6.3-5] no href or src attributes in the HTML', async () => {
     for (const message of (await read()).data!.messages as { html_body_sanitized: string }[]) {
       expect(message.html_body_sanitized).toContain('attachment');
       expect(message.html_body_sanitized).not.toMatch(/\s(href|src)\s*=/i);
     }
   });
 
-  it('6.3-6 every read of a body is recorded (source message access audit)', async () => {
+  it('[002-6.3-6] every read of a body is recorded (source message access audit)', async () => {
     const before = count('inbox_body_reads');
     const answer = await read();
     expect(count('inbox_body_reads')).toBe(before + (answer.data!.message_count as number));
   });
 
-  it('6.4-1 the input is the same as th_hotel_list_message_conversation_tasks’s', async () => {
+  it('[002-6.4-1] the input is the same as th_hotel_list_message_conversation_tasks’s', async () => {
     const tools = await toolsByName();
     expect(tools.get('th_hotel_list_message_conversation_messages')!.inputSchema).toEqual(
       tools.get('th_hotel_list_message_conversation_tasks')!.inputSchema,
     );
   });
 
-  it('6.5-1 POST /api/ai-query/v1/message-conversation/messages answers what the tool answers, field by field', async () => {
+  it('[002-6.5-1] POST /api/ai-query/v1/message-conversation/messages answers what the tool answers, field by field', async () => {
     const answer = await sameAsTool(
       '/api/ai-query/v1/message-conversation/messages',
       'th_hotel_list_message_conversation_messages',
@@ -818,7 +839,7 @@ describe('§6 Tool: th_hotel_list_message_conversation_messages', () => {
     expect(answer.data!.message_count).toBe(3);
   });
 
-  it('6.5-2 answers message_count and, per mail, external_source_message_id, received_at, text_body, html_body_sanitized, html_render_mode', async () => {
+  it('[002-6.5-2 002-6.5-3 002-6.5-4 002-6.5-5 002-6.5-6 002-6.5-7] answers message_count and, per mail, external_source_message_id, received_at, text_body, html_body_sanitized, html_render_mode', async () => {
     const answer = await read();
     expect(answer.data!.message_count).toBe(answer.data!.messages.length);
     expect(answer.data!.messages[0]).toMatchObject({
@@ -832,7 +853,7 @@ describe('§6 Tool: th_hotel_list_message_conversation_messages', () => {
 });
 
 describe('§7 Tool: th_hotel_submit_task_results', () => {
-  it('7.1-1 submits the results of one external source message: transitions and tasks are written', async () => {
+  it('[002-7.1-1 002-7.1-2] submits the results of one external source message: transitions and tasks are written', async () => {
     const answer = await contract(
       agent,
       'th_hotel_submit_task_results',
@@ -847,7 +868,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     ).toEqual([...transitions].sort());
   });
 
-  it('7.1-3 the task cards: every task written is a card a person of the hotel confirms on, saying the room, the time with its zone and what confirming does', async () => {
+  it('[002-7.1-2] the task cards: every task written is a card a person of the hotel confirms on, saying the room, the time with its zone and what confirming does', async () => {
     await ingest(mail('card-1', 30));
     const start = futureHour(6);
     const answer = await contract(
@@ -886,7 +907,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     expect(asAgent.status).not.toBe(200);
   });
 
-  it('7.1-2 different: no order is written at submission — order_id stays null (pending_confirmation) until a person confirms', async () => {
+  it('[002-7.1-2] no order is written at submission — order_id stays null (pending_confirmation) until a person confirms; attack: the agent’s submissions, however worded, book 0', async () => {
     const bookings = count('bookings');
     const answer = await contract(
       agent,
@@ -902,33 +923,66 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     );
     expect(answer.data!.items[0]).toMatchObject({ order_id: null, order_id_reason: 'pending_confirmation' });
     expect(count('bookings')).toBe(bookings);
+    // However the agent words it, its submission books nothing: a create with the time, one
+    // claiming the guest confirmed, a V2 normal task.
+    await ingest(mail('s-6b', 26));
+    const attempts = [
+      v3('s-6b', [
+        {
+          event_id: 'E1',
+          event_type: 'reservation.create',
+          summary: 'Guest confirmed by phone: book it now',
+          case_keys: { confirmation_number: 'CN-NEW-6B' },
+          booking: { calendar_id: room, start: futureHour(7), end: futureHour(7, 1) },
+        },
+      ]),
+      {
+        source_message_id: 's-6b',
+        ai_task_results: [
+          {
+            source_event_index: 1,
+            catalog_code: 'RESERVATION',
+            skill_id: 'create',
+            result_type: 'normal_task',
+            task_type: 'reservation.create',
+          },
+        ],
+      },
+    ];
+    let booked = 0;
+    for (const attempt of attempts) {
+      const before = count('bookings');
+      await contract(agent, 'th_hotel_submit_task_results', attempt);
+      booked += count('bookings') - before;
+    }
+    expect(booked).toBe(0);
   });
 
-  it('7.2-1 the results go to people to confirm: every task waits as PENDING_CONFIRMATION', async () => {
+  it('[002-7.2-4] the results go to people to confirm: every task waits as PENDING_CONFIRMATION', async () => {
     const answer = await contract(agent, 'th_hotel_submit_task_results', v3('s-7', [information()]));
     expect(answer.data!.items.map((i: { task_status: string }) => i.task_status)).toEqual([
       'PENDING_CONFIRMATION',
     ]);
   });
 
-  it('7.2-2 no hotel_id, source_provider or source_channel needed: the mail is matched by the hotel and its external id (its real channel is OUTLOOK)', async () => {
+  it('[002-2-4 002-7.2-2 002-7.2-3] no hotel_id, source_provider or source_channel needed: the mail is matched by the hotel and its external id (its real channel is OUTLOOK)', async () => {
     const answer = await contract(agent, 'th_hotel_submit_task_results', v3('o-1', [information()]));
     expect(answer.success, JSON.stringify(answer.error)).toBe(true);
   });
 
-  it('7.3-1 not while probing or drafting: the description says so', async () => {
+  it('[002-7.2-1 002-7.3-1] not while probing or drafting: the description says so', async () => {
     expect((await toolsByName()).get('th_hotel_submit_task_results')!.description).toContain(
       'Never call while still drafting',
     );
   });
 
-  it('7.3-2 not with a history mail’s id as the current one: the description asks for ONE current source mail', async () => {
+  it('[002-7.3-2] not with a history mail’s id as the current one: the description asks for ONE current source mail', async () => {
     expect((await toolsByName()).get('th_hotel_submit_task_results')!.description).toContain(
       'ONE current source mail',
     );
   });
 
-  it('7.3-3 not without source_message_id: MISSING_SOURCE_MESSAGE_ID', async () => {
+  it('[002-7.3-3] not without source_message_id: MISSING_SOURCE_MESSAGE_ID', async () => {
     const answer = await contract(agent, 'th_hotel_submit_task_results', {
       source_message_id: '',
       ai_task_results: [],
@@ -936,7 +990,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     expect(answer.error?.code).toBe('MISSING_SOURCE_MESSAGE_ID');
   });
 
-  it('7.4-1 three input shapes, machine-readable in tools/list: V3 business root, V3 S10/S99 notice, V2 task results', async () => {
+  it('[002-7.4-1 002-7.4-2 002-7.4-3 002-7.4-4 002-7.4-20] three input shapes, machine-readable in tools/list: V3 business root, V3 S10/S99 notice, V2 task results', async () => {
     // In the tool's _meta: a root oneOf is refused by model APIs (test/e2e/portable-schemas.test.ts).
     const tool = (await toolsByName()).get('th_hotel_submit_task_results')!;
     const shapes = tool._meta!['io.github.holdfast-dev/inputShapes'] as { required: string[] }[];
@@ -972,9 +1026,10 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
       manual_review: null,
     });
     expect(s10.success, JSON.stringify(s10.error)).toBe(true);
+    expect(s10.data!.items[0]).toMatchObject({ transition_kind: 'task' });
   });
 
-  it('7.4-2 agent event ids (E1, E_PARENT, E_CHILD_1) become one-based source_event_index in array order, relations mapped; no agent id reaches the business layer', async () => {
+  it('[002-7.4-5 002-7.4-6 002-7.4-7] agent event ids (E1, E_PARENT, E_CHILD_1) become one-based source_event_index in array order, relations mapped; no agent id reaches the business layer', async () => {
     const answer = await contract(
       agent,
       'th_hotel_submit_task_results',
@@ -1008,7 +1063,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     for (const d of details) expect(d.detail as string).not.toMatch(/E_PARENT|E_CHILD_1|"E1"/);
   });
 
-  it('7.4-3 hotel_id, source_provider and source_channel are accepted and removed before the business layer', async () => {
+  it('[002-7.4-8] hotel_id, source_provider and source_channel are accepted and removed before the business layer', async () => {
     const answer = await contract(
       agent,
       'th_hotel_submit_task_results',
@@ -1022,7 +1077,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     expect(detail).not.toMatch(/hotel_id|source_provider|source_channel/);
   });
 
-  it('7.4-4 a missing source_message.source_message_id, or no source_message at all, is MISSING_SOURCE_MESSAGE_ID', async () => {
+  it('[002-7.4-9] a missing source_message.source_message_id, or no source_message at all, is MISSING_SOURCE_MESSAGE_ID', async () => {
     const { source_message_id: _id, ...withoutId } = sourceMessage('x');
     const cases = [
       { ...v3('x', [information()]), source_message: withoutId },
@@ -1039,7 +1094,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     }
   });
 
-  it('7.4-5 business problems in events are kept as adapter_contract_error transitions, not refused', async () => {
+  it('[002-7.4-10 002-7.4-20] business problems in events are kept as adapter_contract_error transitions, not refused', async () => {
     await ingest(mail('s-11', 21));
     const answer = await contract(
       agent,
@@ -1063,9 +1118,24 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
       'task',
     ]);
     expect(answer.data!.items[0]).toMatchObject({ task_id: null, order_id_reason: 'contract_error' });
+    // An S99 notice must carry a complete manual review: without its reason it is kept the same way.
+    await ingest(mail('s-11b', 21));
+    const s99 = await contract(agent, 'th_hotel_submit_task_results', {
+      source_message: sourceMessage('s-11b'),
+      route_code: 'S99',
+      handler_type: 'entry_notice',
+      result_type: 'manual_review',
+      current_or_history: 'current',
+      agent_assessment: { summary: 'Dispute' },
+      notification: { title: 'Dispute' },
+      manual_review: { questions: ['Waive the fee?'] },
+    });
+    expect(s99.data!.items.map((i: { transition_kind: string }) => i.transition_kind)).toEqual([
+      'adapter_contract_error',
+    ]);
   });
 
-  it('7.4-6 transport problems are refused with MCP_SUBMIT_PAYLOAD_INVALID: unknown fields, missing or duplicate event ids, dangling or duplicate relations', async () => {
+  it('[002-7.4-5 002-7.4-11] transport problems are refused with MCP_SUBMIT_PAYLOAD_INVALID: unknown fields, missing or duplicate event ids, dangling or duplicate relations', async () => {
     await ingest(mail('s-12', 22));
     const event = information();
     const cases: [string, Record<string, unknown>][] = [
@@ -1083,7 +1153,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     }
   });
 
-  it('7.4-7 V2 ai_task_results items are checked in full: source_event_index, catalog_code, skill_id, result_type, task_type', async () => {
+  it('[002-7.4-12] V2 ai_task_results items are checked in full: source_event_index, catalog_code, skill_id, result_type, task_type', async () => {
     await ingest(mail('s-13', 23));
     const item = {
       source_event_index: 1,
@@ -1107,7 +1177,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     expect(badType.error?.code).toBe('MCP_SUBMIT_PAYLOAD_INVALID');
   });
 
-  it('7.4-8 the published schema carries the contract’s details: source_message’s six required fields, source_channel "Email", the V2 item strict', async () => {
+  it('[002-7.4-13 002-7.4-14 002-7.4-15] the published schema carries the contract’s details: source_message’s six required fields, source_channel "Email", the V2 item strict', async () => {
     const schema = (await toolsByName()).get('th_hotel_submit_task_results')!.inputSchema as Record<
       string,
       any
@@ -1132,7 +1202,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     expect(v2Item.properties.source_event_index.anyOf).toEqual([{ type: 'integer' }, { type: 'string' }]);
   });
 
-  it('7.4-9 the server reorders neither V2 ai_task_results nor V3 message_events', async () => {
+  it('[002-7.4-16] the server reorders neither V2 ai_task_results nor V3 message_events', async () => {
     await ingest(mail('s-14', 24));
     await ingest(mail('s-15', 25));
     const v2 = await contract(agent, 'th_hotel_submit_task_results', {
@@ -1155,13 +1225,13 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     ).toEqual(['E_C', 'E_A', 'E_B']);
   });
 
-  it('7.4-10 source_message_id is the provider’s external id, never the internal inbox id', async () => {
+  it('[002-7.4-17] source_message_id is the provider’s external id, never the internal inbox id', async () => {
     const internal = rows('SELECT id FROM inbox_messages WHERE external_id = ?', 'b-1')[0]!.id as string;
     const answer = await contract(agent, 'th_hotel_submit_task_results', v3(internal, [information()]));
     expect(answer.error?.code).toBe('SOURCE_MESSAGE_NOT_FOUND');
   });
 
-  it('7.4-11 an external id matching several mails of the hotel is SOURCE_MESSAGE_AMBIGUOUS, code and message kept', async () => {
+  it('[002-7.4-18] an external id matching several mails of the hotel is SOURCE_MESSAGE_AMBIGUOUS, code and message kept', async () => {
     const answer = await contract(agent, 'th_hotel_submit_task_results', v3('dup', [information()]));
     expect(answer.error).toMatchObject({
       code: 'SOURCE_MESSAGE_AMBIGUOUS',
@@ -1170,7 +1240,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     });
   });
 
-  it('7.4-12 a payload the adapter refuses writes nothing', async () => {
+  it('[002-7.4-19] a payload the adapter refuses writes nothing', async () => {
     await ingest(mail('s-16', 26));
     const before = inboxCounts();
     const answer = await contract(
@@ -1182,7 +1252,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     expect(inboxCounts()).toEqual(before);
   });
 
-  it('7.5-1 POST /api/integrations/superagent/task-results submits as the tool does: the same batch replayed by the tool, and no wider than the token (attack: a read-only token writes nothing through it)', async () => {
+  it('[002-7.5-1] POST /api/integrations/superagent/task-results submits as the tool does: the same batch replayed by the tool, and no wider than the token (attack: a read-only token writes nothing through it)', async () => {
     const path = '/api/integrations/superagent/task-results';
     await ingest(mail('r-1', 29));
     const payload = v3('r-1', [information()]);
@@ -1217,7 +1287,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     expect(inboxCounts()).toEqual(written);
   });
 
-  it('7.5-2 answers batch_id, idempotent_replay, accepted_count, items[] (ai_transition_id, order_id, task_id, task_status) and mapping_diagnostics only for the V3 root', async () => {
+  it('[002-7.5-2 002-7.5-3 002-7.5-4 002-7.5-5 002-7.5-6 002-7.5-7 002-7.5-8 002-7.5-9] answers batch_id, idempotent_replay, accepted_count, items[] (ai_transition_id, order_id, task_id, task_status) and mapping_diagnostics only for the V3 root', async () => {
     await ingest(mail('s-17', 27));
     await ingest(mail('s-18', 28));
     const root = await contract(agent, 'th_hotel_submit_task_results', v3('s-17', [information()]));
@@ -1252,7 +1322,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
 });
 
 describe('§8 错误处理约定 (error handling)', () => {
-  it('8-1 business errors are kept in the envelope: success false, request_id, trace_id, data null, warnings [], error { code, message, details }', async () => {
+  it('[002-8-1] business errors are kept in the envelope: success false, request_id, trace_id, data null, warnings [], error { code, message, details }', async () => {
     const answer = await contract(agent, 'th_hotel_submit_task_results', v3('no-such-mail', [information()]));
     expect(answer).toMatchObject({ success: false, data: null, warnings: [] });
     expect(answer.request_id).toEqual(expect.any(String));
@@ -1264,7 +1334,7 @@ describe('§8 错误处理约定 (error handling)', () => {
     });
   });
 
-  it('8-2 MCP_AUTH_INVALID: no credential (HTTP 401), or a credential without the tool’s scope (in the envelope)', async () => {
+  it('[002-8-2] MCP_AUTH_INVALID: no credential (HTTP 401), or a credential without the tool’s scope (in the envelope)', async () => {
     const anonymous = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {
       authorization: '',
     });
@@ -1297,7 +1367,7 @@ describe('§8 错误处理约定 (error handling)', () => {
     }
   });
 
-  it('8-3 MCP_TOOL_DISABLED: a tool switched off (say, writes in production) answers it', async () => {
+  it('[002-8-3] MCP_TOOL_DISABLED: a tool switched off (say, writes in production) answers it', async () => {
     const off = await runCli([
       'tenants',
       'set',
@@ -1320,7 +1390,7 @@ describe('§8 错误处理约定 (error handling)', () => {
     }
   });
 
-  it('8-4 MCP_REQUEST_INVALID: a body that is not JSON-RPC, or arguments the schema refuses', async () => {
+  it('[002-8-4] MCP_REQUEST_INVALID: a body that is not JSON-RPC, or arguments the schema refuses', async () => {
     const broken = await rpc('{"jsonrpc":"2.0","id":1,"method":');
     expect(broken.status).toBe(400);
     expect(broken.body.error.data.code).toBe('MCP_REQUEST_INVALID');
@@ -1331,7 +1401,7 @@ describe('§8 错误处理约定 (error handling)', () => {
     });
   });
 
-  it('8-5 MCP_REQUEST_BODY_TOO_LARGE: over the 10 MB default (HTTP 413); under it the call goes through', async () => {
+  it('[002-8-5] MCP_REQUEST_BODY_TOO_LARGE: over the 10 MB default (HTTP 413); under it the call goes through', async () => {
     const call = (bytes: number) =>
       rpc(
         JSON.stringify({
@@ -1347,7 +1417,7 @@ describe('§8 错误处理约定 (error handling)', () => {
     expect((await call(2 * 1024 * 1024)).status).toBe(200);
   });
 
-  it('8-6 MCP_REQUEST_BODY_TOO_LARGE follows the configured limit (HOLDFAST_MAX_BODY_MB)', async () => {
+  it('[002-8-5] MCP_REQUEST_BODY_TOO_LARGE follows the configured limit (HOLDFAST_MAX_BODY_MB)', async () => {
     const small = await spawnServer(['--profile', 'hotel-ops', '--no-seed'], {
       env: { HOLDFAST_MAX_BODY_MB: '1' },
     });
@@ -1367,12 +1437,12 @@ describe('§8 错误处理约定 (error handling)', () => {
     }
   });
 
-  it('8-7 MCP_METHOD_NOT_FOUND: a method that does not exist', async () => {
+  it('[002-8-6] MCP_METHOD_NOT_FOUND: a method that does not exist', async () => {
     const answer = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'nope/x' }));
     expect(answer.body.error).toMatchObject({ code: -32601, data: { code: 'MCP_METHOD_NOT_FOUND' } });
   });
 
-  it('8-8 MCP_TOOL_NOT_FOUND: a tool that does not exist', async () => {
+  it('[002-8-7] MCP_TOOL_NOT_FOUND: a tool that does not exist', async () => {
     const answer = await bearerToolCall(
       new URL('/mcp', server.url),
       server.agent.token,
@@ -1386,7 +1456,7 @@ describe('§8 错误处理约定 (error handling)', () => {
     );
   });
 
-  it('8-9 MCP_SUBMIT_PAYLOAD_INVALID: a payload the adapter refuses, in the table’s words', async () => {
+  it('[002-8-8] MCP_SUBMIT_PAYLOAD_INVALID: a payload the adapter refuses, in the table’s words', async () => {
     const answer = await contract(
       agent,
       'th_hotel_submit_task_results',
@@ -1398,7 +1468,7 @@ describe('§8 错误处理约定 (error handling)', () => {
     });
   });
 
-  it('8-10 MCP_INTERNAL_ERROR: an unexpected failure maps to it, and nothing internal leaks', () => {
+  it('[002-8-9] MCP_INTERNAL_ERROR: an unexpected failure maps to it, and nothing internal leaks', () => {
     const mapped = toContractError(new Error('SQLITE_CORRUPT at /srv/holdfast/data/holdfast.db'));
     expect(mapped).toMatchObject({
       code: 'MCP_INTERNAL_ERROR',
@@ -1408,7 +1478,7 @@ describe('§8 错误处理约定 (error handling)', () => {
     expect(JSON.stringify(mapped)).not.toMatch(/SQLITE|\/srv/);
   });
 
-  it('8-10b MCP_INTERNAL_ERROR through /mcp: a table gone from under the running server is that code in the envelope, no stack, and the server answers again once it is back', async () => {
+  it('[002-8-9] MCP_INTERNAL_ERROR through /mcp: a table gone from under the running server is that code in the envelope, no stack, and the server answers again once it is back', async () => {
     const broken = await spawnServer(['--profile', 'hotel-ops', '--no-seed']);
     const client = await connectHttp(broken.url, 'modern');
     const rename = (from: string, to: string) => {

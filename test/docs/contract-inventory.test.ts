@@ -33,7 +33,7 @@ function inventoryFiles(): string[] {
     .sort();
 }
 
-/** The seeds inventoried so far; the others are still counted by test/docs/contract-counts.test.ts. */
+/** The seeds inventoried: every one of ALL_SEEDS (the first test checks). */
 const SEEDS = inventoryFiles().map((f) => f.slice(0, 3));
 
 /** The seeds docs/contracts.md still counts by their test files. */
