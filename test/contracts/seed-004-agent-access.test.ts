@@ -604,6 +604,68 @@ describe('§2 开发启动与环境 (development start and environment)', () => 
     expect((await post({ 'mcp-session-id': randomUUID() })).status).toBe(401);
   });
 
+  it('[004-env-11 004-env-12 004-env-13] the seed’s variables under --profile agent-access: MCP_PUBLIC_URL is the resource, MCP_WEB_URL the same origin, MCP_ALLOWED_ORIGINS exact Origins let in beside it (attack: a wildcard, a path or a web entry elsewhere refused at start; a look-alike Origin 403)', async () => {
+    const web = 'http://localhost:5173';
+    const seeded = await spawnServer(['--profile', 'agent-access'], {
+      dbPath: server.dbPath,
+      env: {
+        MCP_PUBLIC_URL: 'http://localhost:3100/mcp',
+        MCP_WEB_URL: 'http://localhost:3100',
+        MCP_ALLOWED_ORIGINS: `${web}, http://127.0.0.1:5173`,
+      },
+    });
+    try {
+      const metadata = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', seeded.url));
+      expect(((await metadata.json()) as { resource: string }).resource).toBe('http://localhost:3100/mcp');
+      const post = (origin: string) =>
+        fetch(new URL('/mcp', seeded.url), {
+          method: 'POST',
+          headers: {
+            origin,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-06-18',
+            authorization: `Bearer ${server.agent.token}`,
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        });
+      expect((await post(web)).status).toBe(200);
+      expect((await post('http://127.0.0.1:5173')).status).toBe(200);
+      let admitted = 0;
+      for (const origin of ['http://localhost:5174', 'http://evil.localhost:5173', 'https://localhost:5173'])
+        if ((await post(origin)).status !== 403) admitted++;
+      expect(admitted).toBe(0);
+    } finally {
+      await seeded.stop();
+    }
+    const refused: [Record<string, string>, RegExp][] = [
+      [
+        { MCP_PUBLIC_URL: 'http://localhost:3100/api' },
+        /MCP_PUBLIC_URL must be the resource, ending in \/mcp/,
+      ],
+      [
+        { MCP_PUBLIC_URL: 'http://localhost:3100/mcp', MCP_WEB_URL: web },
+        /MCP_WEB_URL=http:\/\/localhost:5173/,
+      ],
+      [{ MCP_ALLOWED_ORIGINS: 'https://*.example.com' }, /no wildcard/],
+      [{ MCP_ALLOWED_ORIGINS: 'https://app.example.com/path' }, /exact Origins/],
+      [
+        { MCP_PUBLIC_URL: 'http://holdfast.example/mcp', HOLDFAST_PRODUCTION: '1' },
+        /MCP_PUBLIC_URL must be https in production/,
+      ],
+    ];
+    for (const [env, message] of refused) {
+      const run = await spawnCli(
+        ['serve', '--profile', 'agent-access', '--port', '0', '--db', server.dbPath],
+        {
+          env: { ...process.env, ...env },
+        },
+      );
+      expect(run.status, JSON.stringify(env)).toBe(2);
+      expect(run.stderr, JSON.stringify(env)).toMatch(message);
+    }
+  });
+
   it('[004-env-8] clients without Origin are let in; a request with an Origin must match', async () => {
     const post = (headers: Record<string, string>) =>
       fetch(mcpUrl(), {

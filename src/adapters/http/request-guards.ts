@@ -14,7 +14,12 @@ export interface ServerNames {
  */
 export function serverNames(
   port: number,
-  options: { publicUrl?: string | null; extraHosts?: readonly string[] } = {},
+  options: {
+    publicUrl?: string | null;
+    extraHosts?: readonly string[];
+    /** Exact browser Origins allowed beside the server's own; the Host must still be one of its names. */
+    extraOrigins?: readonly string[];
+  } = {},
 ): ServerNames {
   const loopback = ['127.0.0.1', 'localhost', '[::1]'];
   const hosts = new Set(loopback.map((n) => `${n}:${port}`));
@@ -33,6 +38,7 @@ export function serverNames(
       origins.add(`https://${name}`);
     }
   }
+  for (const origin of options.extraOrigins ?? []) origins.add(origin.toLowerCase());
   return { hosts, origins };
 }
 

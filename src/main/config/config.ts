@@ -11,6 +11,7 @@ import { refusedUpstream } from './upstream-config.js';
 import { readLoginProvider } from './login-provider-config.js';
 import { UsageError } from './usage-error.js';
 import { deltatTenant } from './deltat-config.js';
+import { readAgentAccessEnv } from './agent-access-config.js';
 
 export interface ServerConfig {
   /** serve | stdio | db | approvals | … ; 'help' and 'version' print and exit. */
@@ -30,6 +31,8 @@ export interface ServerConfig {
   /** How the servers write their log on stderr: JSON lines, or one readable line per event (auto: readable on a terminal). */
   readonly logFormat: 'auto' | 'pretty' | 'json';
   readonly allowedHosts: readonly string[];
+  /** Browser Origins allowed beside the server's own (agent-access: MCP_ALLOWED_ORIGINS), exact. */
+  readonly allowedOrigins: readonly string[];
   readonly tenantId: string;
   /** stdio: the email of the person the local connection acts for (`--as`). */
   readonly as: string | null;
@@ -459,6 +462,12 @@ export function readConfig(
   const devClock = values['dev-clock'] ?? env.HOLDFAST_DEV_CLOCK ?? null;
   if (devClock && production)
     throw new UsageError('--dev-clock (a clock moved by a file) cannot run in production');
+  const publicUrl = url(values['public-url'] ?? env.HOLDFAST_PUBLIC_URL ?? null, '--public-url');
+  // agent-access (seed 004) also reads its own names: MCP_PUBLIC_URL, MCP_WEB_URL, MCP_ALLOWED_ORIGINS.
+  const agentAccess =
+    profile === 'agent-access'
+      ? readAgentAccessEnv(env, publicUrl, production)
+      : { publicBaseUrl: publicUrl, allowedOrigins: [] };
   const config: ServerConfig = {
     command,
     rest: positionals.slice(1),
@@ -474,6 +483,7 @@ export function readConfig(
     legacy,
     logFormat,
     allowedHosts: values['allowed-host'] ?? [],
+    allowedOrigins: agentAccess.allowedOrigins,
     // deltat: each database name is a tenant of its own (DELTAT_DATABASE; its default, public, is local).
     tenantId: values.tenant ?? (profile === 'deltat' ? deltatTenant(env) : undefined) ?? 'local',
     as: values.as ?? env.HOLDFAST_AS ?? null,
@@ -536,7 +546,7 @@ export function readConfig(
     writePolicy,
     payments,
     paymentQueryBaseUrl,
-    publicBaseUrl: url(values['public-url'] ?? env.HOLDFAST_PUBLIC_URL ?? null, '--public-url'),
+    publicBaseUrl: agentAccess.publicBaseUrl,
     paymentUrlBase: url(
       values['payment-url-base'] ?? env.HOLDFAST_PAYMENT_URL_BASE ?? null,
       '--payment-url-base',
