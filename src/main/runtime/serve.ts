@@ -116,7 +116,11 @@ export async function runHttpServer(config: ServerConfig, logger: Logger): Promi
       gate: mcpGateWiring(runtime, ctx, logger, config.tenantId),
       trustProxy: config.trustProxy,
     },
-    names: serverNames(bound.port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts, extraOrigins: config.allowedOrigins }),
+    names: serverNames(bound.port, {
+      publicUrl: config.publicBaseUrl,
+      extraHosts: config.allowedHosts,
+      extraOrigins: config.allowedOrigins,
+    }),
     trustProxy: config.trustProxy,
     bodyTimeoutMs: config.bodyTimeoutMs,
     logger,

@@ -140,7 +140,11 @@ async function approvalPages(runtime: Runtime, config: ServerConfig, logger: Log
   const provider = loginProviderFor(runtime, config, logger);
   const warn = (message: string, fields: Record<string, unknown>) => logger.warn(message, fields);
   return createHttpApp({
-    names: serverNames(port, { publicUrl: config.publicBaseUrl, extraHosts: config.allowedHosts, extraOrigins: config.allowedOrigins }),
+    names: serverNames(port, {
+      publicUrl: config.publicBaseUrl,
+      extraHosts: config.allowedHosts,
+      extraOrigins: config.allowedOrigins,
+    }),
     logger,
     version: SERVER_VERSION,
     health: async () => true,
