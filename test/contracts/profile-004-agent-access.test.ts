@@ -245,6 +245,70 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
     });
   });
 
+  it('[004-writes-6a 004-writes-6] attack: a draft whose connection was revoked, lost its draft scope or turned read-only is not run by the person’s confirmation: 0 of 3 booked, each reason kept', async () => {
+    const origin = new URL(server.url).origin;
+    const cookie = await signIn(origin, server.agent.email, server.agent.password);
+    /** The person changes one of their tokens on the console's Connections page. */
+    const consolePost = async (path: string, body: Record<string, string | string[]>) => {
+      const form = new URLSearchParams({ csrf: csrfFor(server, cookie, 'console-connections') });
+      for (const [name, value] of Object.entries(body)) for (const v of [value].flat()) form.append(name, v);
+      const answer = await fetch(new URL(path, origin), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: form,
+      });
+      expect(answer.status, path).toBe(303);
+    };
+    const cuts: [string, (tokenId: string) => Promise<void>, RegExp][] = [
+      ['revoked', (id) => consolePost(`/console/tokens/${id}/revoke`, {}), /revoked since/],
+      [
+        'no draft',
+        (id) => consolePost(`/console/tokens/${id}/access`, { scopes: ['read'], writePolicy: 'draft' }),
+        /may no longer draft/,
+      ],
+      [
+        'read-only',
+        (id) =>
+          consolePost(`/console/tokens/${id}/access`, { scopes: ['read', 'draft'], writePolicy: 'readonly' }),
+        /read-only now/,
+      ],
+    ];
+    let booked = 0;
+    for (const [name, cut, reason] of cuts) {
+      const made = await runCli([
+        'tokens',
+        'create',
+        server.agent.email,
+        '--name',
+        `cut ${name}`,
+        '--scopes',
+        'read,draft',
+        '--json',
+        '--db',
+        server.dbPath,
+      ]);
+      expect(made.status, made.stderr).toBe(0);
+      const { token, id } = JSON.parse(made.stdout) as { token: string; id: string };
+      const drafter = await connectHttp(server.url, 'modern', { token });
+      try {
+        const booking = await held();
+        const pending = await setup.draft('confirm_booking', booking.id, drafter);
+        await cut(id);
+        const decided = await personDecides(pending.operationId, 'approve');
+        expect(decided.location, name).toContain('decided=failed');
+        const after = await ok(agent, 'operation_get', { operationId: pending.operationId });
+        expect(after.status, name).toBe('pending');
+        expect(after.lastFailure, name).toMatch(/^FORBIDDEN: /);
+        expect(after.lastFailure, name).toMatch(reason);
+        if ((snapshot(booking.id).booking as { status: string }).status !== 'HELD') booked++;
+      } finally {
+        await drafter.close();
+      }
+    }
+    expect(booked).toBe(0);
+  });
+
   it('[004-start-23] a failed run the person cancels is cancelled; nothing is booked', async () => {
     const booking = await held(setup.paid);
     const pending = await draft('confirm_booking', booking.id);

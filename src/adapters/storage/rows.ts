@@ -187,6 +187,7 @@ export interface ApprovalRow {
   executes?: number | boolean | null;
   last_failure?: string | null;
   requester_note?: string | null;
+  connection_id?: string | null;
 }
 
 export function approvalFromRow(row: ApprovalRow): Approval {
@@ -211,6 +212,7 @@ export function approvalFromRow(row: ApprovalRow): Approval {
     ...(row.executes ? { executes: true } : {}),
     ...(row.last_failure ? { lastFailure: row.last_failure } : {}),
     ...(row.requester_note ? { requesterNote: row.requester_note } : {}),
+    ...(row.connection_id ? { connectionId: row.connection_id } : {}),
   };
 }
 
@@ -236,6 +238,7 @@ export function approvalToRow(a: Approval): ApprovalRow {
     executes: a.executes ? 1 : 0,
     last_failure: a.lastFailure ?? null,
     requester_note: a.requesterNote ?? null,
+    connection_id: a.connectionId ?? null,
   };
 }
 

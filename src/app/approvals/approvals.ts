@@ -282,7 +282,7 @@ export async function openApproval(
     burnedReason: null,
     ...(terms.windowMs !== undefined ? { windowMs: terms.windowMs } : {}),
     ...(terms.holdFixed ? { holdFixed: true } : {}),
-    ...(terms.executes ? { executes: true } : {}),
+    ...(terms.executes ? { executes: true, connectionId: principal.connectionId } : {}),
     ...(terms.note ? { requesterNote: terms.note } : {}),
   };
   // Check and insert under one tenant-wide lock, so racing requests cannot overshoot the cap.

@@ -23,6 +23,7 @@ import type { AppDeps } from '../deps.js';
 import type { Outcome, WriteCall } from '../idempotent.js';
 import { idempotent } from '../idempotent.js';
 import { consolePrincipal } from '../inbox/tasks.js';
+import { draftingConnectionRefusal } from './drafting-connection.js';
 import type { PendingApproval } from './approvals.js';
 import { openApproval, ownApproval, pendingStorage } from './approvals.js';
 
@@ -135,7 +136,8 @@ export async function operationOf(
 
 /**
  * Runs an approved operation's write, as the person the booking was made for, with the approval
- * the person just gave (and the payment check, if priced). A run that fails keeps the approval
+ * the person just gave (and the payment check, if priced), while the connection that drafted it
+ * still could. A run that fails keeps the approval
  * and the reason (retry or cancel on the page); one that succeeds spends the approval.
  */
 export async function runOperation(
@@ -150,8 +152,12 @@ export async function runOperation(
   });
   if (!owner) return failed(deps, approval, 'NOT_FOUND: the person this operation acts for is gone.');
   try {
-    const booking = await deps.store.read((tx) => tx.bookings.get(approval.tenantId, approval.bookingId));
+    const { booking, refusal } = await deps.store.read(async (tx) => ({
+      booking: await tx.bookings.get(approval.tenantId, approval.bookingId),
+      refusal: await draftingConnectionRefusal(tx, approval, deps.clock.now()),
+    }));
     if (!booking) return failed(deps, approval, `NOT_FOUND: no booking ${approval.bookingId}.`);
+    if (refusal) return failed(deps, approval, `FORBIDDEN: ${refusal}; nothing was done. Cancel it.`);
     await gatedBookingChange(
       deps,
       operationPrincipal(owner.person, owner.tenant),

@@ -40,6 +40,8 @@ export interface Approval {
   readonly lastFailure?: string | null;
   /** What the agent wrote for the person deciding (bookings-mcp's requester_note), shown as written. */
   readonly requesterNote?: string | null;
+  /** The connection that drafted a pending operation (executes): checked again when it runs. */
+  readonly connectionId?: string | null;
 }
 
 /** The approval window of a tenant that never set one (`holdfast tenants set --approval-window`). */

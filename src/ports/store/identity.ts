@@ -89,6 +89,8 @@ export interface TokenStore {
   insertToken(token: AccessToken): Promise<void>;
   /** The token with this secret digest, expired and revoked ones included; null when unknown. */
   getTokenBySecretHash(secretHash: string): Promise<AccessToken | null>;
+  /** The tenant's token with this id, expired and revoked ones included; null when unknown. */
+  getToken(tenantId: string, id: string): Promise<AccessToken | null>;
   /** A token with its person and tenant, in one statement (every agent call asks this). */
   credentialOf(secretHash: string): Promise<Credential | null>;
   /** The tenant's tokens, expired and revoked ones included, oldest first. */

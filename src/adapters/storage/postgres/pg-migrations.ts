@@ -1089,4 +1089,9 @@ ALTER TABLE approvals ADD COLUMN last_failure text;`,
     name: 'bookings-mcp: the note an agent writes for the person deciding an approval',
     sql: `ALTER TABLE approvals ADD COLUMN requester_note text;`,
   },
+  {
+    version: 37,
+    name: 'agent-access: the connection that drafted an operation, checked again when it runs',
+    sql: `ALTER TABLE approvals ADD COLUMN connection_id text;`,
+  },
 ];

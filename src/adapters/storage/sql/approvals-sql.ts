@@ -14,8 +14,8 @@ export class ApprovalsSql implements ApprovalStore {
     await this.db.run(
       `INSERT INTO approvals (tenant_id, id, subject, client_id, action, booking_id, intent, intent_hash, status,
          created_at, expires_at, decided_at, decided_by, burned_reason, page_token_hash, standing_rule_id,
-         window_ms, hold_fixed, executes, requester_note)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         window_ms, hold_fixed, executes, requester_note, connection_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         r.tenant_id,
         r.id,
@@ -37,6 +37,7 @@ export class ApprovalsSql implements ApprovalStore {
         r.hold_fixed,
         r.executes,
         r.requester_note,
+        r.connection_id,
       ],
     );
   }

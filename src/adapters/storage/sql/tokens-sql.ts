@@ -36,6 +36,14 @@ export class TokensSql implements TokenStore {
     return row ? tokenOf(row) : null;
   }
 
+  async getToken(tenantId: string, id: string): Promise<AccessToken | null> {
+    const [row] = await this.db.all<TokenRow>('SELECT * FROM access_tokens WHERE tenant_id = ? AND id = ?', [
+      tenantId,
+      id,
+    ]);
+    return row ? tokenOf(row) : null;
+  }
+
   async credentialOf(secretHash: string): Promise<Credential | null> {
     const [row] = await this.db.all<
       TokenRow & {

@@ -949,6 +949,11 @@ ALTER TABLE approvals ADD COLUMN last_failure TEXT;`,
     name: 'bookings-mcp: the note an agent writes for the person deciding an approval',
     sql: `ALTER TABLE approvals ADD COLUMN requester_note TEXT;`,
   },
+  {
+    version: 37,
+    name: 'agent-access: the connection that drafted an operation, checked again when it runs',
+    sql: `ALTER TABLE approvals ADD COLUMN connection_id TEXT;`,
+  },
 ];
 
 /**
