@@ -460,6 +460,77 @@ describe('agent-access: the seed’s client, policies and records', () => {
     }
   });
 
+  it('[004-writes-3a 004-writes-9 004-writes-11] direct with write runs the write at once: completed, and operation_get says so; the same key replays it; a stale state or an unpaid price changes nothing', async () => {
+    const made = await runCli([
+      'tokens',
+      'create',
+      server.agent.email,
+      '--name',
+      'direct writer',
+      '--scopes',
+      'read,draft,write',
+      '--write-policy',
+      'direct',
+      '--json',
+      '--db',
+      server.dbPath,
+    ]);
+    expect(made.status, made.stderr).toBe(0);
+    const writer = await connectHttp(server.url, 'modern', {
+      token: (JSON.parse(made.stdout) as { token: string }).token,
+    });
+    try {
+      const booking = await held();
+      const { state } = await ok(writer, 'state_get', { bookingId: booking.id });
+      const args = { bookingId: booking.id, expectedState: state, idempotencyKey: randomUUID() };
+      const done = await ok(writer, 'confirm_booking', args);
+      expect(done).toMatchObject({
+        status: 'completed',
+        confirmationUrl: null,
+        booking: { status: 'CONFIRMED' },
+      });
+      const confirmed = snapshot(booking.id).booking;
+      expect(confirmed).toMatchObject({ status: 'CONFIRMED' });
+      expect(await ok(writer, 'operation_get', { operationId: done.operationId })).toMatchObject({
+        status: 'completed',
+        booking: { status: 'CONFIRMED' },
+      });
+      // A network retry: the same answer, nothing booked twice.
+      const again = await ok(writer, 'confirm_booking', args);
+      expect(again).toMatchObject({ status: 'completed', operationId: done.operationId });
+      expect((await call(writer, 'confirm_booking', args)).meta.idempotentReplay).toBe(true);
+      expect(snapshot(booking.id).booking).toEqual(confirmed);
+      // Cancelling it likewise, with the state read now; the old state is refused first.
+      const stale = await call(writer, 'cancel_booking', { ...args, idempotencyKey: randomUUID() });
+      expect(stale.error?.code).toBe('VERSION_CONFLICT');
+      expect(snapshot(booking.id).booking).toMatchObject({ status: 'CONFIRMED' });
+      const now = await ok(writer, 'state_get', { bookingId: booking.id });
+      const cancelled = await ok(writer, 'cancel_booking', {
+        bookingId: booking.id,
+        expectedState: now.state,
+        idempotencyKey: randomUUID(),
+      });
+      expect(cancelled).toMatchObject({ status: 'completed', booking: { status: 'CANCELLED' } });
+      // A priced hold not paid yet: the write fails, its operation is cancelled with the reason, the hold stays.
+      const priced = await held(setup.paid);
+      const pricedState = await ok(writer, 'state_get', { bookingId: priced.id });
+      const pricedArgs = {
+        bookingId: priced.id,
+        expectedState: pricedState.state,
+        idempotencyKey: randomUUID(),
+      };
+      const unpaid = await call(writer, 'confirm_booking', pricedArgs);
+      expect(unpaid.ok).toBe(false);
+      expect(snapshot(priced.id).booking).toMatchObject({ status: 'HELD' });
+      const operations = snapshot(priced.id).approvals as { status: string; last_failure: string | null }[];
+      expect(operations.map((o) => o.status)).toEqual(['DENIED']);
+      expect((await call(writer, 'confirm_booking', pricedArgs)).error?.code).toBe('INVALID_STATE');
+      expect(snapshot(priced.id).booking).toMatchObject({ status: 'HELD' });
+    } finally {
+      await writer.close();
+    }
+  });
+
   it('[004-writes-5] a draft is stored with the person, the connection, the exact intent, its digest and its status', async () => {
     const made = await runCli([
       'tokens',

@@ -31,7 +31,13 @@ const METHOD_WORDS: Readonly<Record<string, string>> = {
 export async function deciderOf(tx: StoreTx, decidedBy: string | null): Promise<string | null> {
   if (decidedBy === null) return null;
   const person = /^(\S+) (\S+@\S+) \(([^)]+)\)$/.exec(decidedBy);
-  if (!person) return decidedBy === 'operator-cli' ? 'an operator, on the command line' : decidedBy;
+  if (!person) {
+    if (decidedBy === 'operator-cli') return 'an operator, on the command line';
+    // agent-access's direct policy: the connection's own write, allowed by the person's choice of policy.
+    if (decidedBy.startsWith('policy:direct'))
+      return 'the connection’s direct write policy (no one was asked)';
+    return decidedBy;
+  }
   const [, id, email, method] = person;
   const known = await tx.people.getPerson(id!);
   const name = known?.displayName || email!;

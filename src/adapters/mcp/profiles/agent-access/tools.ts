@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PendingApproval } from '../../../../app/approvals/approvals.js';
+import { directOperation } from '../../../../app/approvals/direct-operation.js';
 import { bookingState, draftOperation, operationOf } from '../../../../app/approvals/operations.js';
 import type { GatedAction } from '../../../../domain/approval/intent.js';
 import { formatInstant } from '../../../../domain/time/instant.js';
@@ -35,9 +36,27 @@ const operationOut = z.object({
   booking: bookingOut.nullable().describe('The booking as the operation left it (completed), or as it is.'),
 });
 
-function pendingAnswer(ctx: RunContext, action: GatedAction, bookingId: string, pending: PendingApproval) {
+/** One shape for every operation answer, pending or completed. */
+interface OperationAnswer {
+  readonly status: z.infer<typeof operationOut>['status'];
+  readonly operationId: string;
+  readonly action: GatedAction;
+  readonly bookingId: string;
+  readonly confirmationUrl: string | null;
+  readonly expiresAt: string;
+  readonly summary?: Record<string, unknown>;
+  readonly lastFailure: string | null;
+  readonly booking: ReturnType<typeof bookingView> | null;
+}
+
+function pendingAnswer(
+  ctx: RunContext,
+  action: GatedAction,
+  bookingId: string,
+  pending: PendingApproval,
+): OperationAnswer {
   return {
-    status: 'pending' as const,
+    status: 'pending',
     operationId: pending.approvalId,
     action,
     bookingId,
@@ -76,6 +95,26 @@ function operationTool(action: GatedAction, title: string, description: string) 
     data: operationOut,
     annotations: { readOnlyHint: false, destructiveHint: action === 'cancel_booking', idempotentHint: true },
     async run(ctx: RunContext, input, call) {
+      // The seed's direct policy with `write`: the write runs now, an operation already completed.
+      if (ctx.principal.writePolicy === 'direct' && ctx.principal.scopes.includes('write')) {
+        const done = await directOperation(
+          ctx.deps,
+          ctx.principal,
+          { action, ...input },
+          { traceId: call.traceId, audit: call.audit },
+        );
+        const data: OperationAnswer = {
+          status: 'completed',
+          operationId: done.approval.id,
+          action,
+          bookingId: input.bookingId,
+          confirmationUrl: null,
+          expiresAt: formatInstant(done.approval.expiresAt),
+          lastFailure: null,
+          booking: bookingView(done.booking, ctx),
+        };
+        return { data, replayed: done.replayed };
+      }
       const outcome = await draftOperation(
         ctx.deps,
         ctx.principal,
@@ -90,13 +129,13 @@ function operationTool(action: GatedAction, title: string, description: string) 
 export const confirmOperationTool = operationTool(
   'confirm_booking',
   'Ask the person to confirm a held booking',
-  'Drafts the confirmation of a hold: answers status "pending" with an operationId and a confirmationUrl. Give the URL to the person; their confirmation there books it (and checks its payment). Then read operation_get until completed, cancelled or expired. Retry a network failure with the same idempotencyKey, bookingId and expectedState.',
+  'Drafts the confirmation of a hold: answers status "pending" with an operationId and a confirmationUrl (under the direct write policy with the write scope it books at once: status "completed"). Give the URL to the person; their confirmation there books it (and checks its payment). Then read operation_get until completed, cancelled or expired. Retry a network failure with the same idempotencyKey, bookingId and expectedState.',
 );
 
 export const cancelOperationTool = operationTool(
   'cancel_booking',
   'Ask the person to cancel a booking',
-  'Drafts the cancellation of a booking or hold: answers status "pending" with an operationId and a confirmationUrl where the person reviews and confirms it; their confirmation cancels it. Then read operation_get.',
+  'Drafts the cancellation of a booking or hold: answers status "pending" with an operationId and a confirmationUrl where the person reviews and confirms it; their confirmation cancels it. Then read operation_get. Under the direct write policy with the write scope it cancels at once: status "completed".',
 );
 
 export const operationGetTool = defineTool({
