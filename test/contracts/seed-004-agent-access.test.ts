@@ -518,6 +518,48 @@ describe('§1 开始使用 (getting started)', () => {
     expect(reset.status, reset.stderr).toBe(0);
     expect((await bearerToolsList(mcpUrl(), carol.token)).status).toBe(401);
   });
+
+  it('[004-start-25 004-start-24] the person changing their own password, on the website only (their account page, with the current one), revokes their agent tokens and ends their other sessions', async () => {
+    const dana = await addPersonWithPassword(server, { email: 'dana@local.example', role: 'approver' });
+    const made = await runCli([
+      'tokens',
+      'create',
+      dana.email,
+      '--scopes',
+      'read',
+      '--json',
+      '--db',
+      server.dbPath,
+    ]);
+    const token = (JSON.parse(made.stdout) as { token: string }).token;
+    const here = await signIn(server.url, dana.email, dana.password);
+    const there = await signIn(server.url, dana.email, dana.password);
+    expect((await bearerToolsList(mcpUrl(), token)).status).toBe(200);
+    const next = 'dana has a new passphrase now';
+    const changed = await fetch(new URL('/account/password', server.url), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: here,
+        origin: new URL(server.url).origin,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        csrf: csrfFor(server, here, 'account-password'),
+        current: dana.password,
+        next,
+        repeated: next,
+        endConnections: 'yes',
+      }),
+    });
+    expect(changed.status).toBe(303);
+    expect((await bearerToolsList(mcpUrl(), token)).status).toBe(401);
+    const elsewhere = await fetch(new URL('/account', server.url), {
+      redirect: 'manual',
+      headers: { cookie: there },
+    });
+    expect(elsewhere.status).toBe(303);
+  });
 });
 
 describe('§2 开发启动与环境 (development start and environment)', () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleHttp, csrfFor } from '../support/console-attack.js';
+import { bearerToolsList } from '../support/net.js';
 import { addPersonWithPassword, signIn } from '../support/person.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { runCli, spawnServer } from '../support/spawn-server.js';
@@ -241,5 +242,138 @@ describe('the account page: your agent tokens', () => {
     expect(bos).toContain('Bo phone agent');
     expect(bos).not.toContain('Owner laptop agent');
     expect(bos).not.toContain('test agent');
+  });
+});
+
+describe('the account page: your password', () => {
+  /** What the login form answers for these credentials: 303 signed in, anything else not. */
+  async function loginStatus(email: string, password: string): Promise<number> {
+    const form = await fetch(new URL('/login', origin));
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+    const cookies = form.headers.getSetCookie().map((c) => c.split(';')[0]!);
+    const posted = await fetch(new URL('/login', origin), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin, cookie: cookies.join('; ') },
+      body: new URLSearchParams({ csrf, email, password, next: '/' }),
+    });
+    return posted.status;
+  }
+  const tokenFor = async (email: string) => {
+    const made = await runCli([
+      'tokens',
+      'create',
+      email,
+      '--scopes',
+      'read',
+      '--json',
+      '--db',
+      server.dbPath,
+    ]);
+    expect(made.status, made.stderr).toBe(0);
+    return (JSON.parse(made.stdout) as { token: string }).token;
+  };
+  const agentAnswers = async (token: string) =>
+    (await bearerToolsList(new URL('/mcp', origin), token)).status;
+  const NEW = 'a brand new passphrase for ana';
+
+  it('changes it with the current one: the old no longer signs in, the new does; every other session and the agents’ tokens end, this session stays', async () => {
+    const ana = await person('ana.password@local.example');
+    const here = await signedIn(ana);
+    const there = await signedIn(ana);
+    const token = await tokenFor(ana.email);
+    expect(await agentAnswers(token)).toBe(200);
+    const page = (await account(here))!;
+    expect(page).toContain('Your password');
+    expect(page).toContain('your agent tokens and connected apps (1 token now) lose access too');
+    const changed = await http.post(
+      '/account/password',
+      {
+        csrf: csrfFor(server, here, 'account-password'),
+        current: ana.password,
+        next: NEW,
+        repeated: NEW,
+        endConnections: 'yes',
+      },
+      here,
+    );
+    expect(changed.status).toBe(303);
+    expect(changed.headers.get('location')).toBe('/account?password=changed');
+    expect(await works(here)).toBe(true);
+    expect(await works(there)).toBe(false);
+    expect(await agentAnswers(token)).toBe(401);
+    expect(await loginStatus(ana.email, ana.password)).not.toBe(303);
+    expect(await loginStatus(ana.email, NEW)).toBe(303);
+    const after = await http.get('/account?password=changed', { cookie: here });
+    expect(await after.text()).toContain('Your password is changed. Your other sessions ended.');
+  });
+
+  it('unticked, the agents’ tokens keep working; other sessions still end', async () => {
+    const bo = await person('bo.password@local.example');
+    const here = await signedIn(bo);
+    const there = await signedIn(bo);
+    const token = await tokenFor(bo.email);
+    const changed = await http.post(
+      '/account/password',
+      { csrf: csrfFor(server, here, 'account-password'), current: bo.password, next: NEW, repeated: NEW },
+      here,
+    );
+    expect(changed.status).toBe(303);
+    expect(await agentAnswers(token)).toBe(200);
+    expect(await works(there)).toBe(false);
+    expect(await loginStatus(bo.email, NEW)).toBe(303);
+  });
+
+  it('attacks: a wrong current password, two new ones that differ, a short one, no CSRF, another form’s CSRF, an agent’s token, no session — 0 change it, and nothing else ends', async () => {
+    const cy = await person('cy.password@local.example');
+    const here = await signedIn(cy);
+    const there = await signedIn(cy);
+    const token = await tokenFor(cy.email);
+    const csrf = csrfFor(server, here, 'account-password');
+    const fields = { csrf, current: cy.password, next: NEW, repeated: NEW, endConnections: 'yes' };
+    const attempts: [
+      string,
+      Record<string, string>,
+      string | undefined,
+      Record<string, string>,
+      RegExp | null,
+    ][] = [
+      [
+        'wrong current',
+        { ...fields, current: 'not the password at all' },
+        here,
+        {},
+        /Not changed: current: that is not your current password/,
+      ],
+      [
+        'differ',
+        { ...fields, repeated: `${NEW}!` },
+        here,
+        {},
+        /Not changed: repeated: the two new passwords differ/,
+      ],
+      [
+        'short',
+        { ...fields, next: 'short', repeated: 'short' },
+        here,
+        {},
+        /Not changed: password: 12 to 256 characters/,
+      ],
+      ['no csrf', { ...fields, csrf: '' }, here, {}, null],
+      ['another form’s csrf', { ...fields, csrf: csrfFor(server, here, 'account-sessions') }, here, {}, null],
+      ['agent token', fields, undefined, { authorization: `Bearer ${token}` }, null],
+      ['no session', fields, undefined, {}, null],
+    ];
+    let changed = 0;
+    for (const [name, body, cookie, headers, message] of attempts) {
+      const answer = await http.post('/account/password', body, cookie, headers);
+      if (answer.status === 303) changed++;
+      expect(answer.status, name).toBeGreaterThanOrEqual(400);
+      if (message) expect(await answer.text(), name).toMatch(message);
+    }
+    expect(changed).toBe(0);
+    expect(await loginStatus(cy.email, cy.password)).toBe(303);
+    expect(await works(there)).toBe(true);
+    expect(await agentAnswers(token)).toBe(200);
   });
 });

@@ -14,6 +14,7 @@ export const FORMS = {
   REMOVE: 'passkey-remove',
   TIME_ZONE: 'account-time-zone',
   SESSIONS: 'account-sessions',
+  PASSWORD: 'account-password',
 } as const;
 
 /** Every zone this runtime knows, for the searchable list. */
@@ -245,6 +246,58 @@ function Tokens(props: { tokens: readonly AccessToken[]; zone: string }) {
   );
 }
 
+/** Changing one's password: what it ends is said before the button, and the agents' part can be kept. */
+function Password(props: { signed: SignedIn; tokens: number; changed: boolean }) {
+  const { signed } = props;
+  if (signed.person.passwordHash === null) return '';
+  return (
+    <section aria-labelledby="password-title">
+      <h2 id="password-title">Your password</h2>
+      {props.changed ? (
+        <p role="status" id="password-changed">
+          Your password is changed. Your other sessions ended.
+        </p>
+      ) : (
+        ''
+      )}
+      <form method="post" action="/account/password" aria-labelledby="password-title">
+        <input type="hidden" name="csrf" value={csrfToken(signed.session, FORMS.PASSWORD)} />
+        <label for="current-password">Current password</label>
+        <input
+          id="current-password"
+          name="current"
+          type="password"
+          autocomplete="current-password"
+          required
+        />
+        <label for="new-password">New password (12 characters or more)</label>
+        <input
+          id="new-password"
+          name="next"
+          type="password"
+          autocomplete="new-password"
+          minlength={12}
+          required
+        />
+        <label for="repeat-password">The new password again</label>
+        <input id="repeat-password" name="repeated" type="password" autocomplete="new-password" required />
+        <p class="muted">
+          Changing it signs you out everywhere but here. Whoever knew the old password may have connected an
+          agent with it, so your agent tokens and connected apps
+          {props.tokens > 0 ? ` (${props.tokens} token${props.tokens === 1 ? '' : 's'} now)` : ''} lose access
+          too, unless you untick this; they then have to be connected again.
+        </p>
+        <label>
+          <input type="checkbox" name="endConnections" value="yes" checked /> End my agents’ access too
+        </label>
+        <div class="actions">
+          <button type="submit">Change password</button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
 function TimeZone(props: { signed: SignedIn }) {
   const { signed } = props;
   return (
@@ -288,13 +341,15 @@ function TimeZone(props: { signed: SignedIn }) {
   );
 }
 
-/** /account: who is signed in, their passkeys, sessions, agent tokens and time zone. */
+/** /account: who is signed in, their passkeys, sessions, agent tokens, password and time zone. */
 export function AccountPage(props: {
   signed: SignedIn;
   rp: RelyingParty | null;
   passkeys: readonly Passkey[];
   sessions: readonly SessionSeen[];
   tokens: readonly AccessToken[];
+  /** The page after a password change says it was done. */
+  passwordChanged?: boolean;
 }) {
   const { signed } = props;
   const zone = signed.zone ?? 'UTC';
@@ -310,6 +365,7 @@ export function AccountPage(props: {
       <AddPasskey signed={signed} rp={props.rp} />
       <Sessions signed={signed} sessions={props.sessions} zone={zone} />
       <Tokens tokens={props.tokens} zone={zone} />
+      <Password signed={signed} tokens={props.tokens.length} changed={props.passwordChanged ?? false} />
       <TimeZone signed={signed} />
     </Layout>
   );

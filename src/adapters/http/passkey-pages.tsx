@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
+import type { PasswordChange } from '../../app/identity/own-password.js';
 import type { SessionSeen, SignedIn } from '../../app/identity/sessions.js';
 import { isDomainError } from '../../domain/errors.js';
 import { packageFile } from '../files/package-files.js';
@@ -49,13 +50,15 @@ export interface PasskeyPagesOptions {
   endSession(signed: SignedIn, handle: string): Promise<void>;
   /** Ends every session of the person but this one. */
   endOtherSessions(signed: SignedIn): Promise<number>;
+  /** The person changes their own password (the current one first). */
+  changePassword(signed: SignedIn, change: PasswordChange): Promise<unknown>;
   /** The person's own agent tokens that still work. */
   tokens(signed: SignedIn): Promise<AccessToken[]>;
   /** Kept in the audit trail: passkeys added, removed, signed in with, sessions ended, or refused. */
   record(event: { tool: string; ok: boolean; code?: string; personId?: string }): Promise<void>;
 }
 
-const { REGISTER, REMOVE, TIME_ZONE, SESSIONS } = FORMS;
+const { REGISTER, REMOVE, TIME_ZONE, SESSIONS, PASSWORD } = FORMS;
 
 /** The two scripts pages load: @simplewebauthn/browser's bundle and the buttons' own few lines. */
 function scripts(): { readonly webauthn: string; readonly buttons: string } {
@@ -152,6 +155,7 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
         passkeys={passkeys}
         sessions={live}
         tokens={tokens}
+        passwordChanged={c.req.query('password') === 'changed'}
       />,
       200,
       SCRIPTED_PAGE_HEADERS,
@@ -207,6 +211,7 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
       back: boolean;
       status: (code: ErrorCode) => PageStatus;
     },
+    done = '/account',
   ) =>
     app.post(path, async (c) => {
       const signed = await signedInOf(c, sessions);
@@ -233,7 +238,7 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
         );
       }
       await options.record({ tool, ok: true, personId: signed.person.id });
-      return c.redirect('/account', 303);
+      return c.redirect(done, 303);
     });
 
   accountPost(
@@ -261,6 +266,21 @@ export function mountPasskeyPages(app: PageApp, options: PasskeyPagesOptions): v
   );
   accountPost('/account/sessions/end-others', SESSIONS, 'sessions_end_others', (signed) =>
     options.endOtherSessions(signed),
+  );
+  // A new password: only with the current one, from the page's own form; its refusal says which field.
+  accountPost(
+    '/account/password',
+    PASSWORD,
+    'password_change',
+    (signed, form) =>
+      options.changePassword(signed, {
+        current: String(form.current ?? '').slice(0, 300),
+        next: String(form.next ?? '').slice(0, 300),
+        repeated: String(form.repeated ?? '').slice(0, 300),
+        endConnections: form.endConnections === 'yes',
+      }),
+    { title: 'Not changed', heading: (message) => `Not changed: ${message}`, back: true, status: () => 400 },
+    '/account?password=changed',
   );
 
   // Signing in: the login page's double-submit token, as for the password form.

@@ -18,6 +18,7 @@ import {
   SETUP_LINK_TTL_MS,
 } from '../../domain/identity/identity.js';
 import { isValidTimeZone } from '../../domain/time/instant.js';
+import type { Instant } from '../../domain/time/instant.js';
 import type { StoreTx } from '../../ports/store/index.js';
 import type { AppDeps } from '../deps.js';
 
@@ -267,22 +268,34 @@ export async function resetPassword(deps: AppDeps, email: string, options: { kee
     await tx.people.updatePerson({ ...person, passwordHash: null });
     await tx.sessions.deleteSessionsOf(person.id);
     if (options.keepTokens) return { person, ended: { tokens: 0, connections: 0 } };
-    let tokens = 0;
-    for (const token of await tx.tokens.listTokens(person.tenantId))
-      if (token.personId === person.id && token.revokedAt === null)
-        if (await tx.tokens.revokeToken(person.tenantId, token.id, now)) tokens++;
-    let connections = 0;
-    for (const connection of await tx.oauth.listConnections(person.tenantId, person.id))
-      if (
-        connection.revokedAt === null &&
-        (await tx.oauth.revokeConnection(person.tenantId, connection.grantId, now))
-      ) {
-        await tx.oauth.revokeGrant(connection.grantId, now);
-        connections++;
-      }
-    return { person, ended: { tokens, connections } };
+    return { person, ended: await endAgentConnections(tx, person, now) };
   });
   return { person, ended, link: await newSetupLink(deps, person.tenantId, person.id) };
+}
+
+/**
+ * Revokes every agent token and OAuth connection of the person (in the caller's transaction):
+ * what a password reset or change does, since whoever knew the old password may have made them.
+ */
+export async function endAgentConnections(
+  tx: StoreTx,
+  person: Person,
+  now: Instant,
+): Promise<{ tokens: number; connections: number }> {
+  let tokens = 0;
+  for (const token of await tx.tokens.listTokens(person.tenantId))
+    if (token.personId === person.id && token.revokedAt === null)
+      if (await tx.tokens.revokeToken(person.tenantId, token.id, now)) tokens++;
+  let connections = 0;
+  for (const connection of await tx.oauth.listConnections(person.tenantId, person.id))
+    if (
+      connection.revokedAt === null &&
+      (await tx.oauth.revokeConnection(person.tenantId, connection.grantId, now))
+    ) {
+      await tx.oauth.revokeGrant(connection.grantId, now);
+      connections++;
+    }
+  return { tokens, connections };
 }
 
 /** Whether anyone can sign in to this installation yet (someone with a role holds an account). */

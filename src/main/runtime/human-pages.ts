@@ -1,4 +1,5 @@
 import { amountDue } from '../../app/payments/amount-due.js';
+import { changeOwnPassword } from '../../app/identity/own-password.js';
 import { setOwnTimeZone } from '../../app/identity/people.js';
 import type { PageApp } from '../../adapters/http/index.js';
 import { approvalForPage } from '../../app/approvals/approvals.js';
@@ -130,6 +131,7 @@ export function mountHumanPages(
     endSession: (signed, handle) => endSession(deps, signed, handle),
     endOtherSessions: (signed) => endOtherSessions(deps, signed),
     tokens: (signed) => liveTokensOf(deps, signed.person),
+    changePassword: (signed, change) => changeOwnPassword(deps, signed, change),
     record,
   });
 
