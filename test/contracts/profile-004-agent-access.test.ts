@@ -224,6 +224,53 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
     expect(snapshot(other.id).approvals).toEqual([]);
   });
 
+  it('[004-start-18] a key is the person’s across the profile’s writes: one used by hold_slot is refused to a draft, one used by a draft to hold_slot and release_hold; nothing is written', async () => {
+    const holdKey = randomUUID();
+    const made = await ok(agent, 'hold_slot', {
+      calendarIds: [setup.room],
+      start: futureHour(30),
+      end: futureHour(30, 1),
+      idempotencyKey: holdKey,
+    });
+    const booking = made.booking as { id: string; version: number };
+    const { state } = await ok(agent, 'state_get', { bookingId: booking.id });
+    const drafted = await call(agent, 'confirm_booking', {
+      bookingId: booking.id,
+      expectedState: state,
+      idempotencyKey: holdKey,
+    });
+    expect(drafted.error).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', details: { tool: 'hold_slot' } });
+    expect(snapshot(booking.id).approvals).toEqual([]);
+    const draftKey = randomUUID();
+    await ok(agent, 'confirm_booking', {
+      bookingId: booking.id,
+      expectedState: state,
+      idempotencyKey: draftKey,
+    });
+    const reheld = await call(agent, 'hold_slot', {
+      calendarIds: [setup.room],
+      start: futureHour(31),
+      end: futureHour(31, 1),
+      idempotencyKey: draftKey,
+    });
+    expect(reheld.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    const released = await call(agent, 'release_hold', {
+      bookingId: booking.id,
+      expectedVersion: booking.version,
+      idempotencyKey: draftKey,
+    });
+    expect(released.error?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(snapshot(booking.id).booking).toMatchObject({ status: 'HELD' });
+    // The same hold retried with its own key is still a replay.
+    const again = await call(agent, 'hold_slot', {
+      calendarIds: [setup.room],
+      start: futureHour(30),
+      end: futureHour(30, 1),
+      idempotencyKey: holdKey,
+    });
+    expect(again.meta.idempotentReplay).toBe(true);
+  });
+
   it('[004-start-23 004-writes-6] the run fails (payment not cleared): the operation stays pending with the reason; the person retries once paid, and it completes', async () => {
     const booking = await held(setup.paid);
     const pending = await draft('confirm_booking', booking.id);

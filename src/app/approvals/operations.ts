@@ -24,6 +24,7 @@ import type { Outcome, WriteCall } from '../idempotent.js';
 import { idempotent } from '../idempotent.js';
 import { consolePrincipal } from '../inbox/tasks.js';
 import { draftingConnectionRefusal } from './drafting-connection.js';
+import { DRAFT_KEYS, refuseKeyUsedElsewhere } from './person-keys.js';
 import type { PendingApproval } from './approvals.js';
 import { openApproval, ownApproval, pendingStorage } from './approvals.js';
 
@@ -57,9 +58,6 @@ export async function bookingState(
   return { bookingId, state: stateOf(deps, booking), status, version };
 }
 
-/** The idempotency records of agent-access drafts, confirm and cancel alike (the action is an argument). */
-const DRAFTS = 'agent_access_draft';
-
 export interface OperationInput {
   readonly action: GatedAction;
   readonly bookingId: string;
@@ -80,10 +78,11 @@ export async function draftOperation(
   call: WriteCall = {},
 ): Promise<Outcome<PendingApproval>> {
   requireWriter(principal, 'draft');
+  await refuseKeyUsedElsewhere(deps, principal, input.idempotencyKey, DRAFT_KEYS);
   const record = {
     principal,
     // One key space for both drafting writes: a key used to confirm is refused to cancel.
-    tool: DRAFTS,
+    tool: DRAFT_KEYS,
     key: input.idempotencyKey,
     args: { ...input, connection: principal.connectionId },
     audit: call.audit,
