@@ -476,6 +476,7 @@ describe('§3 Tool: th_hotel_query_case_context', () => {
     ]) {
       const answer = await contract(agent, 'th_hotel_query_case_context', args);
       expect(answer.error?.code, JSON.stringify(args)).toBe('CASE_KEY_REQUIRED');
+      expect(answer.error?.details, JSON.stringify(args)).toMatchObject({ field: 'group_code' });
     }
     expect(
       (await contract(agent, 'th_hotel_query_case_context', { reservation_no: 'RES-9001' })).success,
@@ -643,6 +644,9 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
     for (const args of [{}, { external_conversation_id: null, source_message_id: '' }]) {
       const answer = await contract(agent, 'th_hotel_list_message_conversation_tasks', args);
       expect(answer.error?.code, JSON.stringify(args)).toBe('CONVERSATION_KEY_REQUIRED');
+      expect(answer.error?.details, JSON.stringify(args)).toMatchObject({
+        field: 'external_conversation_id',
+      });
     }
   });
 
@@ -670,7 +674,7 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
     expect(otherProvider.error?.code).toBe('CONVERSATION_NOT_FOUND');
   });
 
-  it('[002-5.3-5 002-5.3-6] source_provider and source_channel left out are any of the hotel’s (mail posted without them is AGENTBUS/EMAIL); attack: an OUTLOOK mail already split is seen before it is split again, and its resubmission adds 0 tasks', async () => {
+  it('[002-5.3-5 002-5.3-6] source_provider and source_channel left out are any of the hotel’s (mail posted without them is AGENTBUS/EMAIL); attack: an OUTLOOK mail already split, which the seed’s defaults (AGENTBUS/EMAIL) would report as unknown, is seen before it is split again, and its resubmission adds 0 tasks', async () => {
     const outlook = await contract(agent, 'th_hotel_list_message_conversation_tasks', {
       source_message_id: 'o-1',
     });
@@ -700,6 +704,14 @@ describe('§5 Tool: th_hotel_list_message_conversation_tasks', () => {
       source_message_id: 'o-2',
     });
     expect(seen.data!.task_count).toBe(1);
+    // With the seed's defaults named, as its schema would fill them in, the same check finds
+    // nothing: the agent would be told the mail has no tasks.
+    const defaulted = await contract(agent, 'th_hotel_list_message_conversation_tasks', {
+      source_message_id: 'o-2',
+      source_provider: 'AGENTBUS',
+      source_channel: 'EMAIL',
+    });
+    expect(defaulted.error?.code).toBe('SOURCE_MESSAGE_NOT_FOUND');
     const tasks = count('inbox_tasks');
     const again = await contract(agent, 'th_hotel_submit_task_results', split);
     expect(again.data).toMatchObject({ idempotent_replay: true });
@@ -1202,7 +1214,7 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     expect(v2Item.properties.source_event_index.anyOf).toEqual([{ type: 'integer' }, { type: 'string' }]);
   });
 
-  it('[002-7.4-16] the server reorders neither V2 ai_task_results nor V3 message_events', async () => {
+  it('[002-7.4-16 002-7.4-2 002-7.4-4] the server reorders neither V2 ai_task_results nor V3 message_events', async () => {
     await ingest(mail('s-14', 24));
     await ingest(mail('s-15', 25));
     const v2 = await contract(agent, 'th_hotel_submit_task_results', {
@@ -1250,6 +1262,10 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     );
     expect(answer.error?.code).toBe('MCP_SUBMIT_PAYLOAD_INVALID');
     expect(inboxCounts()).toEqual(before);
+    // Nothing tries it again: the description tells the agent to fix it rather than retry as is.
+    expect((await toolsByName()).get('th_hotel_submit_task_results')!.description).toContain(
+      'fix the payload, do not retry as is',
+    );
   });
 
   it('[002-7.5-1] POST /api/integrations/superagent/task-results submits as the tool does: the same batch replayed by the tool, and no wider than the token (attack: a read-only token writes nothing through it)', async () => {
