@@ -1252,6 +1252,40 @@ describe('§7 Tool: th_hotel_submit_task_results', () => {
     });
   });
 
+  it('[002-7.4-21 002-7.4-22 002-2-2] extraction_warnings may come with V3 and V2 and left out is none; case_candidates and unhandled_current_intents are [] when there are none (the V3 root needs them); a hotel_id not this hotel’s is refused on the write too, nothing written', async () => {
+    await ingest(mail('s-21', 26));
+    await ingest(mail('s-22', 26));
+    const item = {
+      source_event_index: 1,
+      catalog_code: 'FIT',
+      skill_id: 'fit.new',
+      result_type: 'informational_message',
+      task_type: 'INFO',
+    };
+    const withoutWarnings = await contract(agent, 'th_hotel_submit_task_results', {
+      source_message_id: 's-21',
+      ai_task_results: [item],
+    });
+    expect(withoutWarnings.success, JSON.stringify(withoutWarnings.error)).toBe(true);
+    const withWarnings = await contract(
+      agent,
+      'th_hotel_submit_task_results',
+      v3('s-22', [information()], { extraction_warnings: [{ code: 'LOW_CONFIDENCE', detail: 'a guess' }] }),
+    );
+    expect(withWarnings.success, JSON.stringify(withWarnings.error)).toBe(true);
+    const { case_candidates: _c, ...noCandidates } = v3('s-22', [information('E9')]);
+    expect((await contract(agent, 'th_hotel_submit_task_results', noCandidates)).error?.code).toBe(
+      'MCP_SUBMIT_PAYLOAD_INVALID',
+    );
+    const before = inboxCounts();
+    const wrongHotel = await contract(agent, 'th_hotel_submit_task_results', {
+      ...v3('s-22', [information('E8')]),
+      hotel_id: 'another-hotel',
+    });
+    expect(wrongHotel.error).toMatchObject({ code: 'MCP_REQUEST_INVALID', details: { field: 'hotel_id' } });
+    expect(inboxCounts()).toEqual(before);
+  });
+
   it('[002-7.4-19] a payload the adapter refuses writes nothing', async () => {
     await ingest(mail('s-16', 26));
     const before = inboxCounts();
