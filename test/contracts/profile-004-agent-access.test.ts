@@ -61,6 +61,26 @@ async function personDecides(operationId: string, decision: string, on: RunningS
   return { html, status: answer.status, location: answer.headers.get('location') ?? '' };
 }
 
+/** A token of the owner's with these scopes (and policy), made as an operator does, and a client on it. */
+async function connectAs(name: string, scopes: string, policy?: string) {
+  const made = await runCli([
+    'tokens',
+    'create',
+    server.agent.email,
+    '--name',
+    name,
+    '--scopes',
+    scopes,
+    ...(policy ? ['--write-policy', policy] : []),
+    '--json',
+    '--db',
+    server.dbPath,
+  ]);
+  expect(made.status, made.stderr).toBe(0);
+  const { id, token } = JSON.parse(made.stdout) as { id: string; token: string };
+  return { id, token, client: await connectHttp(server.url, 'modern', { token }) };
+}
+
 beforeAll(async () => {
   setup = await startAgentAccess();
   ({ server, agent, agentToken } = setup);
@@ -323,21 +343,7 @@ describe('agent-access: writes a person confirms, which their confirmation runs'
     ];
     let booked = 0;
     for (const [name, cut, reason] of cuts) {
-      const made = await runCli([
-        'tokens',
-        'create',
-        server.agent.email,
-        '--name',
-        `cut ${name}`,
-        '--scopes',
-        'read,draft',
-        '--json',
-        '--db',
-        server.dbPath,
-      ]);
-      expect(made.status, made.stderr).toBe(0);
-      const { token, id } = JSON.parse(made.stdout) as { token: string; id: string };
-      const drafter = await connectHttp(server.url, 'modern', { token });
+      const { id, client: drafter } = await connectAs(`cut ${name}`, 'read,draft');
       try {
         const booking = await held();
         const pending = await setup.draft('confirm_booking', booking.id, drafter);
@@ -428,24 +434,7 @@ describe('agent-access: the seed’s client, policies and records', () => {
   });
 
   it('[004-writes-1] a readonly connection is refused every write, with draft and with write', async () => {
-    const made = await runCli([
-      'tokens',
-      'create',
-      server.agent.email,
-      '--name',
-      'readonly',
-      '--scopes',
-      'read,draft,write',
-      '--write-policy',
-      'readonly',
-      '--json',
-      '--db',
-      server.dbPath,
-    ]);
-    expect(made.status, made.stderr).toBe(0);
-    const reader = await connectHttp(server.url, 'modern', {
-      token: (JSON.parse(made.stdout) as { token: string }).token,
-    });
+    const { client: reader } = await connectAs('readonly', 'read,draft,write', 'readonly');
     try {
       const booking = await held();
       const { state } = await ok(reader, 'state_get', { bookingId: booking.id });
@@ -478,24 +467,7 @@ describe('agent-access: the seed’s client, policies and records', () => {
       ['read,draft,write', 'draft'],
       ['read,draft', 'direct'],
     ] as const) {
-      const made = await runCli([
-        'tokens',
-        'create',
-        server.agent.email,
-        '--name',
-        `${policy} ${scopes}`,
-        '--scopes',
-        scopes,
-        '--write-policy',
-        policy,
-        '--json',
-        '--db',
-        server.dbPath,
-      ]);
-      expect(made.status, made.stderr).toBe(0);
-      const writer = await connectHttp(server.url, 'modern', {
-        token: (JSON.parse(made.stdout) as { token: string }).token,
-      });
+      const { client: writer } = await connectAs(`${policy} ${scopes}`, scopes, policy);
       try {
         const booking = await held();
         const pending = await setup.draft('confirm_booking', booking.id, writer);
@@ -508,24 +480,7 @@ describe('agent-access: the seed’s client, policies and records', () => {
   });
 
   it('[004-writes-3a 004-writes-9 004-writes-11] direct with write runs the write at once: completed, and operation_get says so; the same key replays it; a stale state or an unpaid price changes nothing', async () => {
-    const made = await runCli([
-      'tokens',
-      'create',
-      server.agent.email,
-      '--name',
-      'direct writer',
-      '--scopes',
-      'read,draft,write',
-      '--write-policy',
-      'direct',
-      '--json',
-      '--db',
-      server.dbPath,
-    ]);
-    expect(made.status, made.stderr).toBe(0);
-    const writer = await connectHttp(server.url, 'modern', {
-      token: (JSON.parse(made.stdout) as { token: string }).token,
-    });
+    const { client: writer } = await connectAs('direct writer', 'read,draft,write', 'direct');
     try {
       const booking = await held();
       const { state } = await ok(writer, 'state_get', { bookingId: booking.id });
@@ -579,20 +534,7 @@ describe('agent-access: the seed’s client, policies and records', () => {
   });
 
   it('[004-writes-5] a draft is stored with the person, the connection, the exact intent, its digest and its status', async () => {
-    const made = await runCli([
-      'tokens',
-      'create',
-      server.agent.email,
-      '--name',
-      'recorded',
-      '--scopes',
-      'read,draft',
-      '--json',
-      '--db',
-      server.dbPath,
-    ]);
-    const { id: tokenId, token } = JSON.parse(made.stdout) as { id: string; token: string };
-    const writer = await connectHttp(server.url, 'modern', { token });
+    const { id: tokenId, client: writer } = await connectAs('recorded', 'read,draft');
     try {
       const booking = await held();
       const pending = await setup.draft('confirm_booking', booking.id, writer);
