@@ -5,6 +5,7 @@ import { connectHttp, connectStdio } from '../support/mcp-clients.js';
 import { decideOnPage, signIn } from '../support/person.js';
 import type { RunningServer } from '../support/spawn-server.js';
 import { provisionOnce, runCli, spawnServer, tempDbPath, untilSealed } from '../support/spawn-server.js';
+import { rawCall } from '../support/raw-answer.js';
 
 // Seed 001 (bookings-mcp, docs/contracts/seeds/001_e31d480a59766f8e.txt) served as itself:
 // `holdfast stdio --profile bookings` (and `serve --profile bookings`), driven by the official
@@ -15,20 +16,7 @@ import { provisionOnce, runCli, spawnServer, tempDbPath, untilSealed } from '../
 // differences — a token is worth nothing until a person released it, request_approval keeps the
 // time while they decide, and HTTP always needs a person's token — are proven by the attack tests.
 
-interface Answer {
-  readonly isError: boolean;
-  readonly text: string;
-  readonly data: any;
-}
-
-async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = (await client.callTool({ name, arguments: args })) as {
-    isError?: boolean;
-    content: { type: string; text: string }[];
-    structuredContent?: unknown;
-  };
-  return { isError: !!result.isError, text: result.content[0]!.text, data: result.structuredContent };
-}
+const tool = rawCall;
 
 async function must(client: Client, name: string, args: Record<string, unknown>) {
   const answer = await tool(client, name, args);

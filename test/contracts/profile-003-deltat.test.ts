@@ -21,6 +21,8 @@ import type { RunningServer } from '../support/spawn-server.js';
 import { provisionOnce, runCli, runProcess, CLI, spawnServer, tempDbPath } from '../support/spawn-server.js';
 import type { TestCa } from '../support/test-ca.js';
 import { makeTestCa } from '../support/test-ca.js';
+import type { RawAnswer } from '../support/raw-answer.js';
+import { rawCall } from '../support/raw-answer.js';
 
 // Seed 003 (deltat, docs/contracts/seeds/003_b2f3d778f73207b1.txt) served as itself:
 // `holdfast stdio --profile deltat` (and a tenant's --tool-profile deltat over HTTP, `serve
@@ -40,20 +42,7 @@ const DELTAT_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** "1 Jun 2026, 2:00 pm" */
 const DELTAT_LOCAL = /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{1,2}:\d\d [ap]m$/;
 
-interface Answer {
-  readonly isError: boolean;
-  readonly text: string;
-  readonly data: any;
-}
-
-async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = (await client.callTool({ name, arguments: args })) as {
-    isError?: boolean;
-    content: { type: string; text: string }[];
-    structuredContent?: unknown;
-  };
-  return { isError: !!result.isError, text: result.content[0]!.text, data: result.structuredContent };
-}
+const tool = rawCall;
 
 async function must(client: Client, name: string, args: Record<string, unknown>) {
   const answer = await tool(client, name, args);
@@ -72,7 +61,7 @@ function nextHour() {
 const bookingOf = (holdId: string) => holdId.slice(0, holdId.lastIndexOf(':'));
 
 /** A refusal's type: the JSON's `error`, or the prefix of a `CODE: message` line. */
-const codeOf = (answer: Answer) =>
+const codeOf = (answer: RawAnswer) =>
   answer.text.startsWith('{') ? (JSON.parse(answer.text).error as string) : answer.text.split(':')[0]!;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
